@@ -1,0 +1,141 @@
+"""The `prdigest` command line."""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+import click
+from sqlite_utils import Database
+
+from bot.config import ConfigError, Settings, parse_repos
+from store.areas import UnknownArea, require_area
+from store.db import StoreError, open_db
+from store.importer import ReportImportError, import_file
+from store.reports import load_report, report_json, report_markdown
+
+
+@dataclass
+class AppContext:
+    """What every command needs: settings, and the store opened on first use."""
+
+    settings: Settings
+    _db: Database | None = field(default=None, repr=False)
+
+    @property
+    def db(self) -> Database:
+        if self._db is None:
+            self._db = open_db(self.settings.db_path)
+        return self._db
+
+    def today(self) -> date:
+        return datetime.now(self.settings.timezone).date()
+
+    def repo(self, name: str | None) -> str:
+        if name is None:
+            return self.settings.default_repo
+        try:
+            return parse_repos(name, "--repo")[0]
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc).split(": ", 1)[1], param_hint="--repo") from None
+
+
+pass_app = click.make_pass_decorator(AppContext)
+
+
+def parse_day(value: str | None, param: str = "--date") -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"expected YYYY-MM-DD, got {value!r}", param_hint=param) from None
+
+
+def repo_option(func):
+    return click.option("--repo", help="OWNER/NAME; defaults to the first of PRDIGEST_REPOS.")(func)
+
+
+def area_name(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return require_area(value)
+    except UnknownArea as exc:
+        raise click.BadParameter(str(exc), param_hint="--area") from None
+
+
+@click.group()
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="SQLite store (default: $PRDIGEST_DB, else in the user data directory).")
+@click.version_option(package_name="prdigest")
+@click.pass_context
+def cli(ctx: click.Context, db_path: str | None) -> None:
+    """prdigest: what merged in a busy GitHub repository, as a daily report and answers."""
+    ctx.obj = AppContext(Settings.from_env().with_db(db_path))
+
+
+@cli.command(name="import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@pass_app
+def import_(app: AppContext, files: tuple[Path, ...]) -> None:
+    """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
+    failed = 0
+    for path in files:
+        try:
+            done = import_file(app.db, path, app.settings.timezone)
+        except ReportImportError as exc:
+            click.echo(f"prdigest: error: {exc}", err=True)
+            failed += 1
+            continue
+        click.echo(f"imported {done.count} PRs of {done.repo} for {done.date} from {path}")
+    if failed:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--date", "day", help="Local day YYYY-MM-DD (default: today in PRDIGEST_TIMEZONE).")
+@click.option("--area", help="Only PRs in this area (name or alias).")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "slack", "json"]), default="markdown", show_default=True)
+@repo_option
+@pass_app
+def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: str | None) -> None:
+    """Print the daily report of one day."""
+    from bot.slack_render import daily_report_messages
+
+    daily = load_report(
+        app.db, app.repo(repo), parse_day(day) or app.today(), app.settings.timezone, area=area_name(area)
+    )
+    if fmt == "json":
+        click.echo(json.dumps(report_json(daily), indent=2, ensure_ascii=False))
+    elif fmt == "slack":
+        click.echo("\n\n".join(message.text for message in daily_report_messages(daily)))
+    else:
+        click.echo(report_markdown(daily), nl=False)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; every failure becomes one line on stderr, never a traceback."""
+    try:
+        code = cli.main(args=argv, prog_name="prdigest", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        code = 0
+    except click.UsageError as exc:
+        _fail(exc.format_message(), 2)
+    except click.ClickException as exc:
+        _fail(exc.format_message(), exc.exit_code)
+    except (ConfigError, StoreError) as exc:
+        _fail(str(exc), 1)
+    except (click.Abort, KeyboardInterrupt):
+        _fail("interrupted", 130)
+    except Exception as exc:  # the promise is no traceback for any input
+        _fail(f"unexpected {type(exc).__name__}: {exc}", 1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> None:
+    one_line = " ".join(str(message).split())
+    click.echo(f"prdigest: error: {one_line}", err=True)
+    sys.exit(code)

@@ -1,0 +1,96 @@
+"""Settings from the environment: every variable prdigest reads is named here."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+DEFAULT_REPO = "vllm-project/vllm"
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class ConfigError(ValueError):
+    """A setting has a bad value; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_path: Path
+    timezone: ZoneInfo
+    repos: tuple[str, ...]
+    github_api_url: str
+    github_token: str | None
+    openai_api_key: str | None
+    openai_base_url: str | None
+    model: str | None
+    summary_tokens: int
+    llm_concurrency: int
+    slack_bot_token: str | None
+    slack_app_token: str | None
+    slack_signing_secret: str | None
+    slack_api_url: str
+    poll_minutes: int
+
+    @property
+    def default_repo(self) -> str:
+        return self.repos[0]
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        get = lambda name: (env.get(name) or "").strip() or None  # noqa: E731
+        return cls(
+            db_path=Path(get("PRDIGEST_DB") or default_db_path(env)).expanduser(),
+            timezone=_zone(get("PRDIGEST_TIMEZONE") or "America/Los_Angeles"),
+            repos=parse_repos(get("PRDIGEST_REPOS") or DEFAULT_REPO, "PRDIGEST_REPOS"),
+            github_api_url=(get("PRDIGEST_GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+            github_token=get("GITHUB_TOKEN"),
+            openai_api_key=get("OPENAI_API_KEY"),
+            openai_base_url=get("OPENAI_BASE_URL"),
+            model=get("PRDIGEST_MODEL"),
+            summary_tokens=_positive_int(env, "PRDIGEST_SUMMARY_TOKENS", 6000),
+            llm_concurrency=_positive_int(env, "PRDIGEST_LLM_CONCURRENCY", 4),
+            slack_bot_token=get("SLACK_BOT_TOKEN"),
+            slack_app_token=get("SLACK_APP_TOKEN"),
+            slack_signing_secret=get("SLACK_SIGNING_SECRET"),
+            slack_api_url=get("PRDIGEST_SLACK_API_URL") or "https://slack.com/api/",
+            poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10),
+        )
+
+    def with_db(self, path: str | Path | None) -> "Settings":
+        if path is None:
+            return self
+        return replace(self, db_path=Path(path).expanduser())
+
+
+def default_db_path(env: Mapping[str, str]) -> Path:
+    """A file in the user's data directory (XDG on Linux)."""
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "prdigest" / "prdigest.db"
+
+
+def parse_repos(text: str, source: str) -> tuple[str, ...]:
+    repos = tuple(part.strip() for part in text.split(",") if part.strip())
+    bad = [repo for repo in repos if not _REPO.match(repo)]
+    if bad or not repos:
+        raise ConfigError(f"{source}: expected OWNER/NAME[,OWNER/NAME...], got {text!r}")
+    return repos
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"PRDIGEST_TIMEZONE: unknown timezone {name!r}") from None
+
+
+def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{name}: expected a positive whole number, got {raw!r}")
+    return int(raw)

@@ -1,0 +1,40 @@
+"""Calendar days in the configured timezone, and the UTC text form timestamps are stored in."""
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def to_utc_text(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime(UTC_FORMAT)
+
+
+def from_utc_text(text: str) -> datetime:
+    return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=timezone.utc)
+
+
+def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """The UTC instants [start, end) of a local calendar day; 23 or 25 hours long across DST."""
+    start = datetime.combine(day, time(0), tzinfo=tz)
+    end = datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz)
+    return start.astimezone(timezone.utc), end.astimezone(timezone.utc)
+
+
+def range_bounds(first: date, last: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """The UTC instants covering local days first..last inclusive."""
+    return day_bounds(first, tz)[0], day_bounds(last, tz)[1]
+
+
+def local_day(moment: datetime, tz: ZoneInfo) -> date:
+    return moment.astimezone(tz).date()
+
+
+def standard_abbreviation(tz: ZoneInfo, year: int) -> str:
+    """The zone's standard-time name ("PST" for Los Angeles all year), as the reports label days."""
+    for month in (1, 7):
+        probe = datetime(year, month, 1, 12, tzinfo=tz)
+        if not probe.dst():
+            return probe.tzname() or str(tz)
+    return datetime(year, 1, 1, 12, tzinfo=tz).tzname() or str(tz)

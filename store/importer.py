@@ -1,0 +1,71 @@
+"""Importing daily report files into the store."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from sqlite_utils import Database
+
+from store.areas import classify
+from store.days import to_utc_text
+from store.prs import save_pr
+from store.report_markdown import ParsedReport, ReportFormatError, parse_report
+
+
+class ReportImportError(ValueError):
+    """A file could not be imported; str() is one line naming the file and the problem."""
+
+
+@dataclass
+class Imported:
+    path: Path
+    repo: str
+    date: str
+    count: int
+
+
+def read_report(path: Path, tz: ZoneInfo) -> ParsedReport:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ReportImportError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if b"\x00" in raw:
+        raise ReportImportError(f"{path}: binary file, not a daily report")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReportImportError(f"{path}: not UTF-8 text, not a daily report") from None
+    try:
+        return parse_report(text, tz)
+    except ReportFormatError as exc:
+        raise ReportImportError(f"{path}: {exc}") from None
+
+
+def store_report(db: Database, report: ParsedReport, source: str) -> None:
+    """Write a parsed report in one transaction: every PR, or none."""
+    now = to_utc_text(datetime.now(timezone.utc))
+    with db.atomic():
+        for pr in report.prs:
+            pr.areas = classify(pr.title, pr.files, pr.labels)
+            save_pr(db, pr)
+        db["repos"].upsert(
+            {"name": report.repo, "report_title": report.title, "updated_at": now}, pk="name"
+        )
+        db["reports"].upsert(
+            {
+                "repo": report.repo,
+                "date": report.date.isoformat(),
+                "tz_label": report.tz_label,
+                "source": source,
+                "imported_at": now,
+            },
+            pk=("repo", "date"),
+        )
+
+
+def import_file(db: Database, path: Path, tz: ZoneInfo) -> Imported:
+    report = read_report(path, tz)
+    store_report(db, report, source=path.name)
+    return Imported(path, report.repo, report.date.isoformat(), len(report.prs))

@@ -1,0 +1,209 @@
+"""The daily report in Markdown: parsing an existing report, and writing one back identically."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import cache
+from zoneinfo import ZoneInfo
+
+import jinja2
+
+from store.model import TYPES, PullRequest, Summary
+
+SECTIONS = (
+    ("what_changed", "What changed and why"),
+    ("impact", "Technical impact"),
+    ("risks", "Potential risks"),
+    ("insights", "Key insights"),
+)
+LOCAL_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+_TITLE = re.compile(r"^# (?P<title>\S.*)$")
+_DATE = re.compile(r"^\*\*Report Date:\*\* (?P<date>\d{4}-\d{2}-\d{2}) (?P<label>\S+)$")
+_TOTAL = re.compile(r"^\*\*Total Merged PRs:\*\* (?P<total>\d+)$")
+_HEADING = re.compile(r"^## (?P<pos>\d+)\. \[(?P<title>.*)\]\((?P<url>https?://\S+/pull/(?P<number>\d+))\)$")
+_REPO_URL = re.compile(r"^https?://[^/]+/(?P<repo>[^/]+/[^/]+)/pull/\d+$")
+_FIELDS = {
+    "number": re.compile(r"^- \*\*PR Number:\*\* #(?P<v>\d+)$"),
+    "author": re.compile(r"^- \*\*Author:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
+    "merged_by": re.compile(r"^- \*\*Merged By:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
+    "merged_time": re.compile(r"^- \*\*Merged time:\*\* (?P<v>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})$"),
+    "type": re.compile(r"^- \*\*Type:\*\* `(?P<v>[A-Za-z]+)`$"),
+    "files": re.compile(r"^- \*\*\[Changed Files\]\(\S+\) \((?P<v>\d+)\):\*\*$"),
+}
+_FILE = re.compile(r"^  - `(?P<path>.*)`$")
+
+
+class ReportFormatError(ValueError):
+    """The text is not a daily report; the message says where and what, in one line."""
+
+
+@dataclass
+class ParsedReport:
+    repo: str
+    date: date
+    title: str  # e.g. "vLLM Merged PR Report"
+    tz_label: str  # e.g. "PST"
+    prs: list[PullRequest]
+
+
+def parse_report(text: str, tz: ZoneInfo) -> ParsedReport:
+    """Parse a daily report; merged times are read as local times in `tz`."""
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    header, chunks = _split_chunks(lines)
+    title, report_date, tz_label, total = _parse_header(header)
+    prs = [_parse_pr(chunk, tz) for chunk in chunks]
+    if total != len(prs):
+        raise ReportFormatError(f"header says {total} merged PRs but the report holds {len(prs)}")
+    repos = {pr.repo for pr in prs}
+    if len(repos) > 1:
+        raise ReportFormatError(f"PRs from more than one repository: {', '.join(sorted(repos))}")
+    if not prs:
+        raise ReportFormatError("the report lists no PRs, so its repository is unknown")
+    return ParsedReport(repos.pop(), report_date, title, tz_label, prs)
+
+
+def _split_chunks(lines: list[str]) -> tuple[list[str], list[list[str]]]:
+    starts = [i for i, line in enumerate(lines) if line.startswith("## ")]
+    if not starts:
+        if not any(line.strip() for line in lines):
+            raise ReportFormatError("empty file")
+        return lines, []
+    bounds = starts + [len(lines)]
+    return lines[: starts[0]], [lines[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _parse_header(lines: list[str]) -> tuple[str, date, str, int]:
+    found: dict[str, re.Match[str]] = {}
+    for line in lines:
+        for name, pattern in (("title", _TITLE), ("date", _DATE), ("total", _TOTAL)):
+            match = pattern.match(line)
+            if match and name not in found:
+                found[name] = match
+    for name, what in (("title", "'# ... Report' title"), ("date", "'Report Date'"), ("total", "'Total Merged PRs'")):
+        if name not in found:
+            raise ReportFormatError(f"not a daily report: no {what} line in the header")
+    try:
+        report_date = date.fromisoformat(found["date"]["date"])
+    except ValueError:
+        raise ReportFormatError(f"bad report date {found['date']['date']!r}") from None
+    return found["title"]["title"], report_date, found["date"]["label"], int(found["total"]["total"])
+
+
+def _parse_pr(chunk: list[str], tz: ZoneInfo) -> PullRequest:
+    heading = _HEADING.match(chunk[0])
+    if not heading:
+        raise ReportFormatError(f"malformed PR heading: {chunk[0][:80]!r}")
+    where = f"PR #{heading['number']}"
+    body = _strip_blank(chunk[1:])
+    if not body or body[-1] != "---":
+        raise ReportFormatError(f"{where} is cut off (no closing '---'); the file looks truncated")
+    body = _strip_blank(body[:-1])
+    try:
+        summary_at = body.index("### Summary")
+    except ValueError:
+        raise ReportFormatError(f"{where} has no '### Summary' section") from None
+    fields, files = _parse_base(body[:summary_at], where)
+    if int(fields["number"]) != int(heading["number"]):
+        raise ReportFormatError(f"{where}: heading link and PR Number #{fields['number']} disagree")
+    if int(fields["files"]) < len(files):
+        raise ReportFormatError(f"{where}: lists {len(files)} changed files but says {fields['files']}")
+    pr_type = fields["type"].lower()
+    if pr_type not in TYPES:
+        raise ReportFormatError(f"{where}: unknown type {fields['type']!r} (expected SUBSTANTIAL or TRIVIAL)")
+    repo = _REPO_URL.match(heading["url"])
+    if not repo:
+        raise ReportFormatError(f"{where}: cannot tell the repository from {heading['url']!r}")
+    try:
+        merged_local = datetime.strptime(fields["merged_time"], LOCAL_TIME_FORMAT)
+    except ValueError:
+        raise ReportFormatError(f"{where}: bad merged time {fields['merged_time']!r}") from None
+    return PullRequest(
+        repo=repo["repo"],
+        number=int(heading["number"]),
+        title=heading["title"],
+        url=heading["url"],
+        author=fields["author"],
+        merged_by=fields["merged_by"],
+        merged_at=merged_local.replace(tzinfo=tz),
+        type=pr_type,
+        files=files,
+        changed_files=int(fields["files"]),
+        summary=_parse_summary(body[summary_at + 1 :], where),
+    )
+
+
+def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]]:
+    fields: dict[str, str] = {}
+    files: list[str] = []
+    for line in lines:
+        file_match = _FILE.match(line)
+        if file_match and "files" in fields:
+            files.append(file_match["path"])
+            continue
+        for name, pattern in _FIELDS.items():
+            match = pattern.match(line)
+            if match:
+                fields[name] = match["v"]
+    missing = [name for name in _FIELDS if name not in fields]
+    if missing:
+        names = ", ".join(name.replace("_", " ") for name in missing)
+        raise ReportFormatError(f"{where} is missing or has malformed: {names}")
+    return fields, files
+
+
+def _parse_summary(lines: list[str], where: str) -> Summary:
+    headings = {f"**{label}**": key for key, label in SECTIONS}
+    texts: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in lines:
+        key = headings.get(line.rstrip())
+        if key:
+            current = texts.setdefault(key, [])
+        elif current is not None:
+            current.append(line)
+        elif line.strip():
+            raise ReportFormatError(f"{where}: text before the first summary section: {line[:60]!r}")
+    missing = [label for key, label in SECTIONS if key not in texts]
+    if missing:
+        raise ReportFormatError(f"{where}: summary lacks section(s): {', '.join(missing)}")
+    sections = {key: "\n".join(_strip_blank(texts[key])) for key, _ in SECTIONS}
+    return Summary(**sections, source="imported")
+
+
+def _strip_blank(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+@cache
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("store", "templates"),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,  # Markdown out, and the format stores text as it came
+        undefined=jinja2.StrictUndefined,
+    )
+    return env.get_template("report.md.j2")
+
+
+def render_report(
+    title: str, day: date, tz_label: str, prs: list[PullRequest], tz: ZoneInfo
+) -> str:
+    """Write the report for `prs` (already in report order) in the daily report format."""
+    return _template().render(
+        title=title,
+        day=day.isoformat(),
+        tz_label=tz_label,
+        prs=prs,
+        sections=SECTIONS,
+        local_time=lambda moment: moment.astimezone(tz).strftime(LOCAL_TIME_FORMAT),
+        profile=lambda pr, login: f"{pr.url.split('/pull/')[0].rsplit('/', 2)[0]}/{login}",
+    )

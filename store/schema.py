@@ -1,0 +1,57 @@
+"""Schema migrations, applied in order by `store.db.open_db`."""
+from __future__ import annotations
+
+from sqlite_utils import Database, Migrations
+
+migrations = Migrations("prdigest")
+
+# Columns indexed for full-text search, in the order bm25() weights refer to them.
+FTS_COLUMNS = ("title", "what_changed", "impact", "risks", "insights", "files", "author", "areas")
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db["repos"].create(
+        {"name": str, "report_title": str, "ingest_cursor": str, "updated_at": str},
+        pk="name",
+    )
+    # An explicit integer id because external-content FTS is keyed by rowid,
+    # and implicit rowids are not stable across VACUUM.
+    db["prs"].create(
+        {
+            "id": int,
+            "repo": str,
+            "number": int,
+            "title": str,
+            "url": str,
+            "body": str,
+            "author": str,
+            "merged_by": str,
+            "merged_at": str,  # UTC, "YYYY-MM-DDTHH:MM:SSZ", so text order is time order
+            "additions": int,
+            "deletions": int,
+            "changed_files": int,  # GitHub's count; may exceed len(files) on huge PRs
+            "files": str,  # JSON list of paths
+            "labels": str,  # JSON list
+            "areas": str,  # JSON list of canonical area names
+            "type": str,  # substantial | trivial
+            "what_changed": str,
+            "impact": str,
+            "risks": str,
+            "insights": str,
+            "summary_source": str,  # imported | extractive | model:<name>
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"repo", "number", "title", "url", "merged_at", "type"},
+        defaults={"body": "", "files": "[]", "labels": "[]", "areas": "[]"},
+    )
+    db["prs"].create_index(["repo", "number"], unique=True)
+    db["prs"].create_index(["repo", "merged_at"])
+    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
+    # The header of an imported report, so that rendering the day again gives the same text.
+    db["reports"].create(
+        {"repo": str, "date": str, "tz_label": str, "source": str, "imported_at": str},
+        pk=("repo", "date"),
+    )

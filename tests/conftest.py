@@ -1,0 +1,73 @@
+"""Shared test fixtures: an isolated environment, a store, and the CLI run in-process."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.cli import main
+from store.db import open_db
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+LA = ZoneInfo("America/Los_Angeles")
+
+_OUR_VARIABLES = (
+    "PRDIGEST_DB", "PRDIGEST_TIMEZONE", "PRDIGEST_REPOS", "PRDIGEST_GITHUB_API_URL", "GITHUB_TOKEN",
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "PRDIGEST_MODEL", "PRDIGEST_SUMMARY_TOKENS",
+    "PRDIGEST_LLM_CONCURRENCY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
+    "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES",
+)
+
+
+def seed_reports() -> list[Path]:
+    """The real reports beside the project; the calling test skips when they are absent."""
+    if not SEEDS.is_dir():
+        pytest.skip("../shared/seeds is not present")
+    reports = sorted(SEEDS.glob("*.md"))
+    if not reports:
+        pytest.skip("../shared/seeds holds no reports")
+    return reports
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Every test gets its own store and none of the developer's tokens."""
+    for name in _OUR_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    db_path = tmp_path / "prdigest.db"
+    monkeypatch.setenv("PRDIGEST_DB", str(db_path))
+    return db_path
+
+
+@pytest.fixture
+def db(isolated_env: Path):
+    database = open_db(isolated_env)
+    yield database
+    database.close()
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]):
+    """Run `prdigest ARGS...` in-process through the real entry point."""
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run

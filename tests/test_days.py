@@ -1,0 +1,50 @@
+from datetime import date, datetime, timedelta, timezone
+
+from conftest import LA
+from store.days import day_bounds, local_day, standard_abbreviation
+from store.model import PullRequest
+from store.prs import save_pr
+from store.reports import load_report
+
+UTC = timezone.utc
+
+
+def _pr(number: int, merged_at: datetime) -> PullRequest:
+    return PullRequest(
+        repo="acme/engine", number=number, title=f"PR {number}",
+        url=f"https://github.com/acme/engine/pull/{number}", author="ada", merged_by="bot",
+        merged_at=merged_at, type="substantial", files=[],
+    )
+
+
+def test_day_lengths_across_dst():
+    for day, hours in ((date(2026, 3, 8), 23), (date(2026, 11, 1), 25), (date(2026, 2, 9), 24)):
+        start, end = day_bounds(day, LA)
+        assert end - start == timedelta(hours=hours)
+
+
+def test_last_and_first_second_of_a_day(db):
+    cases = [
+        # (utc instant, local day it belongs to)
+        (datetime(2026, 2, 10, 7, 59, 59, tzinfo=UTC), date(2026, 2, 9)),   # 23:59:59 PST
+        (datetime(2026, 2, 10, 8, 0, 5, tzinfo=UTC), date(2026, 2, 10)),    # 00:00:05 PST
+        (datetime(2026, 3, 8, 7, 59, 59, tzinfo=UTC), date(2026, 3, 7)),    # before spring forward
+        (datetime(2026, 3, 8, 8, 0, 5, tzinfo=UTC), date(2026, 3, 8)),
+        (datetime(2026, 3, 9, 6, 59, 59, tzinfo=UTC), date(2026, 3, 8)),    # 23:59:59 PDT
+        (datetime(2026, 3, 9, 7, 0, 5, tzinfo=UTC), date(2026, 3, 9)),
+        (datetime(2026, 11, 1, 9, 30, tzinfo=UTC), date(2026, 11, 1)),      # 01:30 PST, second pass
+        (datetime(2026, 11, 2, 7, 59, 59, tzinfo=UTC), date(2026, 11, 1)),  # 23:59:59 PST after fall back
+        (datetime(2026, 11, 2, 8, 0, 5, tzinfo=UTC), date(2026, 11, 2)),
+    ]
+    for number, (moment, expected) in enumerate(cases, start=1):
+        assert local_day(moment, LA) == expected
+        save_pr(db, _pr(number, moment))
+    for number, (moment, expected) in enumerate(cases, start=1):
+        numbers = [pr.number for pr in load_report(db, "acme/engine", expected, LA).prs]
+        assert number in numbers, (moment, expected, numbers)
+        for other in (expected - timedelta(days=1), expected + timedelta(days=1)):
+            assert number not in [pr.number for pr in load_report(db, "acme/engine", other, LA).prs]
+
+
+def test_reports_call_los_angeles_pst_all_year():
+    assert standard_abbreviation(LA, 2026) == "PST"

@@ -1,0 +1,78 @@
+import json
+import shutil
+
+from conftest import FIXTURES
+
+
+def _count(db) -> int:
+    return db.execute("select count(*) from prs").fetchone()[0]
+
+
+def _dump(db) -> list:
+    return [dict(row) for row in db["prs"].rows_where(order_by="id", select="repo, number, title, what_changed, merged_at, files")]
+
+
+def test_import_twice_never_duplicates(run_cli, db):
+    path = str(FIXTURES / "report-2026-03-08.md")
+    assert run_cli("import", path).code == 0
+    first = _dump(db)
+    result = run_cli("import", path, path)
+    assert result.code == 0 and result.out.count("imported 3 PRs") == 2
+    assert _count(db) == 3 and _dump(db) == first
+
+
+def test_newer_version_of_a_report_updates(run_cli, db, tmp_path):
+    newer = tmp_path / "report.md"
+    text = (FIXTURES / "report-2026-03-08.md").read_text()
+    newer.write_text(text.replace("Corrects a misspelled flag name", "Corrects two misspelled flag names"))
+    run_cli("import", str(FIXTURES / "report-2026-03-08.md"))
+    assert run_cli("import", str(newer)).code == 0
+    row = db.execute("select what_changed, summary_source from prs where number = 4099").fetchone()
+    assert row == ("Corrects two misspelled flag names in the quickstart guide.", "imported")
+    assert _count(db) == 3
+
+
+def test_bad_files_get_one_line_and_leave_the_store_alone(run_cli, db, tmp_path):
+    run_cli("import", str(FIXTURES / "report-2026-03-07.md"))
+    before = _dump(db)
+    good = (FIXTURES / "report-2026-03-08.md").read_text()
+    cases = {
+        "empty.md": b"",
+        "binary.md": bytes(range(256)),
+        "latin1.md": "caf\u00e9 report".encode("latin-1"),
+        "truncated.md": good[: len(good) // 2].encode(),
+        "missing.md": good.replace("- **PR Number:** #4090\n", "").encode(),
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        result = run_cli("import", str(path))
+        assert result.code == 1, name
+        lines = result.err.strip().splitlines()
+        assert len(lines) == 1 and name in lines[0] and "Traceback" not in result.err, (name, result.err)
+    result = run_cli("import", str(tmp_path / "nope.md"))
+    assert result.code == 1 and "nope.md" in result.err and len(result.err.strip().splitlines()) == 1
+    assert _dump(db) == before
+
+
+def test_a_report_is_stored_whole_or_not_at_all(run_cli, db):
+    """SQLite refusing the last PR of a report leaves none of the report behind."""
+    db.execute(
+        "create trigger refuse before insert on prs when new.number = 4090 "
+        "begin select raise(abort, 'disk full'); end"
+    )
+    result = run_cli("import", str(FIXTURES / "report-2026-03-08.md"))
+    assert result.code == 1 and len(result.err.strip().splitlines()) == 1
+    assert _count(db) == 0
+    assert db.execute("select count(*) from reports").fetchone()[0] == 0
+
+
+def test_seed_reports_import_with_areas(run_cli, db):
+    from conftest import seed_reports
+
+    paths = [str(p) for p in seed_reports()]
+    assert run_cli("import", *paths).code == 0
+    total = _count(db)
+    with_area = db.execute("select count(*) from prs where areas != '[]'").fetchone()[0]
+    assert with_area / total >= 0.9
+    assert json.loads(db.execute("select areas from prs where number = 35052").fetchone()[0])[:1] == ["rocm"]

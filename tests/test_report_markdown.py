@@ -1,0 +1,70 @@
+from datetime import date, datetime, timezone
+
+import pytest
+
+from conftest import FIXTURES, LA, seed_reports
+from store.report_markdown import ReportFormatError, parse_report
+from store.reports import load_report, report_markdown
+from store.importer import import_file
+
+
+def _round_trip(db, path):
+    imported = import_file(db, path, LA)
+    day = date.fromisoformat(imported.date)
+    return report_markdown(load_report(db, imported.repo, day, LA))
+
+
+def _same_lines(a: str, b: str) -> bool:
+    return [line.rstrip() for line in a.split("\n")] == [line.rstrip() for line in b.split("\n")]
+
+
+def test_parse_fields_of_a_report():
+    report = parse_report((FIXTURES / "report-2026-03-08.md").read_text(), LA)
+    assert (report.repo, report.date, report.title, report.tz_label) == (
+        "acme/engine", date(2026, 3, 8), "Acme Merged PR Report", "PST")
+    first = report.prs[0]
+    assert first.number == 4102
+    assert first.title == "[ROCm][Bugfix] Fix <!channel> [sic] paged attention on MI300"
+    assert first.author == "ada-l" and first.merged_by == "merge-bot"
+    assert first.type == "substantial"
+    assert first.files[0] == "csrc/rocm/attention.cu" and first.changed_files == 3
+    # 23:59:59 on the day clocks sprang forward is PDT, seven hours behind UTC
+    assert first.merged_at.astimezone(timezone.utc) == datetime(2026, 3, 9, 6, 59, 59, tzinfo=timezone.utc)
+    assert first.summary.risks.splitlines()[1] == "- Block size 8 is not covered by the new test."
+    assert report.prs[1].type == "trivial"
+
+
+@pytest.mark.parametrize("name", ["report-2026-03-07.md", "report-2026-03-08.md"])
+def test_fixture_round_trip_is_exact(db, name):
+    original = (FIXTURES / name).read_text()
+    assert _round_trip(db, FIXTURES / name) == original
+
+
+def test_seed_reports_round_trip(db):
+    for path in seed_reports():
+        rendered = _round_trip(db, path)
+        assert _same_lines(rendered, path.read_text()), path.name
+
+
+def _broken(text: str) -> list[tuple[str, str]]:
+    """Ways a report goes wrong, each with a word its error message must contain."""
+    first_pr_end = text.index("\n---\n\n## 2.")
+    return [
+        ("", "empty"),
+        ("hello\nworld\n", "not a daily report"),
+        (text[: first_pr_end - 40], "truncated"),
+        (text.replace("- **Author:** [ada-l](https://github.com/ada-l)\n", ""), "author"),
+        (text.replace("**Total Merged PRs:** 3", "**Total Merged PRs:** 4"), "holds 3"),
+        (text.replace("`TRIVIAL`", "`HUGE`"), "unknown type"),
+        (text.replace("**Technical impact**  \nDocumentation only.\n\n", ""), "Technical impact"),
+        (text.replace("- **Merged time:** 2026-03-08 03:10:00", "- **Merged time:** 2026-13-08 03:10:00"), "merged time"),
+    ]
+
+
+def test_malformed_reports_raise_one_line_errors():
+    text = (FIXTURES / "report-2026-03-08.md").read_text()
+    for broken, word in _broken(text):
+        with pytest.raises(ReportFormatError) as info:
+            parse_report(broken, LA)
+        message = str(info.value)
+        assert "\n" not in message and word in message, (word, message)
