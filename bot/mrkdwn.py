@@ -1,0 +1,28 @@
+"""Making untrusted text (PR titles, bodies, model output, user words) safe for Slack mrkdwn."""
+from __future__ import annotations
+
+import re
+
+_SAFE_URL = re.compile(r"^https?://[^\s<>|\"']+$")
+# Plain-text broadcast words; defused as well in case a client auto-parses them.
+_BROADCAST = re.compile(r"@(channel|here|everyone)\b", re.IGNORECASE)
+
+
+def escape(text: str) -> str:
+    """Escape Slack's control characters (& first) and defuse broadcast words."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _BROADCAST.sub(lambda m: "@\u200b" + m.group(1), text)
+
+
+def link(url: str, label: str) -> str:
+    """A mrkdwn link; an unexpected URL degrades to the escaped label alone."""
+    label = escape(label).replace("|", "\u2758")
+    if not _SAFE_URL.match(url or ""):
+        return label
+    return f"<{url}|{label}>"
+
+
+def truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)].rstrip() + "\u2026"

@@ -1,0 +1,195 @@
+"""Daily reports and PR summaries as Slack messages (mrkdwn text plus Block Kit blocks)."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.mrkdwn import escape, link, truncate
+from store.areas import AREAS
+from store.model import PullRequest
+from store.report_markdown import SECTIONS
+from store.reports import DailyReport
+
+# Slack allows 50 blocks and 3000 characters per section; leave headroom for the
+# undocumented cumulative limit on block text.
+MAX_BLOCKS = 45
+MAX_SECTION_CHARS = 2900
+MAX_MESSAGE_CHARS = 11000
+SUMMARY_ACTION = "prdigest_pr_summary"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
+
+
+@dataclass
+class Message:
+    text: str  # mrkdwn; also the notification fallback
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def mrkdwn_section(text: str, accessory: dict[str, Any] | None = None) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "section",
+        # verbatim stops Slack from auto-linking names and channels in our text
+        "text": {"type": "mrkdwn", "text": truncate(text, MAX_SECTION_CHARS), "verbatim": True},
+    }
+    if accessory:
+        block["accessory"] = accessory
+    return block
+
+
+def first_sentence(text: str, limit: int = 280) -> str:
+    paragraph = (text or "").strip().split("\n", 1)[0].strip()
+    sentence = _SENTENCE_END.split(paragraph, 1)[0]
+    return truncate(sentence, limit)
+
+
+def pr_link(pr: PullRequest) -> str:
+    return link(pr.url, f"#{pr.number} {pr.title}")
+
+
+def pr_line(pr: PullRequest, tz: ZoneInfo, with_date: bool = False) -> str:
+    """One PR as a bullet: link, author, areas, and its *What changed* sentence."""
+    when = pr.merged_at.astimezone(tz).strftime("%b %d %H:%M" if with_date else "%H:%M")
+    meta = [f"by {escape(pr.author)}", when]
+    if pr.areas:
+        meta.append(", ".join(pr.areas))
+    line = f"\u2022 {pr_link(pr)}  _({' · '.join(meta)})_"
+    what = first_sentence(pr.summary.what_changed) if pr.summary else ""
+    return f"{line}\n    {escape(what)}" if what else line
+
+
+def summary_button(pr: PullRequest) -> dict[str, Any]:
+    return {
+        "type": "button",
+        "text": {"type": "plain_text", "text": "Full summary"},
+        "action_id": SUMMARY_ACTION,
+        "value": f"{pr.repo}#{pr.number}",
+    }
+
+
+def primary_area(pr: PullRequest) -> str:
+    return pr.areas[0] if pr.areas else "other"
+
+
+def top_areas(prs: list[PullRequest], limit: int = 3) -> list[tuple[str, int]]:
+    counts = Counter(area for pr in prs for area in pr.areas)
+    return sorted(counts.items(), key=lambda item: (-item[1], AREAS.index(item[0])))[:limit]
+
+
+def highlights(prs: list[PullRequest], limit: int = 3) -> list[PullRequest]:
+    """The substantial PRs most worth a glance: wide reach first, then size."""
+    substantial = [pr for pr in prs if pr.type == "substantial"]
+    quiet = {"ci", "docs"}
+    return sorted(
+        substantial,
+        key=lambda pr: (bool(set(pr.areas) - quiet), len(pr.areas), pr.file_count),
+        reverse=True,
+    )[:limit]
+
+
+def report_headline(report: DailyReport) -> str:
+    name = report.title.replace(" Merged PR Report", "")
+    return f"{name}: merged PRs for {report.label} ({report.tz_label})"
+
+
+def parent_message(report: DailyReport) -> Message:
+    """The thread's parent: date, counts by type, top areas, three highlights."""
+    prs = report.prs
+    kinds = Counter(pr.type for pr in prs)
+    lines = [f"*{escape(report_headline(report))}*"]
+    lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
+    areas = top_areas(prs)
+    if areas:
+        lines.append("Top areas: " + ", ".join(f"{area} ({count})" for area, count in areas))
+    picks = highlights(prs)
+    if picks:
+        lines.append("Highlights:")
+        lines.extend(pr_line(pr, report.tz) for pr in picks)
+    lines.append("_Every PR is in the thread._" if prs else "_Nothing merged that day._")
+    text = "\n".join(lines)
+    return Message(text=text, blocks=[mrkdwn_section(text)])
+
+
+def thread_messages(report: DailyReport) -> list[Message]:
+    """Every PR of the day, grouped by area; trivial PRs compact at the end."""
+    groups: dict[str, list[PullRequest]] = {}
+    for pr in report.prs:
+        if pr.type != "trivial":
+            groups.setdefault(primary_area(pr), []).append(pr)
+    order = sorted(groups, key=lambda a: (-len(groups[a]), AREAS.index(a) if a in AREAS else len(AREAS)))
+    blocks: list[dict[str, Any]] = []
+    for area in order:
+        blocks.append(mrkdwn_section(f"*{area}* ({len(groups[area])})"))
+        for pr in groups[area]:
+            blocks.append(mrkdwn_section(pr_line(pr, report.tz), accessory=summary_button(pr)))
+    trivial = [pr for pr in report.prs if pr.type == "trivial"]
+    if trivial:
+        lines = [f"*trivial* ({len(trivial)})"] + [
+            f"\u2022 {pr_link(pr)} _by {escape(pr.author)}_" for pr in trivial
+        ]
+        blocks.extend(mrkdwn_section(chunk) for chunk in pack_lines(lines, MAX_SECTION_CHARS))
+    return split_blocks(blocks)
+
+
+def daily_report_messages(report: DailyReport) -> list[Message]:
+    """The parent message followed by the thread replies."""
+    return [parent_message(report)] + thread_messages(report)
+
+
+def pack_lines(lines: list[str], limit: int) -> list[str]:
+    """Join lines into chunks of at most `limit` characters, never splitting a line."""
+    chunks: list[str] = []
+    current = ""
+    for line in lines:
+        line = truncate(line, limit)
+        if current and len(current) + 1 + len(line) > limit:
+            chunks.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def split_blocks(blocks: list[dict[str, Any]]) -> list[Message]:
+    """Spread blocks over as many messages as Slack's per-message limits require."""
+    messages: list[Message] = []
+    current: list[dict[str, Any]] = []
+    size = 0
+    for block in blocks:
+        text = block.get("text", {}).get("text", "")
+        if current and (len(current) >= MAX_BLOCKS or size + len(text) > MAX_MESSAGE_CHARS):
+            messages.append(_message(current))
+            current, size = [], 0
+        current.append(block)
+        size += len(text)
+    if current:
+        messages.append(_message(current))
+    return messages
+
+
+def _message(blocks: list[dict[str, Any]]) -> Message:
+    text = "\n".join(block.get("text", {}).get("text", "") for block in blocks)
+    return Message(text=truncate(text, 3900), blocks=blocks)
+
+
+def pr_summary_message(pr: PullRequest, tz: ZoneInfo) -> Message:
+    """The full four-section summary of one PR."""
+    when = pr.merged_at.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
+    head = f"*{pr_link(pr)}*\nby {escape(pr.author)} · merged {when}"
+    if pr.merged_by:
+        head += f" by {escape(pr.merged_by)}"
+    head += f" · {pr.type}" + (f" · {', '.join(pr.areas)}" if pr.areas else "")
+    blocks = [mrkdwn_section(head)]
+    if pr.summary:
+        for key, label in SECTIONS:
+            body = pr.summary.as_dict()[key].strip()
+            if body:
+                blocks.append(mrkdwn_section(f"*{label}*\n{escape(body)}"))
+        if not pr.summary.source.startswith("model:") and pr.summary.source != "imported":
+            blocks.append(mrkdwn_section("_Summary extracted from the PR description._"))
+    text = "\n\n".join(block["text"]["text"] for block in blocks)
+    return Message(text=truncate(text, 3900), blocks=blocks)
