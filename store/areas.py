@@ -1,0 +1,232 @@
+"""Areas of the tracked repository a pull request belongs to.
+
+The rules are data (areas.toml beside this module) so they can follow the
+repository's own labelling without code changes. They are read and compiled
+once; classify() then runs for every PR of the store.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+
+_AREA_KEYS = frozenset({"aliases", "tags", "words", "title", "files", "files_all", "labels"})
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+_WORD = re.compile(r"[a-z0-9]+")
+_ESCAPE = re.compile(r"\\.")
+# An optional `Revert "` keeps a revert in the areas of the change it undoes.
+_LEADING_TAGS = re.compile(r'^\s*(?:revert\s*"?\s*)?((?:\[[^\[\]]*\][\s:]*)+)', re.IGNORECASE)
+_TAG = re.compile(r"\[([^\[\]]*)\]")
+_CONVENTIONAL = re.compile(
+    r"^\s*(feat|fix|docs|style|refactor|perf|test|build|ci|chore|revert)(?:\(([^)]*)\))?!?:",
+    re.IGNORECASE,
+)
+# Series counters such as [6/N] or [2/3] say nothing about the area.
+_COUNTER = re.compile(r"^\d+/(?:\d+|n)$")
+
+
+def normalize_name(text: str) -> str:
+    """The form names, aliases, tags and labels are compared in: lowercase, no spaces, _ or -."""
+    return _SEPARATORS.sub("", text.lower())
+
+
+def _normalize_tag(tag: str, synonyms: dict[str, str]) -> str:
+    folded = normalize_name(tag)
+    return synonyms.get(folded, folded)
+
+
+@dataclass(frozen=True)
+class _Area:
+    """The signals of one area that take a search rather than a lookup."""
+
+    name: str
+    title: re.Pattern[str] | None
+    files: re.Pattern[str] | None
+    files_all: tuple[re.Pattern[str], ...]
+
+    def found_in(self, lowered_title: str, paths: tuple[str, ...]) -> bool:
+        if self.title is not None and self.title.search(lowered_title):
+            return True
+        return bool(self.files_all) and all(
+            any(pattern.search(path) for path in paths) for pattern in self.files_all
+        )
+
+
+@dataclass(frozen=True)
+class _Rules:
+    areas: tuple[_Area, ...]
+    aliases: dict[str, str]
+    tag_synonyms: dict[str, str]
+    # Exact-match signals as indexes (tag, word or label -> areas), so a PR
+    # costs a few dict lookups instead of one set test per area.
+    by_tag: dict[str, frozenset[str]]
+    by_word: dict[str, frozenset[str]]
+    by_label: dict[str, frozenset[str]]
+
+
+def _compile(area: str, field: str, source: str) -> re.Pattern[str]:
+    try:
+        return re.compile(source)
+    except re.error as exc:
+        raise ValueError(f"areas.toml: bad regex in [areas.{area}] {field}: {exc}") from exc
+
+
+def _union(area: str, field: str, patterns: list[str]) -> re.Pattern[str] | None:
+    """One alternation per area and field, so a title or path costs one search per area."""
+    if not patterns:
+        return None
+    return _compile(area, field, "|".join(f"(?:{pattern})" for pattern in patterns))
+
+
+def _lowercase_title(area: str, patterns: list[str]) -> list[str]:
+    # Titles are lowercased once per PR: far cheaper than IGNORECASE, which
+    # stops `re` from skipping ahead to a pattern's first letter.
+    for pattern in patterns:
+        if _ESCAPE.sub("", pattern) != _ESCAPE.sub("", pattern).lower():
+            raise ValueError(f"areas.toml: [areas.{area}] title regex {pattern!r} must be lowercase")
+    return patterns
+
+
+def _each(area: str, field: str, patterns: list[str]) -> tuple[re.Pattern[str], ...]:
+    return tuple(_compile(area, field, pattern) for pattern in patterns)
+
+
+def _add_alias(aliases: dict[str, str], alias: str, area: str) -> None:
+    key = normalize_name(alias)
+    if aliases.setdefault(key, area) != area:
+        raise ValueError(f"areas.toml: {alias!r} names both {aliases[key]} and {area}")
+
+
+def _check_keys(name: str, spec: dict) -> None:
+    unknown = set(spec) - _AREA_KEYS
+    if unknown:
+        raise ValueError(f"areas.toml: [areas.{name}] has unknown keys {sorted(unknown)}")
+
+
+def _index(index: dict[str, set[str]], keys: Iterable[str], area: str) -> None:
+    for key in keys:
+        index.setdefault(key, set()).add(area)
+
+
+def _freeze(index: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    return {key: frozenset(areas) for key, areas in index.items()}
+
+
+def _parse_area(name: str, spec: dict) -> _Area:
+    return _Area(
+        name=name,
+        title=_union(name, "title", _lowercase_title(name, spec.get("title", []))),
+        files=_union(name, "files", spec.get("files", [])),
+        files_all=_each(name, "files_all", spec.get("files_all", [])),
+    )
+
+
+def _parse_rules(text: str) -> _Rules:
+    data = tomllib.loads(text)
+    synonyms = {normalize_name(k): normalize_name(v) for k, v in data.get("tag_synonyms", {}).items()}
+    aliases: dict[str, str] = {}
+    by_tag: dict[str, set[str]] = {}
+    by_word: dict[str, set[str]] = {}
+    by_label: dict[str, set[str]] = {}
+    for name, spec in data["areas"].items():
+        _check_keys(name, spec)
+        for alias in [name, *spec.get("aliases", []), *spec.get("labels", [])]:
+            _add_alias(aliases, alias, name)
+        _index(by_tag, (_normalize_tag(tag, synonyms) for tag in spec.get("tags", [])), name)
+        _index(by_word, (word.lower() for word in spec.get("words", [])), name)
+        _index(by_label, (normalize_name(label) for label in spec.get("labels", [])), name)
+    return _Rules(
+        areas=tuple(_parse_area(name, spec) for name, spec in data["areas"].items()),
+        aliases=aliases,
+        tag_synonyms=synonyms,
+        by_tag=_freeze(by_tag),
+        by_word=_freeze(by_word),
+        by_label=_freeze(by_label),
+    )
+
+
+@cache
+def _rules() -> _Rules:
+    return _parse_rules(resources.files(__package__).joinpath("areas.toml").read_text(encoding="utf-8"))
+
+
+AREAS: tuple[str, ...] = tuple(area.name for area in _rules().areas)
+
+
+class UnknownArea(ValueError):
+    """An area name that is neither a canonical name nor an alias."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown area {name!r}; known areas: {', '.join(AREAS)}")
+        self.name = name
+
+
+def aliases() -> dict[str, str]:
+    """Every accepted name (normalized with normalize_name) -> canonical area."""
+    return dict(_rules().aliases)
+
+
+def resolve_area(name: str) -> str | None:
+    """The canonical area for a name or alias, ignoring case, spaces, _ and -."""
+    return _rules().aliases.get(normalize_name(name))
+
+
+def require_area(name: str) -> str:
+    """resolve_area, or UnknownArea listing the known areas."""
+    area = resolve_area(name)
+    if area is None:
+        raise UnknownArea(name)
+    return area
+
+
+def _raw_tags(title: str) -> list[str]:
+    leading = _LEADING_TAGS.match(title)
+    if leading:
+        return [part for tag in _TAG.findall(leading.group(1)) for part in tag.split(",")]
+    conventional = _CONVENTIONAL.match(title)
+    if conventional:
+        kind, scope = conventional.groups()
+        return [kind, *(scope or "").split(",")]
+    return []
+
+
+def title_tags(title: str) -> list[str]:
+    """The title's leading [Tags] (or conventional-commit type and scope), normalized, in order."""
+    synonyms = _rules().tag_synonyms
+    tags: list[str] = []
+    for raw in _raw_tags(title):
+        tag = _normalize_tag(raw, synonyms)
+        if tag and not _COUNTER.match(tag) and tag not in tags:
+            tags.append(tag)
+    return tags
+
+
+@lru_cache(maxsize=1 << 16)
+def _path_areas(path: str) -> frozenset[str]:
+    # The same paths change PR after PR, so each is matched against the rules once.
+    return frozenset(
+        area.name for area in _rules().areas if area.files is not None and area.files.search(path)
+    )
+
+
+def classify(title: str, files: Iterable[str], labels: Iterable[str] = ()) -> list[str]:
+    """The PR's areas, in AREAS order: an area counts when its tags, title, paths or labels say so."""
+    rules = _rules()
+    lowered = title.lower()
+    paths = tuple(files)
+    hits: set[str] = set().union(*map(_path_areas, paths))
+    for index, keys in (
+        (rules.by_tag, title_tags(title)),
+        (rules.by_word, _WORD.findall(lowered)),
+        (rules.by_label, map(normalize_name, labels)),
+    ):
+        for key in keys:
+            hits.update(index.get(key, ()))
+    for area in rules.areas:
+        if area.name not in hits and area.found_in(lowered, paths):
+            hits.add(area.name)
+    return [name for name in AREAS if name in hits]
