@@ -55,3 +55,40 @@ def m001_initial(db: Database) -> None:
         {"repo": str, "date": str, "tz_label": str, "source": str, "imported_at": str},
         pk=("repo", "date"),
     )
+
+
+@migrations()
+def m040_slack(db: Database) -> None:
+    # A channel follows a repository once; an empty areas list means the whole report.
+    db["subscriptions"].create(
+        {"channel": str, "repo": str, "areas": str, "post_at": str, "created_by": str, "created_at": str},
+        pk=("channel", "repo"),
+        not_null={"post_at", "created_at"},
+        defaults={"areas": "[]"},
+    )
+    # The messages are stored as planned before the first is sent, so a restart
+    # resumes the same thread with the same replies even if the store changed since.
+    db["daily_posts"].create(
+        {
+            "channel": str,
+            "repo": str,
+            "date": str,
+            "messages": str,  # JSON list of {text, blocks}; the first is the thread's parent
+            "parent_ts": str,
+            "replies_sent": int,
+            "state": str,  # posting | done | empty
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk=("channel", "repo", "date"),
+        not_null={"messages", "replies_sent", "state"},
+    )
+    # Questions asked by mention, so a follow-up in the same thread keeps its context;
+    # (channel, ts) is unique so a retried event is answered once.
+    db["thread_turns"].create(
+        {"id": int, "channel": str, "thread_ts": str, "ts": str, "question": str, "created_at": str},
+        pk="id",
+        not_null={"channel", "thread_ts", "ts", "question"},
+    )
+    db["thread_turns"].create_index(["channel", "ts"], unique=True)
+    db["thread_turns"].create_index(["channel", "thread_ts"])
