@@ -33,6 +33,8 @@ class Settings:
     slack_signing_secret: str | None
     slack_api_url: str
     poll_minutes: int
+    github_max_wait: int = 900  # seconds a GitHub rate limit may be waited out before ingest gives up
+    llm_timeout: int = 120  # seconds per model call, before the client's own retries
 
     @property
     def default_repo(self) -> str:
@@ -58,6 +60,8 @@ class Settings:
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_api_url=get("PRDIGEST_SLACK_API_URL") or "https://slack.com/api/",
             poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10),
+            github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", 900),
+            llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", 120),
         )
 
     def with_db(self, path: str | Path | None) -> "Settings":
