@@ -35,6 +35,7 @@ class Settings:
     poll_minutes: int
     github_max_wait: int = 900  # seconds a GitHub rate limit may be waited out before ingest gives up
     llm_timeout: int = 120  # seconds per model call, before the client's own retries
+    repos_configured: bool = False  # PRDIGEST_REPOS was set: `serve` keeps those repositories ingested
 
     @property
     def default_repo(self) -> str:
@@ -62,6 +63,7 @@ class Settings:
             poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10),
             github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", 900),
             llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", 120),
+            repos_configured=get("PRDIGEST_REPOS") is not None,
         )
 
     def with_db(self, path: str | Path | None) -> "Settings":
