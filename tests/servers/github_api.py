@@ -1,0 +1,464 @@
+"""A small GitHub API on 127.0.0.1 for tests and benches: REST and GraphQL shapes, rate limits, faults.
+
+It holds a set of PRs per repository and answers what prdigest asks: the
+repository, search/issues, pulls/N, pulls/N/files (Link pagination) and the
+GraphQL search and files queries. Every answer carries GitHub's rate-limit
+headers; faults (5xx, secondary limits, slowness) are injected per path.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlencode, urlsplit
+from zoneinfo import ZoneInfo
+
+ISO = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.astimezone(timezone.utc).strftime(ISO) if moment else None
+
+
+@dataclass
+class FakePull:
+    number: int
+    title: str
+    merged_at: datetime | None  # None: closed without being merged
+    author: str = "ada-l"
+    merged_by: str | None = "merge-bot"
+    body: str = ""
+    labels: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    additions: int = 12
+    deletions: int = 3
+    updated_at: datetime | None = None
+    created_at: datetime | None = None
+    closed_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        anchor = self.merged_at or self.closed_at or datetime(2026, 1, 1, tzinfo=timezone.utc)
+        self.closed_at = self.closed_at or anchor
+        self.created_at = self.created_at or anchor - timedelta(days=2)
+        self.updated_at = self.updated_at or anchor + timedelta(minutes=1)
+
+    def touch(self, later: timedelta = timedelta(hours=1)) -> None:
+        """An edit after the merge (a label, a comment): GitHub moves updated_at."""
+        self.updated_at = (self.updated_at or datetime.now(timezone.utc)) + later
+
+
+@dataclass
+class Fault:
+    status: int = 502
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "Bad Gateway"
+    delay: float = 0.0  # seconds before answering; with status 200 and no payload the real answer follows
+    payload: Any = None  # the body to answer instead of {"message": message}
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: dict[str, str]
+    operation: str | None = None  # GraphQL operation name
+
+
+@dataclass
+class _Limit:
+    limit: int
+    window: float
+    remaining: int = -1
+    reset: float = 0.0
+
+
+SECONDARY_LIMIT = Fault(403, {"Retry-After": "7"}, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.")
+TOO_MANY = Fault(429, {"Retry-After": "3"}, "Too Many Requests")
+
+
+class FakeGitHub:
+    """The fake service. Use as a context manager; `url` is its REST base, `url + "/graphql"` GraphQL."""
+
+    def __init__(
+        self,
+        pulls: dict[str, list[FakePull]] | None = None,
+        token: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.repos: dict[str, dict[int, FakePull]] = {}
+        for repo, items in (pulls or {}).items():
+            self.add(repo, *items)
+        self.token = token  # when set, any other token is refused with 401
+        self.clock = clock
+        self.delay = 0.0  # every answer waits this long: a slow GitHub
+        self.search_cap = 1000
+        self.seen: list[Seen] = []
+        self.limits = {"core": _Limit(5000, 3600), "search": _Limit(30, 60), "graphql": _Limit(5000, 3600)}
+        self._faults: list[list[Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> "FakeGitHub":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def add(self, repo: str, *pulls: FakePull) -> None:
+        self.repos.setdefault(repo, {}).update({pull.number: pull for pull in pulls})
+
+    def fail(self, fault: Fault, match: str = "", times: int = 1) -> None:
+        """The next `times` requests whose path contains `match` get `fault`."""
+        with self._lock:
+            self._faults.append([match, fault, times])
+
+    def exhaust(self, resource: str = "core", reset_in: float = 60.0) -> None:
+        """Use up the primary rate limit of `resource` until `reset_in` seconds from now."""
+        with self._lock:
+            limit = self.limits[resource]
+            limit.remaining, limit.reset = 0, self.clock() + reset_in
+
+    def count(self, path_part: str = "", operation: str | None = None) -> int:
+        return sum(
+            1 for seen in self.seen if path_part in seen.path and (operation is None or seen.operation == operation)
+        )
+
+    # -- the state behind the answers ------------------------------------------------
+
+    def _take_fault(self, path: str) -> Fault | None:
+        with self._lock:
+            for entry in self._faults:
+                match, fault, times = entry
+                if match in path and times > 0:
+                    entry[2] -= 1
+                    return fault
+        return None
+
+    def _spend(self, resource: str) -> dict[str, str]:
+        """Count one request against `resource`; its headers (remaining "0" once used up)."""
+        with self._lock:
+            limit = self.limits[resource]
+            now = self.clock()
+            if limit.remaining < 0 or now >= limit.reset:
+                limit.remaining, limit.reset = limit.limit, now + limit.window
+            exhausted = limit.remaining == 0
+            if not exhausted:
+                limit.remaining -= 1
+            headers = {
+                "X-RateLimit-Limit": str(limit.limit),
+                "X-RateLimit-Remaining": str(limit.remaining),
+                "X-RateLimit-Reset": str(int(limit.reset)),
+                "X-RateLimit-Used": str(limit.limit - limit.remaining),
+                "X-RateLimit-Resource": resource,
+            }
+            return {**headers, "exhausted": "1"} if exhausted else headers
+
+    def merged(self, repo: str, query: str) -> list[FakePull]:
+        """What GitHub's search finds for `query` (repo:, is:merged, merged:A..B), oldest created first."""
+        pulls = list(self.repos.get(repo, {}).values())
+        terms = query.split()
+        if "is:merged" in terms:
+            pulls = [pull for pull in pulls if pull.merged_at]
+        for term in terms:
+            if term.startswith("merged:") and ".." in term:
+                low, high = (datetime.fromisoformat(part) for part in term[len("merged:"):].split(".."))
+                pulls = [pull for pull in pulls if pull.merged_at and low <= pull.merged_at <= high]
+        descending = "sort:created-desc" in terms
+        return sorted(pulls, key=lambda pull: (pull.created_at, pull.number), reverse=descending)
+
+
+def _repo_of(query: str) -> str | None:
+    found = re.search(r"(?:^|\s)repo:(\S+)", query)
+    return found.group(1) if found else None
+
+
+def _user(login: str | None) -> dict[str, Any] | None:
+    return {"login": login, "type": "User"} if login else None
+
+
+def rest_pull(repo: str, pull: FakePull, full: bool) -> dict[str, Any]:
+    html = f"https://github.example/{repo}/pull/{pull.number}"
+    item: dict[str, Any] = {
+        "number": pull.number,
+        "title": pull.title,
+        "html_url": html,
+        "state": "closed",
+        "user": _user(pull.author),
+        "body": pull.body or None,
+        "labels": [{"name": name} for name in pull.labels],
+        "created_at": _iso(pull.created_at),
+        "updated_at": _iso(pull.updated_at),
+        "closed_at": _iso(pull.closed_at),
+    }
+    if not full:
+        item["pull_request"] = {"html_url": html, "merged_at": _iso(pull.merged_at)}
+        return item
+    return {
+        **item,
+        "merged": pull.merged_at is not None,
+        "merged_at": _iso(pull.merged_at),
+        "merged_by": _user(pull.merged_by) if pull.merged_at else None,
+        "additions": pull.additions,
+        "deletions": pull.deletions,
+        "changed_files": len(pull.files),
+    }
+
+
+def _file(path: str) -> dict[str, Any]:
+    return {"filename": path, "status": "modified", "additions": 1, "deletions": 1, "changes": 2,
+            "patch": "@@ -1 +1 @@\n-old\n+new"}
+
+
+def _cursor(offset: int) -> str:
+    return base64.b64encode(f"cursor:{offset}".encode()).decode()
+
+
+def _offset(cursor: str | None) -> int:
+    return int(base64.b64decode(cursor).decode().split(":")[1]) if cursor else 0
+
+
+def _selected(query: str, node: dict[str, Any]) -> dict[str, Any]:
+    """Only the fields the query names, as GraphQL would answer."""
+    return {key: value for key, value in node.items() if re.search(rf"\b{key}\b", query)}
+
+
+def _graphql_node(repo: str, pull: FakePull, query: str) -> dict[str, Any]:
+    files = pull.files[:100]
+    node = {
+        "number": pull.number,
+        "title": pull.title,
+        "url": f"https://github.example/{repo}/pull/{pull.number}",
+        "body": pull.body,
+        "updatedAt": _iso(pull.updated_at),
+        "mergedAt": _iso(pull.merged_at),
+        "author": {"login": pull.author} if pull.author else None,
+        "mergedBy": {"login": pull.merged_by} if pull.merged_by and pull.merged_at else None,
+        "additions": pull.additions,
+        "deletions": pull.deletions,
+        "changedFiles": len(pull.files),
+        "labels": {"nodes": [{"name": name} for name in pull.labels]},
+        "files": {
+            "pageInfo": {"hasNextPage": len(pull.files) > 100, "endCursor": _cursor(len(files))},
+            "nodes": [{"path": path} for path in files],
+        },
+    }
+    return _selected(query, node)
+
+
+def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:
+            self._serve("GET")
+
+        def do_POST(self) -> None:
+            self._serve("POST")
+
+        # -- plumbing ------------------------------------------------------------
+
+        def _serve(self, method: str) -> None:
+            split = urlsplit(self.path)
+            # GitHub Enterprise Server serves REST under /api/v3 and GraphQL at /api/graphql.
+            path = split.path.removeprefix("/api/v3").replace("/api/graphql", "/graphql")
+            query = {key: values[-1] for key, values in parse_qs(split.query).items()}
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}") if length else {}
+            seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None)
+            github.seen.append(seen)
+            if github.delay:
+                time.sleep(github.delay)
+            fault = github._take_fault(path)
+            if fault and fault.delay:
+                time.sleep(fault.delay)
+            if fault and (fault.status != 200 or fault.payload is not None):
+                payload = {"message": fault.message} if fault.payload is None else fault.payload
+                self._send(fault.status, payload, fault.headers)
+                return
+            auth = self.headers.get("Authorization")
+            token = auth.split(" ", 1)[-1] if auth else None
+            if (token and github.token and token != github.token) or (path == "/graphql" and not token):
+                self._send(401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+                return
+            resource = "graphql" if path == "/graphql" else "search" if path.startswith("/search/") else "core"
+            limits = github._spend(resource)
+            if limits.pop("exhausted", None):
+                message = f"API rate limit exceeded for {resource}."
+                if resource == "graphql":
+                    self._send(200, {"errors": [{"type": "RATE_LIMITED", "message": message}]}, limits)
+                else:
+                    self._send(403, {"message": message}, limits)
+                return
+            try:
+                status, payload, headers = self._route(method, path, query, body)
+            except _Answer as answer:
+                status, payload, headers = answer.status, {"message": answer.message}, {}
+            self._send(status, payload, {**limits, **headers})
+
+        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up waiting (a timeout test)
+
+        def _links(self, path: str, query: dict[str, str], page: int, last: int) -> dict[str, str]:
+            if page >= last:
+                return {}
+            link = lambda n, rel: f'<http://{self.headers["Host"]}{path}?{urlencode({**query, "page": n})}>; rel="{rel}"'  # noqa: E731
+            return {"Link": f"{link(page + 1, 'next')}, {link(last, 'last')}"}
+
+        # -- REST and GraphQL ------------------------------------------------------
+
+        def _route(self, method: str, path: str, query: dict[str, str], body: dict) -> tuple[int, Any, dict]:
+            if method == "POST" and path == "/graphql":
+                return 200, self._graphql(body), {}
+            if path == "/search/issues":
+                return self._search(query)
+            parts = path.strip("/").split("/")
+            if parts[0] != "repos" or len(parts) < 3:
+                raise _Answer(404, "Not Found")
+            repo = f"{parts[1]}/{parts[2]}"
+            pulls = github.repos.get(repo)
+            if pulls is None:
+                raise _Answer(404, "Not Found")
+            if len(parts) == 3:
+                return 200, {"full_name": repo, "name": parts[2], "owner": {"login": parts[1]}, "private": False}, {}
+            if len(parts) in (5, 6) and parts[3] == "pulls" and parts[4].isdigit() and int(parts[4]) in pulls:
+                pull = pulls[int(parts[4])]
+                if len(parts) == 5:
+                    return 200, rest_pull(repo, pull, full=True), {}
+                if parts[5] == "files":
+                    return self._page([_file(p) for p in pull.files[:3000]], path, query)
+            raise _Answer(404, "Not Found")
+
+        def _page(self, items: list, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+            per_page = min(int(query.get("per_page", 30)), 100)
+            page = int(query.get("page", 1))
+            last = max(1, -(-len(items) // per_page))
+            chunk = items[(page - 1) * per_page : page * per_page]
+            return 200, chunk, self._links(path, query, page, last)
+
+        def _search(self, query: dict[str, str]) -> tuple[int, Any, dict]:
+            q = query.get("q", "")
+            repo = _repo_of(q)
+            if repo not in github.repos:
+                raise _Answer(422, "Validation Failed: The listed users and repositories cannot be searched "
+                                   "either because the resources do not exist or you do not have permission to view them.")
+            found = github.merged(repo, q + (" sort:created-desc" if query.get("order") == "desc" else ""))
+            visible = found[: github.search_cap]
+            status, page, links = self._page([rest_pull(repo, pull, full=False) for pull in visible], "/search/issues", query)
+            return status, {"total_count": len(found), "incomplete_results": False, "items": page}, links
+
+        def _graphql(self, body: dict) -> dict[str, Any]:
+            text, variables = body.get("query", ""), body.get("variables") or {}
+            repo = f"{variables.get('owner')}/{variables.get('name')}"
+            pulls = github.repos.get(repo)
+            if pulls is None:
+                return {"data": {"repository": None, "search": None}, "errors": [{
+                    "type": "NOT_FOUND", "path": ["repository"],
+                    "message": f"Could not resolve to a Repository with the name '{repo}'."}]}
+            operation = _operation(text)
+            if operation == "PullFiles":
+                pull = pulls[variables["number"]]
+                start = _offset(variables.get("after"))
+                files = pull.files[start : start + 100]
+                end = start + len(files)
+                connection = {"pageInfo": {"hasNextPage": end < len(pull.files), "endCursor": _cursor(end)},
+                              "nodes": [{"path": path} for path in files]}
+                return {"data": {"repository": {"pullRequest": {"files": connection}}}}
+            if operation != "MergedPulls":
+                return {"errors": [{"message": f"unknown operation {operation}"}]}
+            first = variables["first"]
+            if not 1 <= first <= 100:
+                return {"errors": [{"message": "Requesting more than 100 records on the connection is not allowed."}]}
+            found = github.merged(_repo_of(variables["q"]) or "", variables["q"])
+            visible = found[: github.search_cap]
+            start = _offset(variables.get("after"))
+            page = visible[start : start + first]
+            end = start + len(page)
+            search = {
+                "issueCount": len(found),
+                "pageInfo": {"hasNextPage": end < len(visible), "endCursor": _cursor(end)},
+                "nodes": [_graphql_node(repo, pull, text) for pull in page],
+            }
+            return {"data": {"repository": {"nameWithOwner": repo}, "search": search}}
+
+    return Handler
+
+
+class _Answer(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def _operation(query: str) -> str | None:
+    found = re.match(r"\s*query\s+(\w+)", query)
+    return found.group(1) if found else None
+
+
+def day_of_pulls(
+    day: date,
+    count: int,
+    tz: ZoneInfo,
+    first_number: int = 1000,
+    big: dict[int, int] | None = None,
+    unmerged_every: int = 0,
+) -> list[FakePull]:
+    """`count` merged PRs spread over a local day (plus closed-unmerged ones every `unmerged_every`).
+
+    `big` maps an index to a file count, for PRs whose files take several pages.
+    """
+    start = datetime.combine(day, datetime.min.time(), tzinfo=tz)
+    step = timedelta(days=1) / (count + 1)
+    pulls = []
+    paths = ["vllm/model_executor/models/llama.py", "vllm/v1/core/sched/scheduler.py", "docs/usage/faq.md",
+             "csrc/attention/paged_attention_v1.cu", "tests/kernels/test_moe.py"]
+    for index in range(count):
+        number = first_number + index
+        files_count = (big or {}).get(index, 1 + index % 4)
+        files = [paths[(index + k) % len(paths)] if k < len(paths) else f"src/module_{k}.py" for k in range(files_count)]
+        pulls.append(FakePull(
+            number=number,
+            title=f"[Core] Change {number}: tighten the scheduler budget",
+            merged_at=(start + step * (index + 1)).astimezone(timezone.utc).replace(microsecond=0),
+            author=f"dev-{index % 7}",
+            body=f"Makes change {number} so that the scheduler keeps its token budget.\n\nFixes #{number - 500}.",
+            labels=["ready"] if index % 3 == 0 else [],
+            files=files,
+            additions=10 * (index + 1),
+            deletions=index,
+        ))
+        if unmerged_every and index % unmerged_every == 0:
+            pulls.append(FakePull(
+                number=number + 10000,
+                title=f"Abandoned attempt {number}",
+                merged_at=None,
+                closed_at=(start + step * (index + 1)).astimezone(timezone.utc).replace(microsecond=0),
+                files=["README.md"],
+            ))
+    return pulls
