@@ -9,6 +9,7 @@ from sqlite_utils import Database
 
 from store.days import from_utc_text, to_utc_text
 from store.model import PullRequest, Summary
+from store.relations import record_relations
 
 
 def _now_text() -> str:
@@ -52,8 +53,11 @@ def save_pr(db: Database, pr: PullRequest) -> int:
         ).fetchone()
         if existing:
             db["prs"].update(existing[0], {**record, "updated_at": now})
-            return existing[0]
-        return db["prs"].insert({**record, "created_at": now, "updated_at": now}).last_pk
+            pr_id = existing[0]
+        else:
+            pr_id = db["prs"].insert({**record, "created_at": now, "updated_at": now}).last_pk
+        record_relations(db, pr)
+        return pr_id
 
 
 def pr_from_row(row: dict[str, Any]) -> PullRequest:

@@ -92,3 +92,23 @@ def m040_slack(db: Database) -> None:
     )
     db["thread_turns"].create_index(["channel", "ts"], unique=True)
     db["thread_turns"].create_index(["channel", "thread_ts"])
+
+
+@migrations()
+def m030_search(db: Database) -> None:
+    from store.relations import backfill_relations
+
+    # One row per (PR, other PR it refers to): reverts, regression fixes, follow-ups, mentions.
+    db["pr_relations"].create(
+        {"repo": str, "source": int, "target": int, "kind": str},
+        pk=("repo", "source", "target"),
+        not_null={"kind"},
+    )
+    db["pr_relations"].create_index(["repo", "target"])
+    # Logins compare without case on GitHub; merged_at last so a person's PRs
+    # in a time window come straight from the index.
+    db.execute("create index prs_repo_author on prs (repo, author collate nocase, merged_at)")
+    db.execute("create index prs_repo_merged_by on prs (repo, merged_by collate nocase, merged_at)")
+    # Finding the PR a `Revert "<title>"` PR reverts.
+    db.execute("create index prs_repo_title on prs (repo, title)")
+    backfill_relations(db)

@@ -1,0 +1,164 @@
+"""How merged PRs refer to each other: reverts, regression fixes, follow-ups and plain mentions.
+
+Relations are read from a PR's title, body and summary when it is saved, so a
+question about one PR can bring the PRs that revert, fix or follow it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from store.model import PullRequest
+
+# Strongest first: when a PR refers to another in several ways, the first kind wins.
+KINDS = ("reverts", "fixes", "follows", "mentions")
+
+# "#123", "PR 123", "PR #123", "pull request #123", "owner/repo#123" or a link to a PR;
+# the last two count only when they name the PR's own repository.
+_REF = (
+    r"(?:(?P<repo>[\w.-]+/[\w.-]+)#|(?<![\w/.-])#|\b(?:PR|pull\s+request)\s*#?\s*"
+    r"|https?://github\.com/(?P<link>[\w.-]+/[\w.-]+)/pull/)(?P<number>\d{1,7})\b"
+)
+_CUE = {
+    "reverts": [
+        r"\brevert(?:s|ed|ing)?\s+(?:(?:the|a|of|change|changes|commit|from|in)\s+)*",
+        r"\brolls?\s+back\s+(?:(?:the|change|changes|from|in)\s+)*",
+    ],
+    "fixes": [
+        r"\b(?:broken|broke|caused|introduced|regressed)\s+(?:by|in)\s+",
+        r"\bregressions?\s+(?:(?:introduced|caused)\s+)?(?:from|in|by|of|after)\s+",
+        r"\b(?:fix|fixes|fixed|fixing)\s+(?:(?:a|the|an)\s+)?(?:regression|bug|breakage|crash|failure)s?\s+(?:(?:introduced|caused)\s+)?(?:from|in|by|after)\s+",
+        r"\b(?:fix|fixes|fixed|fixing|close|closes|closed|resolve|resolves|resolved)\s+",
+    ],
+    "follows": [
+        r"\bfollow[\s-]?ups?\s+(?:(?:to|of|for|on)\s+)?",
+        r"\b(?:continuation|continues|builds?\s+on|based\s+on|part\s+of|split\s+(?:from|out\s+of)|extends?)\s+",
+    ],
+}
+_CUED = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
+_ANY_REF = re.compile(_REF, re.IGNORECASE)
+# GitHub's revert button titles a PR `Revert "<title of the reverted PR's commit> (#N)"`.
+_REVERT_TITLE = re.compile(r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"\s*$', re.IGNORECASE)
+# PR templates: code and commented-out instructions are not statements about other PRs.
+_NOISE = re.compile(r"```.*?(?:```|$)|<!--.*?(?:-->|$)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Relation:
+    source: int
+    target: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """Another PR seen from one PR: `other` relates to it as `kind`, `outgoing` when this PR states it."""
+
+    number: int
+    other: int
+    kind: str
+    outgoing: bool
+
+    def sentence(self) -> str:
+        """How an answer states the link, with PRs as [#N]."""
+        source, target = (self.number, self.other) if self.outgoing else (self.other, self.number)
+        verb = {"reverts": "reverts", "fixes": "fixes a problem from", "follows": "follows up on", "mentions": "mentions"}
+        return f"[#{source}] {verb[self.kind]} [#{target}]"
+
+
+def _texts(pr: PullRequest) -> list[str]:
+    summary = list(pr.summary.as_dict().values()) if pr.summary else []
+    return [pr.title, pr.body or "", *summary]
+
+
+def revert_title(title: str) -> tuple[str, int | None] | None:
+    """For a `Revert "..."` title: the reverted PR's title, and its number when the title carries it."""
+    match = _REVERT_TITLE.match(title)
+    if not match:
+        return None
+    return match["title"].strip(), int(match["number"]) if match["number"] else None
+
+
+def extract_relations(pr: PullRequest) -> list[Relation]:
+    """What `pr` says about other PRs, one relation per other PR, strongest kind first."""
+    return _from_texts(pr.repo, pr.number, pr.title, _texts(pr))
+
+
+def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Relation]:
+    found: dict[int, str] = {}
+
+    def note(target: int, kind: str) -> None:
+        if target != number and (target not in found or KINDS.index(kind) < KINDS.index(found[target])):
+            found[target] = kind
+
+    def note_ref(match: re.Match[str], kind: str) -> None:
+        other_repo = match["repo"] or match["link"]
+        if other_repo is None or other_repo.lower() == repo.lower():
+            note(int(match["number"]), kind)
+
+    reverted = revert_title(title)
+    if reverted and reverted[1] is not None:
+        note(reverted[1], "reverts")
+    for text in texts:
+        text = _NOISE.sub(" ", text or "")
+        for kind, pattern in _CUED:
+            for match in pattern.finditer(text):
+                note_ref(match, kind)
+        for match in _ANY_REF.finditer(text):
+            note_ref(match, "mentions")
+    return [Relation(number, target, kind) for target, kind in found.items()]
+
+
+def record_relations(db: Database, pr: PullRequest) -> None:
+    """Replace what `pr` states about other PRs; call inside the transaction that saves `pr`."""
+    _record(db, pr.repo, pr.number, pr.title, _texts(pr))
+
+
+def backfill_relations(db: Database) -> None:
+    """Record the relations of every stored PR, straight from the columns (no model classes)."""
+    rows = db.execute("select repo, number, title, body, what_changed, impact, risks, insights from prs")
+    for repo, number, title, *texts in rows.fetchall():
+        _record(db, repo, number, title, [title, *texts])
+
+
+def _record(db: Database, repo: str, number: int, title: str, texts: list[str]) -> None:
+    relations = _from_texts(repo, number, title, texts)
+    reverted = revert_title(title)
+    if reverted and reverted[1] is None:
+        # A revert titled without the number: find the PR by its title.
+        relations.extend(
+            Relation(number, row[0], "reverts")
+            for row in db.execute(
+                "select number from prs where repo = ? and title = ? and number != ?", [repo, reverted[0], number]
+            )
+        )
+    db.execute("delete from pr_relations where repo = ? and source = ?", [repo, number])
+    # A revert saved before the PR it reverts (reports imported out of order).
+    relations.extend(
+        Relation(row[0], number, "reverts")
+        for row in db.execute(
+            "select number from prs where repo = ? and title = ? and number != ?", [repo, f'Revert "{title}"', number]
+        )
+    )
+    db.conn.executemany(
+        "insert or replace into pr_relations (repo, source, target, kind) values (?, ?, ?, ?)",
+        [(repo, rel.source, rel.target, rel.kind) for rel in relations],
+    )
+
+
+def related(db: Database, repo: str, number: int) -> list[Link]:
+    """Every PR linked to `number` in either direction, strongest kind first, then newest number."""
+    rows = db.execute(
+        """
+        select target, kind, 1 from pr_relations where repo = ? and source = ?
+        union all
+        select source, kind, 0 from pr_relations where repo = ? and target = ?
+        """,
+        [repo, number, repo, number],
+    ).fetchall()
+    links: dict[int, Link] = {}
+    for other, kind, outgoing in sorted(rows, key=lambda row: (KINDS.index(row[1]), -row[0])):
+        links.setdefault(other, Link(number, other, kind, bool(outgoing)))
+    return list(links.values())
