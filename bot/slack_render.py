@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot.mrkdwn import escape, link, truncate
@@ -13,12 +14,17 @@ from store.model import PullRequest
 from store.report_markdown import SECTIONS
 from store.reports import DailyReport
 
+if TYPE_CHECKING:
+    from bot.answer import Answer
+
 # Slack allows 50 blocks and 3000 characters per section; leave headroom for the
 # undocumented cumulative limit on block text.
 MAX_BLOCKS = 45
 MAX_SECTION_CHARS = 2900
 MAX_MESSAGE_CHARS = 11000
 SUMMARY_ACTION = "prdigest_pr_summary"
+# PRs listed one by one in a reply; keeps a week within the five messages a response_url takes.
+MAX_LISTED = 50
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
 
 
@@ -89,16 +95,27 @@ def highlights(prs: list[PullRequest], limit: int = 3) -> list[PullRequest]:
     )[:limit]
 
 
-def report_headline(report: DailyReport) -> str:
+def report_headline(report: DailyReport, scope: str | None = None, as_of: datetime | None = None) -> str:
+    """"vLLM: merged PRs [scope ]for DAY (PST)[, as of HH:MM]"; scope is e.g. "in rocm"."""
     name = report.title.replace(" Merged PR Report", "")
-    return f"{name}: merged PRs for {report.label} ({report.tz_label})"
+    scoped = f" {scope}" if scope else ""
+    headline = f"{name}: merged PRs{scoped} for {report.label} ({report.tz_label})"
+    if as_of is not None:
+        headline += f", as of {as_of.astimezone(report.tz).strftime('%H:%M')}"
+    return headline
 
 
-def parent_message(report: DailyReport) -> Message:
+def is_range(report: DailyReport) -> bool:
+    return report.first != report.last
+
+
+def parent_message(
+    report: DailyReport, scope: str | None = None, as_of: datetime | None = None, in_thread: bool = True
+) -> Message:
     """The thread's parent: date, counts by type, top areas, three highlights."""
     prs = report.prs
     kinds = Counter(pr.type for pr in prs)
-    lines = [f"*{escape(report_headline(report))}*"]
+    lines = [f"*{escape(report_headline(report, scope, as_of))}*"]
     lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
     areas = top_areas(prs)
     if areas:
@@ -106,36 +123,51 @@ def parent_message(report: DailyReport) -> Message:
     picks = highlights(prs)
     if picks:
         lines.append("Highlights:")
-        lines.extend(pr_line(pr, report.tz) for pr in picks)
-    lines.append("_Every PR is in the thread._" if prs else "_Nothing merged that day._")
+        lines.extend(pr_line(pr, report.tz, with_date=is_range(report)) for pr in picks)
+    if in_thread:
+        lines.append("_Every PR is in the thread._" if prs else "_Nothing merged that day._")
     text = "\n".join(lines)
     return Message(text=text, blocks=[mrkdwn_section(text)])
 
 
-def thread_messages(report: DailyReport) -> list[Message]:
-    """Every PR of the day, grouped by area; trivial PRs compact at the end."""
+def thread_messages(report: DailyReport, limit: int | None = None) -> list[Message]:
+    """Every PR of the day, grouped by area; trivial PRs compact at the end.
+
+    With `limit`, at most that many substantial and that many trivial PRs are
+    listed, and a last line says how many were left out.
+    """
+    with_date = is_range(report)
+    substantial = [pr for pr in report.prs if pr.type != "trivial"]
+    trivial = [pr for pr in report.prs if pr.type == "trivial"]
+    shown, shown_trivial = substantial[:limit], trivial[:limit]
     groups: dict[str, list[PullRequest]] = {}
-    for pr in report.prs:
-        if pr.type != "trivial":
-            groups.setdefault(primary_area(pr), []).append(pr)
+    for pr in shown:
+        groups.setdefault(primary_area(pr), []).append(pr)
     order = sorted(groups, key=lambda a: (-len(groups[a]), AREAS.index(a) if a in AREAS else len(AREAS)))
     blocks: list[dict[str, Any]] = []
     for area in order:
         blocks.append(mrkdwn_section(f"*{area}* ({len(groups[area])})"))
         for pr in groups[area]:
-            blocks.append(mrkdwn_section(pr_line(pr, report.tz), accessory=summary_button(pr)))
-    trivial = [pr for pr in report.prs if pr.type == "trivial"]
-    if trivial:
+            blocks.append(mrkdwn_section(pr_line(pr, report.tz, with_date), accessory=summary_button(pr)))
+    if shown_trivial:
         lines = [f"*trivial* ({len(trivial)})"] + [
-            f"\u2022 {pr_link(pr)} _by {escape(pr.author)}_" for pr in trivial
+            f"\u2022 {pr_link(pr)} _by {escape(pr.author)}_" for pr in shown_trivial
         ]
         blocks.extend(mrkdwn_section(chunk) for chunk in pack_lines(lines, MAX_SECTION_CHARS))
+    left_out = len(substantial) - len(shown) + len(trivial) - len(shown_trivial)
+    if left_out:
+        blocks.append(mrkdwn_section(f"_\u2026and {left_out} more; narrow it down with an area, an author or a shorter period._"))
     return split_blocks(blocks)
 
 
-def daily_report_messages(report: DailyReport) -> list[Message]:
+def daily_report_messages(report: DailyReport, scope: str | None = None) -> list[Message]:
     """The parent message followed by the thread replies."""
-    return [parent_message(report)] + thread_messages(report)
+    return [parent_message(report, scope)] + thread_messages(report)
+
+
+def reply_messages(report: DailyReport, scope: str | None = None, as_of: datetime | None = None) -> list[Message]:
+    """A day or a period as the answer to a command: the summary, then its PRs (at most MAX_LISTED of each type)."""
+    return [parent_message(report, scope, as_of, in_thread=False)] + thread_messages(report, limit=MAX_LISTED)
 
 
 def pack_lines(lines: list[str], limit: int) -> list[str]:
@@ -193,3 +225,40 @@ def pr_summary_message(pr: PullRequest, tz: ZoneInfo) -> Message:
             blocks.append(mrkdwn_section("_Summary extracted from the PR description._"))
     text = "\n\n".join(block["text"]["text"] for block in blocks)
     return Message(text=truncate(text, 3900), blocks=blocks)
+
+
+def text_message(text: str) -> Message:
+    """Our own mrkdwn text (anything untrusted in it already escaped), in as many sections as it needs."""
+    return Message(text=truncate(text, 3900), blocks=[mrkdwn_section(chunk) for chunk in pack_lines(text.split("\n"), MAX_SECTION_CHARS)])
+
+
+def pr_list_message(heading: str, prs: list[PullRequest], tz: ZoneInfo, note: str | None = None) -> Message:
+    """A heading (our mrkdwn) and PRs one per section, each with its summary button."""
+    blocks = [mrkdwn_section(heading)]
+    if note:
+        blocks.append(mrkdwn_section(f"_{escape(note)}_"))
+    blocks.extend(mrkdwn_section(pr_line(pr, tz, with_date=True), accessory=summary_button(pr)) for pr in prs)
+    return _message(blocks[:MAX_BLOCKS])
+
+
+_CITATION = re.compile(r"\[#(\d+)\]")
+MAX_SOURCES = 5
+
+
+def answer_message(answer: "Answer", tz: ZoneInfo) -> Message:
+    """An answer: its text escaped, [#N] turned into links for the cited PRs, and the sources under it."""
+    cited = {pr.number: pr for pr in answer.prs}
+
+    def cite(match: re.Match[str]) -> str:
+        pr = cited.get(int(match.group(1)))
+        return link(pr.url, f"#{pr.number}") if pr else match.group(0)
+
+    body = _CITATION.sub(cite, escape(answer.text.strip()))
+    blocks = [mrkdwn_section(chunk) for chunk in pack_lines(body.split("\n"), MAX_SECTION_CHARS)]
+    sources = [cited[number] for number in answer.citations if number in cited][:MAX_SOURCES]
+    if sources:
+        lines = ["*Sources*"] + [
+            f"\u2022 {pr_link(pr)} _by {escape(pr.author)}, merged {pr.merged_at.astimezone(tz).date().isoformat()}_" for pr in sources
+        ]
+        blocks.append(mrkdwn_section("\n".join(lines)))
+    return Message(text=truncate(body, 3900), blocks=blocks[:MAX_BLOCKS])

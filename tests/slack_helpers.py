@@ -1,0 +1,63 @@
+"""Helpers for the Slack tests: a runtime over the test store, PRs made to order, the fake Slack."""
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Iterator
+
+import pytest
+
+from bot.config import Settings
+from bot.runtime import Runtime
+from conftest import FIXTURES, LA
+from store.importer import import_file
+from store.model import PullRequest, Summary
+from store.prs import save_prs
+from servers.slack_api import FakeSlack
+
+REPO = "acme/engine"
+LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
+
+
+def make_pr(number: int, merged_at: datetime, title: str | None = None, **fields) -> PullRequest:
+    what = fields.pop("what", f"Change {number} makes the engine better in one specific way.")
+    return PullRequest(
+        repo=fields.pop("repo", REPO),
+        number=number,
+        title=title or f"[Core] Change number {number}",
+        url=f"https://github.com/{REPO}/pull/{number}",
+        author=fields.pop("author", "ada-l"),
+        merged_by="merge-bot",
+        merged_at=merged_at,
+        type=fields.pop("type", "substantial"),
+        files=fields.pop("files", ["engine/core.py"]),
+        areas=fields.pop("areas", ["core"]),
+        summary=Summary(what, "Impact.", "Risks.", "Insights.", "imported"),
+        **fields,
+    )
+
+
+def seed_day(db, day: date, count: int, start: int = 1000, **fields) -> list[PullRequest]:
+    """`count` PRs merged on local day `day`, a few minutes apart from 08:00."""
+    base = datetime.combine(day, time(8, 0), tzinfo=LA)
+    prs = [make_pr(start + i, base + timedelta(minutes=5 * i), **fields) for i in range(count)]
+    save_prs(db, prs)
+    return prs
+
+
+def import_fixtures(db) -> None:
+    for name in ("report-2026-03-07.md", "report-2026-03-08.md"):
+        import_file(db, FIXTURES / name, LA)
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Runtime]:
+    monkeypatch.setenv("PRDIGEST_REPOS", REPO)
+    rt = Runtime(Settings.from_env())
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    with FakeSlack() as server:
+        yield server
