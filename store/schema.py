@@ -112,3 +112,35 @@ def m030_search(db: Database) -> None:
     # Finding the PR a `Revert "<title>"` PR reverts.
     db.execute("create index prs_repo_title on prs (repo, title)")
     backfill_relations(db)
+
+
+@migrations()
+def m020_model_summaries(db: Database) -> None:
+    # The prompt version behind a model summary (the model is in summary_source):
+    # a new prompt or model summarizes again, an unchanged one never pays twice.
+    db["prs"].add_column("summary_prompt", str)
+    db["prs"].add_column("summarized_at", str)
+    # Why the last model attempt failed; set means "waiting for a retry".
+    db["prs"].add_column("summary_retry", str)
+    # Every model call and its token usage, so the cost of a day and of a PR is visible.
+    db["model_calls"].create(
+        {
+            "id": int,
+            "at": str,  # UTC, like prs.merged_at
+            "purpose": str,  # summary | answer
+            "model": str,
+            "prompt_version": str,
+            "repo": str,
+            "number": int,
+            "outcome": str,  # ok | unparsed | error
+            "error": str,
+            "tokens_in": int,
+            "tokens_out": int,
+            "seconds": float,
+        },
+        pk="id",
+        not_null={"at", "purpose", "model", "outcome"},
+        defaults={"tokens_in": 0, "tokens_out": 0},
+    )
+    db["model_calls"].create_index(["at"])
+    db["model_calls"].create_index(["repo", "number"])

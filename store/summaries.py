@@ -1,0 +1,177 @@
+"""Model summaries in the store: which PRs need one, writing one whole, marking a retry, and the call ledger."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlite_utils import Database
+
+from store.days import from_utc_text, local_day, range_bounds, to_utc_text
+from store.model import PullRequest, Summary
+from store.prs import pr_from_row
+
+# A PR needs a model summary when it has none of its own kind for this model and
+# prompt version, or the last attempt failed. Imported summaries were written by a
+# model with the whole diff at hand; they are kept unless a summary is forced.
+_NEEDS = (
+    "(summary_source is null or summary_source = 'extractive' or summary_retry is not null"
+    " or (summary_source like 'model:%' and (summary_source != :source or coalesce(summary_prompt, '') != :prompt)))"
+)
+
+
+def model_source(model: str) -> str:
+    return f"model:{model}"
+
+
+@dataclass
+class ModelCall:
+    outcome: str  # ok | unparsed | error
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+    error: str | None = None
+
+
+def prs_needing_summary(
+    db: Database, repo: str, model: str, prompt: str, start: datetime | None = None, end: datetime | None = None
+) -> list[PullRequest]:
+    """PRs of `repo` (merged in [start, end) if given) without a current model summary, oldest first."""
+    where = f"repo = :repo and {_NEEDS}"
+    args: dict[str, Any] = {"repo": repo, "source": model_source(model), "prompt": prompt}
+    if start and end:
+        where += " and merged_at >= :start and merged_at < :end"
+        args.update(start=to_utc_text(start), end=to_utc_text(end))
+    return [pr_from_row(row) for row in db["prs"].rows_where(where, args, order_by="merged_at, number")]
+
+
+def needs_model_summary(db: Database, pr: PullRequest, model: str, prompt: str) -> bool:
+    row = db.execute(
+        f"select 1 from prs where repo = :repo and number = :number and {_NEEDS}",
+        {"repo": pr.repo, "number": pr.number, "source": model_source(model), "prompt": prompt},
+    ).fetchone()
+    return row is not None
+
+
+def record_calls(
+    db: Database, calls: list[ModelCall], model: str, prompt: str | None, repo: str | None, number: int | None,
+    purpose: str = "summary",
+) -> None:
+    """Add calls to the ledger (`model_calls`); other features record theirs with their own purpose."""
+    now = to_utc_text(datetime.now(timezone.utc))
+    db["model_calls"].insert_all(
+        {
+            "at": now, "purpose": purpose, "model": model, "prompt_version": prompt, "repo": repo,
+            "number": number, "outcome": call.outcome, "error": call.error, "tokens_in": call.tokens_in,
+            "tokens_out": call.tokens_out, "seconds": round(call.seconds, 3),
+        }
+        for call in calls
+    )
+
+
+def save_model_summary(
+    db: Database, pr: PullRequest, pr_type: str, summary: Summary, prompt: str, calls: list[ModelCall]
+) -> None:
+    """Store a complete model summary and its calls in one transaction; clears any retry mark."""
+    now = to_utc_text(datetime.now(timezone.utc))
+    with db.atomic():
+        db.execute(
+            "update prs set type = ?, what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
+            " summary_prompt = ?, summarized_at = ?, summary_retry = null, updated_at = ? where repo = ? and number = ?",
+            [pr_type, summary.what_changed, summary.impact, summary.risks, summary.insights, summary.source,
+             prompt, now, now, pr.repo, pr.number],
+        )
+        record_calls(db, calls, summary.source.removeprefix("model:"), prompt, pr.repo, pr.number)
+
+
+def mark_for_retry(
+    db: Database, pr: PullRequest, reason: str, model: str, prompt: str, calls: list[ModelCall],
+    fallback: Summary,
+) -> None:
+    """Keep the PR's summary (or store `fallback` when it has none), note why, and record the calls."""
+    now = to_utc_text(datetime.now(timezone.utc))
+    with db.atomic():
+        db.execute(
+            "update prs set what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
+            " updated_at = ? where repo = ? and number = ? and summary_source is null",
+            [fallback.what_changed, fallback.impact, fallback.risks, fallback.insights, fallback.source,
+             now, pr.repo, pr.number],
+        )
+        db.execute(
+            "update prs set summary_retry = ? where repo = ? and number = ?", [reason, pr.repo, pr.number]
+        )
+        record_calls(db, calls, model, prompt, pr.repo, pr.number)
+
+
+# ---------------------------------------------------------------- stats
+
+
+@dataclass
+class DayCost:
+    day: date
+    calls: int = 0
+    failed: int = 0
+    prs: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass
+class SummaryStats:
+    repo: str
+    total: int
+    by_source: dict[str, int]
+    waiting: list[tuple[int, str]]  # (PR number, why its last attempt failed)
+    missing: int | None  # PRs without a current model summary, not counting those waiting; None without a model
+    days: list[DayCost] = field(default_factory=list)
+
+
+def summary_stats(
+    db: Database, repo: str, tz: ZoneInfo, last_day: date, days: int, model: str | None, prompt: str
+) -> SummaryStats:
+    total = db.execute("select count(*) from prs where repo = ?", [repo]).fetchone()[0]
+    by_source = dict(
+        db.execute(
+            "select coalesce(summary_source, 'none'), count(*) from prs where repo = ? group by 1 order by 2 desc",
+            [repo],
+        ).fetchall()
+    )
+    waiting = [
+        (number, reason)
+        for number, reason in db.execute(
+            "select number, summary_retry from prs where repo = ? and summary_retry is not null order by merged_at",
+            [repo],
+        )
+    ]
+    missing = None
+    if model:
+        missing = db.execute(
+            f"select count(*) from prs where repo = :repo and summary_retry is null and {_NEEDS}",
+            {"repo": repo, "source": model_source(model), "prompt": prompt},
+        ).fetchone()[0]
+    return SummaryStats(repo, total, by_source, waiting, missing, _day_costs(db, repo, tz, last_day, days))
+
+
+def _day_costs(db: Database, repo: str, tz: ZoneInfo, last_day: date, days: int) -> list[DayCost]:
+    first_day = last_day - timedelta(days=days - 1)
+    start, end = range_bounds(first_day, last_day, tz)
+    costs = {first_day + timedelta(days=i): DayCost(first_day + timedelta(days=i)) for i in range(days)}
+    prs: dict[date, set[int]] = {day: set() for day in costs}
+    rows = db.execute(
+        "select at, outcome, tokens_in, tokens_out, number from model_calls"
+        " where at >= ? and at < ? and (repo = ? or repo is null)",
+        [to_utc_text(start), to_utc_text(end), repo],
+    )
+    for at, outcome, tokens_in, tokens_out, number in rows:
+        day = local_day(from_utc_text(at), tz)
+        cost = costs[day]
+        cost.calls += 1
+        cost.failed += outcome != "ok"
+        cost.tokens_in += tokens_in or 0
+        cost.tokens_out += tokens_out or 0
+        if number is not None:
+            prs[day].add(number)
+    for day, numbers in prs.items():
+        costs[day].prs = len(numbers)
+    return list(costs.values())
