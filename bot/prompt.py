@@ -287,13 +287,27 @@ def parse_reply(text: str) -> ParsedReply:
         raise ReplyFormatError(f"missing section(s): {', '.join(missing)}")
     if order != expected:
         raise ReplyFormatError("sections out of order")
-    sections = {key: "\n".join(collected[key]).strip() for key in expected}
+    sections = {key: _flatten(collected[key]) for key in expected}
     for key, body in sections.items():
         if not body:
             raise ReplyFormatError(f"section {_label(key)!r} is empty")
         if len(body) > MAX_SECTION_CHARS:
             raise ReplyFormatError(f"section {_label(key)!r} is {len(body)} characters long")
     return ParsedReply(type=kinds[0], sections=sections)
+
+
+_LINE_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+\u2022]\s+|\d+[.)]\s+|>\s*)")
+_RULE = re.compile(r"^\s*[-*_=]{3,}\s*$")
+
+
+def _flatten(lines: list[str]) -> str:
+    """A section as one paragraph, like the reports' own: list markers, headings and rules dropped.
+
+    One paragraph also keeps a line such as "## x" or "---" from splitting the
+    Markdown report the section is written into.
+    """
+    kept = [_LINE_MARKUP.sub("", line).strip() for line in lines if not _RULE.match(line)]
+    return " ".join(" ".join(line for line in kept if line).split())
 
 
 def _label(key: str) -> str:

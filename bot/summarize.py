@@ -157,15 +157,17 @@ def summarize_prs(
         return run
     own = diffs is None
     source = GitHubDiffs.from_settings(settings) if own else diffs
+    pool = ThreadPoolExecutor(max_workers=settings.llm_concurrency, thread_name_prefix="summarize")
     try:
-        with ThreadPoolExecutor(max_workers=settings.llm_concurrency, thread_name_prefix="summarize") as pool:
-            futures = [pool.submit(_attempt, pr, llm, settings.summary_tokens, source) for pr in todo]
-            for future in as_completed(futures):
-                attempt = future.result()
-                _store(db, attempt, llm.model, run)
-                if on_done:
-                    on_done(attempt.pr, attempt.error)
+        futures = [pool.submit(_attempt, pr, llm, settings.summary_tokens, source) for pr in todo]
+        for future in as_completed(futures):
+            attempt = future.result()
+            _store(db, attempt, llm.model, run)
+            if on_done:
+                on_done(attempt.pr, attempt.error)
     finally:
+        # On Ctrl-C only the calls in flight finish; what was stored so far stays.
+        pool.shutdown(wait=True, cancel_futures=True)
         if own:
             source.client.close()
     if isinstance(source, GitHubDiffs):

@@ -338,3 +338,53 @@ def test_the_fake_models_reply_parses():
     """Guards the other tests: the scripted reply is the format the prompt asks for."""
     assert parse_reply(summary_reply(1)).type == "substantial"
     assert date.fromisoformat(DAY)
+
+
+# ---------------------------------------------------------------- reading replies
+
+LABELS = ["What changed and why", "Technical impact", "Potential risks", "Key insights"]
+
+
+def reply_with(headings, kind="TYPE: substantial", bodies=("A.", "B.", "C.", "D.")) -> str:
+    return "\n".join([kind] + [f"{h}\n{b}" for h, b in zip(headings, bodies)])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        reply_with([f"## {label}" for label in LABELS]),
+        reply_with([f"**{label}**" for label in LABELS]),
+        reply_with([f"{label}:" for label in LABELS]),
+        "<think>The user wants a summary.</think>\n```markdown\n" + reply_with([f"### {label}" for label in LABELS]) + "\n```",
+        reply_with([f"## {label}" for label in LABELS], kind="") + "\n**Type:** `SUBSTANTIAL`",
+    ],
+    ids=["hashes", "bold", "colon", "thinking-and-fence", "type-last"],
+)
+def test_replies_in_the_usual_shapes_parse(text):
+    parsed = parse_reply(text)
+    assert parsed.type == "substantial"
+    assert list(parsed.sections.values()) == ["A.", "B.", "C.", "D."]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Here you go!", "text before the first section"),
+        (reply_with([f"## {label}" for label in LABELS], kind=""), "expected one TYPE line"),
+        (reply_with([f"## {label}" for label in LABELS], kind="TYPE: major"), "found major"),
+        (reply_with([f"## {label}" for label in LABELS[:3]]), "missing section(s): Key insights"),
+        (reply_with([f"## {label}" for label in LABELS], bodies=("A.", "", "C.", "D.")), "'Technical impact' is empty"),
+        (reply_with([f"## {label}" for label in LABELS], bodies=("A.", "B.", "C.", "D" * 3000)), "'Key insights' is 3000 characters"),
+        (reply_with([f"## {label}" for label in [LABELS[1], LABELS[0], *LABELS[2:]]]), "out of order"),
+        (reply_with([f"## {label}" for label in LABELS + [LABELS[0]]], bodies="ABCDE"), "appears twice"),
+    ],
+)
+def test_anything_else_is_refused_with_a_reason(text, problem):
+    with pytest.raises(ValueError) as caught:
+        parse_reply(text)
+    assert problem in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_sections_are_stored_as_one_paragraph():
+    text = reply_with([f"## {label}" for label in LABELS], bodies=("It does:\n- one thing\n- another\n\n## Aside\n---\nDone.", "B.", "C.", "D."))
+    assert parse_reply(text).sections["what_changed"] == "It does: one thing another Aside Done."
