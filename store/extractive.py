@@ -65,6 +65,7 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
+_BARE_URL_IN_PARENS = re.compile(r"\s*\(\s*https?://[^\s)]+\s*\)")
 _MD_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
 _GITHUB_URL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)(?:[#?][^\s)]*)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[#])")
@@ -129,8 +130,9 @@ def _paragraphs(lines: list[str]) -> list[list[str]]:
 def _inline(text: str) -> str:
     """Markdown inline syntax reduced to the words a reader sees."""
     text = _MD_IMAGE.sub("", text)
-    text = _GITHUB_URL.sub(lambda m: f"#{m.group(2)}", text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _GITHUB_URL.sub(lambda m: f"#{m.group(2)}", text)
+    text = _BARE_URL_IN_PARENS.sub("", text)
     text = _MD_BOLD.sub(lambda m: m.group(1) or m.group(2), text)
     return " ".join(text.split())
 
@@ -146,11 +148,32 @@ def _prose(block: list[str]) -> str:
     items = [_inline(_LIST_ITEM.sub("", line)) for line in block if _LIST_ITEM.match(line)]
     items = [item for item in items if item][:4]
     if not items:
-        return sentence(" ".join(intro))
+        return _imperative_to_statement(sentence(" ".join(intro)))
     if intro and intro[-1].endswith(":"):
         listed = "; ".join(_lower_first(item.rstrip(".;")) for item in items)
         return sentence(" ".join(intro) + " " + listed)
+    actions = [_action(item.rstrip(".;")) for item in items]
+    if not intro and all(actions):
+        return sentence("This PR " + join_words([action for action in actions if action]))
     return " ".join(sentence(part) for part in [" ".join(intro), *items] if part)
+
+
+_NOUN_USE = frozenset({"for", "of", "to", "is", "was", "in", "on", "with", "that", "which"})
+
+
+def _imperative_to_statement(text: str) -> str:
+    """ "Add Foo, a new model." -> "This PR adds Foo, a new model." (also "Adds"/"Added"); else unchanged.
+
+    Only the first sentence, and not where the verb is used as a noun ("Fix for the crash...").
+    """
+    parts = _SENTENCE_END.split(text, 1)
+    words = parts[0].split(" ", 2)
+    if len(words) < 2 or words[1].lower() in _NOUN_USE:
+        return text
+    action = _action(parts[0])
+    if not action:
+        return text
+    return " ".join([f"This PR {action}"] + parts[1:])
 
 
 def _first_paragraph(sections: list[_Section]) -> str:
@@ -241,8 +264,11 @@ _VERBS = frozenset(
     print refine release rework save select silence store tweak unblock retry reorganize relocate prune polish
     normalize isolate inline infer hoist format filter fetch extract explain escape downgrade decouple
     customize configure cap call bound block batch bypass build allocate abort fuse free gather generalize
-    reland land pad quantize shard offload overlap prefetch profile schedule stream test tidy trim unskip
-    vectorize wire""".split()
+    reland land pad quantize shard offload overlap prefetch profile schedule stream tidy trim unskip
+    vectorize wire truncate clamp count drain dump encode decode evict expand flatten flush forward
+    instantiate launch map measure monitor pack pick plumb populate preprocess refresh reload remap render
+    replay report resize reshape retain route sample scale send serve slice spawn start submit swap toggle
+    track trigger unwrap upload verify wait write""".split()
 )
 _FINITE = re.compile(r"\b(?:should|must|is|are|was|were|will|can|cannot|now|no longer|does|do|doesn't|don't)\b", re.I)
 _REVERT_QUOTED = re.compile(r'^\s*revert\s*"(?P<inner>.*?)(?:\s*\((?P<ref>#\d+)\))?"\s*(?:\((?P<self>#\d+)\))?\s*$', re.I)
@@ -312,16 +338,18 @@ _SCOPED = re.compile(r"^(?P<scope>[^:]{2,40}):\s+(?P<rest>.+)$")
 
 
 def _base_verb(word: str) -> str | None:
-    """The imperative verb a title starts with, also from its -ing form ("Adding" -> "add")."""
+    """The verb a title or sentence starts with, in its base form: "Add", "Adds", "Added", "Adding" -> "add"."""
     word = word.lower()
     if word in _VERBS:
         return word
+    candidates: tuple[str, ...] = ()
     if word.endswith("ing"):
-        stem = word[:-3]
-        for candidate in (stem, stem + "e", stem[:-1]):
-            if candidate in _VERBS:
-                return candidate
-    return None
+        candidates = (word[:-3], word[:-3] + "e", word[:-4])
+    elif word.endswith("ed"):
+        candidates = (word[:-2], word[:-1], word[:-3] + "y", word[:-3])
+    elif word.endswith("s"):
+        candidates = (word[:-1], word[:-2], word[:-3] + "y")
+    return next((candidate for candidate in candidates if candidate in _VERBS), None)
 
 
 def _action(text: str) -> str | None:
@@ -343,6 +371,7 @@ def _action(text: str) -> str | None:
 
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_ABOUT_THE_PR = re.compile(r"^This (?:PR|pull request|change|patch|commit)\b", re.IGNORECASE)
 
 
 def _stems(text: str) -> set[str]:
@@ -357,9 +386,11 @@ def _stems(text: str) -> set[str]:
 
 
 def _overlaps(title: str, paragraph: str) -> bool:
-    """Whether the paragraph already says what the title says (nearly all its longer words)."""
-    words = {stem for stem in _stems(_PREFIX.sub("", title)) if len(stem) > 3}
-    return bool(words) and len(words & _stems(paragraph)) >= 0.8 * len(words)
+    """Whether the paragraph already says what the title says (nearly all its words but the shortest)."""
+    words = {stem for stem in _stems(_PREFIX.sub("", title)) if len(stem) > 2}
+    # A paragraph that opens by saying what the PR does needs less agreement to stand alone.
+    share = 0.5 if _ABOUT_THE_PR.match(paragraph) else 0.8
+    return bool(words) and len(words & _stems(paragraph)) >= share * len(words)
 
 
 # ---------------------------------------------------------------- type
@@ -521,6 +552,9 @@ def _risks(pr: PullRequest, body: str, trivial: str | None) -> str:
     return " ".join(risks[:3])
 
 
+_COMMAND = re.compile(r"^(?:pytest|python3?|vllm|lm_eval|torchrun|bash|sh|uv|pip|make|docker|[A-Z_]+=\S+)\b")
+
+
 def _test_plan(sections: list[_Section]) -> str:
     lines = _section_text(sections, _TEST_PLAN_HEADINGS)
     fenced = False
@@ -528,9 +562,10 @@ def _test_plan(sections: list[_Section]) -> str:
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        text = _inline(_LIST_ITEM.sub("", line)).strip("` ")
-        if fenced and text and not text.startswith("#"):
-            return f"The author tested it with `{text[:120]}`."
+        text = _inline(_LIST_ITEM.sub("", line)).strip()
+        command = text.strip("` ")
+        if command and not command.startswith("#") and (fenced or _COMMAND.match(command)):
+            return f"The author tested it with `{command[:120]}`."
         if not fenced and _meaningful(text):
             return f"The test plan: {_lower_first(_clip(sentence(text), 200))}"
     return ""

@@ -211,3 +211,30 @@ def test_every_seed_pr_gets_well_formed_sections():
             total += 1
     # The reports' types were judged by a model with the diff at hand; the rules should mostly agree.
     assert agree / total >= 0.8, (agree, total)
+
+
+def test_a_list_of_changes_reads_as_one_sentence_about_the_pr():
+    body = "## Summary\n- Adds a `--max-log-len` flag to `serve`\n- Truncates logged prompts to that length\n- Defaulted to unlimited\n"
+    summary = extractive_summary(make_pr(title="[Frontend] Add `--max-log-len` to the serve command", body=body))
+    assert summary.what_changed == (
+        "This PR adds a `--max-log-len` flag to `serve`, truncates logged prompts to that length and defaults to unlimited."
+    )
+
+
+@pytest.mark.parametrize(
+    ("paragraph", "expected"),
+    [
+        ("Add Foo-7B (https://example.org/foo), a dense decoder model.", "This PR adds Foo-7B, a dense decoder model."),
+        ("Fixed the crash on empty prompts. It returns early now.", "This PR fixes the crash on empty prompts. It returns early now."),
+        ("Fix for the crash on empty prompts, which returns early now.", "Fix for the crash on empty prompts, which returns early now."),
+    ],
+)
+def test_an_imperative_opening_becomes_a_statement_about_the_pr(paragraph, expected):
+    summary = extractive_summary(make_pr(title="[Model] Foo-7B and empty prompt crash", body=paragraph))
+    assert summary.what_changed.endswith(expected)
+
+
+def test_an_inline_test_command_is_quoted():
+    body = "## Purpose\nMakes the sampler faster on long prompts.\n\n## Test Plan\n`pytest tests/test_sampler.py -k long`\n"
+    summary = extractive_summary(make_pr(title="[Perf] Faster sampler", body=body))
+    assert "The author tested it with `pytest tests/test_sampler.py -k long`." in summary.insights
