@@ -180,6 +180,43 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
         click.echo(stats_text(figures, settings))
 
 
+@cli.command()
+@click.option("--repo", help="OWNER/NAME (default: every repository in PRDIGEST_REPOS).")
+@click.option("--since", help="First local day YYYY-MM-DD (default: where the last run stopped; first run: yesterday).")
+@click.option("--until", help="Last local day YYYY-MM-DD (default: today).")
+@pass_app
+def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
+    """Fetch merged PRs from GitHub into the store. Cheap to run every few minutes."""
+    from bot.ingest import TerminalProgress, describe, github_client
+    from store.github import BadToken, GitHubError
+    from store.ingest import ingest_repo, plan_window
+
+    first, last = parse_day(since, "--since"), parse_day(until, "--until")
+    if first and last and first > last:
+        raise click.BadParameter(f"{first} is after --until {last}", param_hint="--since")
+    repos = [app.repo(repo)] if repo else list(app.settings.repos)
+    progress = TerminalProgress()
+    failed = 0
+    with github_client(app.settings, on_wait=progress.waiting) as client:
+        for name in repos:
+            window = plan_window(app.db, name, app.settings.timezone, first, last, datetime.now(app.settings.timezone))
+            before = client.requests
+            try:
+                done = ingest_repo(app.db, client, name, window, progress)
+            except BadToken as exc:
+                progress.clear()
+                raise click.ClickException(str(exc)) from None
+            except GitHubError as exc:
+                progress.clear()
+                click.echo(f"prdigest: error: {name}: {exc}", err=True)
+                failed += 1
+                continue
+            progress.clear()
+            click.echo(describe(done, app.settings.timezone, client.requests - before))
+    if failed:
+        sys.exit(1)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every failure becomes one line on stderr, never a traceback."""
     try:

@@ -95,6 +95,13 @@ def m040_slack(db: Database) -> None:
 
 
 @migrations()
+def m010_github_updated_at(db: Database) -> None:
+    # GitHub's updated_at of the version stored, so ingesting a window again
+    # skips the PRs that did not change since, and refreshes those that did.
+    db["prs"].add_column("github_updated_at", str)
+
+
+@migrations()
 def m030_search(db: Database) -> None:
     from store.relations import backfill_relations
 

@@ -126,6 +126,10 @@ class FakeGitHub:
         with self._lock:
             self._faults.append([match, fault, times])
 
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
     def exhaust(self, resource: str = "core", reset_in: float = 60.0) -> None:
         """Use up the primary rate limit of `resource` until `reset_in` seconds from now."""
         with self._lock:
@@ -262,6 +266,9 @@ def _graphql_node(repo: str, pull: FakePull, query: str) -> dict[str, Any]:
 def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in separate writes; with Nagle on, the client's
+        # delayed ACK would add 40 ms to every answer.
+        disable_nagle_algorithm = True
 
         def log_message(self, *args: Any) -> None:  # quiet
             pass
