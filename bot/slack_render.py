@@ -126,8 +126,8 @@ def parent_message(
         lines.extend(pr_line(pr, report.tz, with_date=is_range(report)) for pr in picks)
     if in_thread:
         lines.append("_Every PR is in the thread._" if prs else "_Nothing merged that day._")
-    text = "\n".join(lines)
-    return Message(text=text, blocks=[mrkdwn_section(text)])
+    chunks = pack_lines(lines, MAX_SECTION_CHARS)
+    return Message(text=truncate("\n".join(lines), 3900), blocks=[mrkdwn_section(chunk) for chunk in chunks])
 
 
 def thread_messages(report: DailyReport, limit: int | None = None) -> list[Message]:

@@ -12,6 +12,7 @@ from conftest import FIXTURES, LA
 from store.importer import import_file
 from store.model import PullRequest, Summary
 from store.prs import save_prs
+from servers.github_api import FakeGitHub
 from servers.slack_api import FakeSlack
 
 REPO = "acme/engine"
@@ -50,7 +51,15 @@ def import_fixtures(db) -> None:
 
 
 @pytest.fixture
-def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Runtime]:
+def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
+    """A GitHub holding no PRs yet; with PRDIGEST_REPOS set, ingesting talks to it and nothing else."""
+    with FakeGitHub({REPO: []}) as server:
+        monkeypatch.setenv("PRDIGEST_GITHUB_API_URL", server.url)
+        yield server
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch, github: FakeGitHub) -> Iterator[Runtime]:
     monkeypatch.setenv("PRDIGEST_REPOS", REPO)
     rt = Runtime(Settings.from_env())
     yield rt

@@ -1,0 +1,157 @@
+"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
+
+Every listener acknowledges first and works after: Slack wants an answer within
+three seconds, and the store, the model and GitHub may each take longer.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from slack_bolt import Ack, App, Respond
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+
+from bot.commands import Reply, execute, help_text, is_slow, pr_reply
+from bot.config import Settings
+from bot.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
+from bot.runtime import Runtime
+from bot.slack_render import SUMMARY_ACTION, Message, mrkdwn_section, parent_message, text_message
+from store.days import local_day
+from store.prs import latest_merge
+from store.reports import load_report
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+_SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d+)$")
+WORKING = "_Working on it\u2026_"
+
+
+def slack_client(settings: Settings) -> WebClient:
+    """A Web API client that waits out 429s (Retry-After) and retries Slack's own 5xx answers."""
+    base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
+    client = WebClient(token=settings.slack_bot_token, base_url=base_url)
+    client.retry_handlers.extend([RateLimitErrorRetryHandler(max_retry_count=5), ServerErrorRetryHandler(max_retry_count=2)])
+    return client
+
+
+def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
+    """The bolt App with every listener registered; its token is checked with auth.test."""
+    settings = runtime.settings
+    app = App(
+        client=client or slack_client(settings),
+        # Empty in Socket Mode, where Slack does not sign; in HTTP mode bolt then refuses every request.
+        signing_secret=settings.slack_signing_secret or "",
+        name="prdigest",
+    )
+    Listeners(runtime).register(app)
+    return app
+
+
+class Listeners:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def register(self, app: App) -> None:
+        # Any command routed to this app is ours, so a workspace may rename /prdigest when the name is taken.
+        app.command(re.compile(r"^/"))(self.on_command)
+        app.event("app_mention")(self.on_mention)
+        app.action(SUMMARY_ACTION)(self.on_summary_button)
+        app.event("app_home_opened")(self.on_home_opened)
+
+    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
+        text = command.get("text") or ""
+        ack(text=WORKING if is_slow(text) else None)
+        reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
+        send_reply(respond, reply)
+
+    def on_summary_button(self, ack: Ack, action: dict[str, Any], respond: Respond) -> None:
+        ack()
+        match = _SUMMARY_VALUE.match(action.get("value") or "")
+        if not match:
+            log.warning("summary button with an unexpected value %r", action.get("value"))
+            return
+        send_reply(respond, pr_reply(self.runtime, match.group(1), int(match.group(2))))
+
+    def on_mention(self, event: dict[str, Any], client: WebClient) -> None:
+        channel, ts = event["channel"], event["ts"]
+        thread_ts = event.get("thread_ts") or ts
+        question = question_text(event.get("text", ""))
+        if not question:
+            post(client, channel, thread_ts, text_message(EMPTY_QUESTION))
+            return
+        try:
+            history = start_turn(self.runtime, channel, thread_ts, ts, question)
+        except Exception:  # the store may be locked or gone; the person still gets an answer
+            log.exception("could not record the mention %s/%s", channel, ts)
+            post(client, channel, thread_ts, apology())
+            return
+        if history is None:
+            return  # Slack delivered this mention again; it is answered already
+        placeholder = post(client, channel, thread_ts, text_message(LOOKING))
+        try:
+            message = answer(self.runtime, question, history=history)
+        except Exception:
+            log.exception("could not answer %r", question)
+            message = apology()
+        client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
+
+    def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
+        if event.get("tab") != "home":
+            return
+        client.views_publish(user_id=event["user"], view={"type": "home", "blocks": self.home_blocks()})
+
+    def home_blocks(self) -> list[dict[str, Any]]:
+        """The Home tab: the latest day's summary, then how to use the bot."""
+        settings = self.runtime.settings
+        blocks = [mrkdwn_section(help_text(settings.default_repo))]
+        try:
+            latest = latest_merge(self.runtime.db, settings.default_repo)
+            if latest is not None:
+                day = local_day(latest, settings.timezone)
+                report = load_report(self.runtime.db, settings.default_repo, day, settings.timezone)
+                blocks.insert(0, parent_message(report, in_thread=False).blocks[0])
+        except Exception:  # the help alone is still a useful Home tab
+            log.exception("could not read the latest report for the Home tab")
+        return blocks
+
+
+def send_reply(respond: Respond, reply: Reply) -> None:
+    for message in reply.messages:
+        respond(
+            text=message.text,
+            blocks=message.blocks,
+            response_type="in_channel" if reply.public else "ephemeral",
+            replace_original=False,
+        )
+
+
+def post(client: WebClient, channel: str, thread_ts: str, message: Message) -> str:
+    response = client.chat_postMessage(
+        channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks, unfurl_links=False
+    )
+    return response["ts"]
+
+
+# ---------------------------------------------------------------- serving
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+
+def http_server(app: App, port: int, host: str = "0.0.0.0") -> WSGIServer:
+    """A threaded HTTP server taking commands, events and interactions at POST /slack/events."""
+    return make_server(
+        host, port, SlackRequestHandler(app, path=EVENTS_PATH),
+        server_class=_ThreadingWSGIServer, handler_class=_QuietHandler,
+    )

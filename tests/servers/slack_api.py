@@ -1,0 +1,239 @@
+"""A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
+
+It answers auth.test, chat.postMessage, chat.update, reactions.add, views.publish
+and apps.connections.open (when a Socket Mode server is attached) the way Slack
+does, records every call, and can answer a method with 429 + Retry-After, an
+HTTP error or a Slack error ({"ok": false, "error": ...}). It also builds the
+signed requests Slack sends to an app over HTTP: slash commands, events and
+button clicks.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qsl, urlencode
+
+from slack_sdk.signature import SignatureVerifier
+
+BOT_TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-test-token"
+SIGNING_SECRET = "test-signing-secret"
+BOT_USER = "UPRDIGEST"
+TEAM = "T0TEST"
+
+
+@dataclass
+class ApiCall:
+    method: str  # e.g. "chat.postMessage", or "response_url"
+    params: dict[str, Any]
+    token: str | None = None
+    at: float = 0.0  # time.monotonic() when it arrived
+
+
+@dataclass
+class Fault:
+    status: int = 429
+    headers: dict[str, str] = field(default_factory=lambda: {"Retry-After": "1"})
+    error: str | None = None  # with status 200: Slack's {"ok": false, "error": error}
+
+
+class FakeSlack:
+    """The fake service; use as a context manager. `api_url` is the Web API base, `response_url()` makes hooks."""
+
+    def __init__(self) -> None:
+        self.calls: list[ApiCall] = []
+        self.socket_url: str | None = None  # apps.connections.open answers this when set
+        self._faults: dict[str, list[Fault]] = {}
+        self._ts = 0
+        self._changed = threading.Condition()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # -- setup
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base}/api/"
+
+    def response_url(self, name: str = "hook") -> str:
+        return f"{self.base}/respond/{name}"
+
+    def fail(self, method: str, *faults: Fault | None) -> None:
+        """Answer the next calls of `method` with these faults in order (None: normally), then normally again."""
+        with self._changed:
+            self._faults.setdefault(method, []).extend(faults)
+
+    def reset(self) -> None:
+        with self._changed:
+            self.calls.clear()
+            self._faults.clear()
+
+    def __enter__(self) -> "FakeSlack":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- what was received
+
+    def calls_to(self, method: str) -> list[ApiCall]:
+        with self._changed:
+            return [call for call in self.calls if call.method == method]
+
+    def posts(self, channel: str | None = None) -> list[ApiCall]:
+        return [c for c in self.calls_to("chat.postMessage") if channel is None or c.params.get("channel") == channel]
+
+    def wait_for(self, predicate: Callable[["FakeSlack"], bool], timeout: float = 10.0) -> None:
+        """Block until predicate(self) holds; AssertionError naming what arrived if it never does."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not predicate(self):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [(c.method, c.params.get("text", "")[:60]) for c in self.calls]
+                    raise AssertionError(f"timed out; calls so far: {seen}")
+                self._changed.wait(left)
+
+    # -- answering
+
+    def _record(self, call: ApiCall) -> None:
+        with self._changed:
+            self.calls.append(call)
+            self._changed.notify_all()
+
+    def _next_fault(self, method: str) -> Fault | None:
+        with self._changed:
+            queue = self._faults.get(method)
+            return queue.pop(0) if queue else None
+
+    def _next_ts(self) -> str:
+        with self._changed:
+            self._ts += 1
+            return f"1700000000.{self._ts:06d}"
+
+    def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
+        if method != "apps.connections.open" and token != BOT_TOKEN:
+            return {"ok": False, "error": "invalid_auth"}
+        if method == "apps.connections.open":
+            if token != APP_TOKEN or not self.socket_url:
+                return {"ok": False, "error": "invalid_auth"}
+            return {"ok": True, "url": self.socket_url}
+        if method == "auth.test":
+            return {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "prdigest",
+                    "team_id": TEAM, "user_id": BOT_USER, "bot_id": "BPRDIGEST"}
+        if method == "chat.postMessage":
+            ts = self._next_ts()
+            message = {"type": "message", "text": params.get("text", ""), "ts": ts, "user": BOT_USER}
+            if params.get("thread_ts"):
+                message["thread_ts"] = params["thread_ts"]
+            return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+        if method == "chat.update":
+            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
+        if method in ("reactions.add", "views.publish"):
+            return {"ok": True}
+        return {"ok": False, "error": "unknown_method"}
+
+
+def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # keep test output quiet
+            pass
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+            params = _params(raw, self.headers.get("Content-Type", ""))
+            if self.path.startswith("/respond/"):
+                slack._record(ApiCall("response_url", params, at=time.monotonic()))
+                return self._send(200, "ok", "text/plain")
+            if not self.path.startswith("/api/"):
+                return self._send(404, "not found", "text/plain")
+            method = self.path[len("/api/"):].split("?")[0]
+            auth = self.headers.get("Authorization", "")
+            token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
+            fault = slack._next_fault(method)
+            slack._record(ApiCall(method, params, token, time.monotonic()))
+            if fault and fault.error:
+                return self._send(200, json.dumps({"ok": False, "error": fault.error}))
+            if fault:
+                body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
+                return self._send(fault.status, json.dumps(body), headers=fault.headers)
+            self._send(200, json.dumps(slack.answer(method, params, token)))
+
+        def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
+            data = body.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", f"{kind}; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def _params(raw: str, content_type: str) -> dict[str, Any]:
+    if "json" in content_type:
+        return json.loads(raw or "{}")
+    params: dict[str, Any] = dict(parse_qsl(raw, keep_blank_values=True))
+    for key in ("blocks", "view"):  # slack_sdk sends these JSON-encoded inside a form
+        if isinstance(params.get(key), str):
+            params[key] = json.loads(params[key])
+    return params
+
+
+# ---------------------------------------------------------------- requests Slack sends to the app
+
+def signed_headers(body: str, content_type: str, secret: str = SIGNING_SECRET, timestamp: int | None = None) -> dict[str, str]:
+    stamp = str(int(time.time()) if timestamp is None else timestamp)
+    return {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": SignatureVerifier(secret).generate_signature(timestamp=stamp, body=body),
+    }
+
+
+def slash_command(text: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> tuple[str, str]:
+    """The form body and content type of `/prdigest TEXT`."""
+    body = urlencode({
+        "token": "legacy", "team_id": TEAM, "team_domain": "test", "channel_id": channel, "channel_name": "reports",
+        "user_id": user, "user_name": "alice", "command": "/prdigest", "text": text, "api_app_id": "A0PRDIGEST",
+        "response_url": response_url, "trigger_id": "1.2.3",
+    })
+    return body, "application/x-www-form-urlencoded"
+
+
+def mention_event(text: str, ts: str, channel: str = "C0REPORTS", thread_ts: str | None = None, user: str = "U0ALICE") -> tuple[str, str]:
+    """The JSON body of an app_mention event, as Slack delivers it over HTTP."""
+    event = {"type": "app_mention", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts}
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    body = {
+        "token": "legacy", "team_id": TEAM, "api_app_id": "A0PRDIGEST", "type": "event_callback",
+        "event_id": f"Ev{ts.replace('.', '')}", "event_time": int(time.time()), "event": event,
+        "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+    }
+    return json.dumps(body), "application/json"
+
+
+def button_click(action_id: str, value: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> tuple[str, str]:
+    """The form body of a block_actions payload: a click on a button in a message."""
+    payload = {
+        "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user}, "api_app_id": "A0PRDIGEST",
+        "token": "legacy", "container": {"type": "message", "channel_id": channel, "message_ts": "1700000000.000001"},
+        "trigger_id": "1.2.3", "channel": {"id": channel}, "response_url": response_url,
+        "actions": [{"type": "button", "action_id": action_id, "block_id": "b1", "value": value,
+                     "action_ts": str(time.time())}],
+    }
+    return urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"

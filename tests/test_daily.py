@@ -1,0 +1,214 @@
+import time
+from datetime import date, datetime, timedelta
+
+import pytest
+from slack_sdk.errors import SlackApiError
+
+from bot.daily import DailyPoster, Pacer
+from bot.slack_app import slack_client
+from conftest import LA
+from servers.slack_api import BOT_TOKEN, Fault
+from servers.github_api import day_of_pulls
+from slack_helpers import LOUD_TITLE, REPO, github, import_fixtures, runtime, seed_day, slack  # noqa: F401 (fixtures)
+from store.posts import get_post
+from store.subscriptions import subscribe
+
+DAY = date(2026, 3, 4)
+
+
+@pytest.fixture
+def poster(runtime, slack, monkeypatch):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    monkeypatch.setenv("PRDIGEST_SLACK_API_URL", slack.api_url)
+    return make_poster(runtime)
+
+
+def make_poster(runtime, pace: float = 0.0) -> DailyPoster:
+    """A poster with its own Slack client, as a freshly started process would have."""
+    from bot.config import Settings
+
+    settings = Settings.from_env()
+    return DailyPoster(slack_client(settings), runtime.db, settings, Pacer(pace))
+
+
+def texts(calls):
+    return [call.params["text"] for call in calls]
+
+
+def shown(calls):
+    """What people see: the text of every block (the `text` field is only the notification fallback)."""
+    return "\n".join(block["text"]["text"] for call in calls for block in call.params["blocks"])
+
+
+def test_the_report_is_a_parent_and_a_thread(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 30)
+    seed_day(runtime.db, DAY, 5, start=3000, type="trivial", areas=["docs"])
+    outcome = poster.post("C1", REPO, DAY)
+    posts = slack.posts("C1")
+    parent, replies = posts[0], posts[1:]
+    assert parent.params.get("thread_ts") is None
+    assert "*engine: merged PRs for 2026-03-04 (PST)*" in parent.params["text"]
+    assert "35 merged: 30 substantial, 5 trivial" in parent.params["text"]
+    assert replies and all(call.params["thread_ts"] == outcome.post.parent_ts for call in replies)
+    assert all(call.params["unfurl_links"] is False for call in posts)
+    thread = shown(replies)
+    for number in [*range(1000, 1030), *range(3000, 3005)]:
+        assert f"/pull/{number}|#{number} " in thread
+    assert thread.index("*trivial* (5)") > thread.index("#1029")  # trivial ones compact at the end
+    record = get_post(runtime.db, "C1", REPO, DAY)
+    assert record.state == "done" and record.parent_ts == outcome.post.parent_ts
+    assert record.replies_sent == len(replies) == outcome.sent - 1
+
+
+def test_running_again_posts_nothing(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 3)
+    poster.post("C1", REPO, DAY)
+    count = len(slack.posts())
+    again = make_poster(runtime).post("C1", REPO, DAY)
+    assert again.sent == 0 and len(slack.posts()) == count
+    assert again.describe().startswith("already posted to C1 for 2026-03-04")
+
+
+def test_a_crash_midway_resumes_the_same_thread(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 120)  # parent + 3 replies
+    # The third message is refused for good, as a process dying there would leave it.
+    slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
+    with pytest.raises(SlackApiError):
+        poster.post("C1", REPO, DAY)
+    planned = get_post(runtime.db, "C1", REPO, DAY)
+    assert planned.state == "posting" and planned.replies_sent == 1 and planned.parent_ts
+
+    # Meanwhile the store changes; the resumed thread still sends what was planned.
+    seed_day(runtime.db, DAY, 5, start=5000)
+    resumed = make_poster(runtime).post("C1", REPO, DAY)
+    delivered = [call for call in slack.posts("C1")][:2] + slack.posts("C1")[3:]
+    assert resumed.sent == len(planned.replies) - 1
+    assert all(call.params.get("thread_ts") == planned.parent_ts for call in delivered[1:])
+    assert texts(delivered) == [message["text"] for message in planned.messages]
+    assert get_post(runtime.db, "C1", REPO, DAY).state == "done"
+    assert "#5000" not in shown(delivered)
+
+
+def test_429_waits_retry_after_and_loses_nothing(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 60)
+    slack.fail("chat.postMessage", Fault(429, {"Retry-After": "1"}))  # the parent
+    slack.fail("chat.postMessage", Fault(429, {"Retry-After": "1"}))  # its retry too
+    started = time.monotonic()
+    outcome = poster.post("C1", REPO, DAY)
+    assert time.monotonic() - started >= 2
+    attempts = slack.posts("C1")
+    accepted = attempts[2:]
+    assert len(accepted) == outcome.sent == len(outcome.post.messages)
+    assert texts(accepted) == [message["text"] for message in outcome.post.messages]
+    assert attempts[2].at - attempts[1].at >= 0.9  # Retry-After honoured
+
+
+def test_posts_to_one_channel_are_paced(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 120)
+    make_poster(runtime, pace=0.3).post("C1", REPO, DAY)
+    stamps = [call.at for call in slack.posts("C1")]
+    assert len(stamps) >= 3
+    assert all(later - earlier >= 0.29 for earlier, later in zip(stamps, stamps[1:]))
+
+
+def test_a_channel_filtered_by_area(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 3, areas=["rocm"])
+    seed_day(runtime.db, DAY, 4, start=2000, areas=["core"])
+    poster.post("C1", REPO, DAY, areas=["rocm"])
+    body = shown(slack.posts("C1"))
+    assert "merged PRs in rocm for 2026-03-04" in body and "3 merged" in body
+    assert "#2000" not in body and "#1002" in body
+
+
+def test_a_day_without_prs_posts_nothing_and_is_recorded(runtime, slack, poster):
+    outcome = poster.post("C1", REPO, DAY)
+    assert slack.posts() == [] and outcome.post.state == "empty"
+    assert "nothing merged on 2026-03-04" in outcome.describe()
+    seed_day(runtime.db, DAY, 2)  # recorded: a late import does not post it twice a day later
+    assert make_poster(runtime).post("C1", REPO, DAY).sent == 0
+
+
+def test_every_message_within_slack_limits(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 150, title="[Core] " + "&<>" * 300, what="Long. " * 600)
+    poster.post("C1", REPO, DAY)
+    for call in slack.posts("C1"):
+        blocks = call.params["blocks"]
+        assert 0 < len(blocks) <= 50
+        for block in blocks:
+            assert len(block["text"]["text"]) <= 3000
+            assert block["text"]["verbatim"] is True
+        assert len(call.params["text"]) <= 4000
+
+
+def test_untrusted_title_is_inert_in_the_posted_report(runtime, slack, poster):
+    import_fixtures(runtime.db)
+    poster.post("C1", REPO, date(2026, 3, 8))
+    for call in slack.posts("C1"):
+        assert LOUD_TITLE not in call.params["text"]
+        for block in call.params["blocks"]:
+            assert LOUD_TITLE not in block["text"]["text"]
+    assert any("&lt;!channel&gt;" in call.params["text"] for call in slack.posts("C1"))
+
+
+def test_post_daily_command(run_cli, slack, monkeypatch, runtime):
+    seed_day(runtime.db, DAY, 3)
+    monkeypatch.setenv("PRDIGEST_SLACK_API_URL", slack.api_url)
+    dry = run_cli("post-daily", "--channel", "C9", "--date", "2026-03-04", "--dry-run")
+    assert dry.code == 0 and "3 merged" in dry.out and "nothing posted" in dry.err
+    assert slack.posts() == [] and get_post(runtime.db, "C9", REPO, DAY) is None
+
+    no_token = run_cli("post-daily", "--channel", "C9", "--date", "2026-03-04")
+    assert no_token.code == 1 and "SLACK_BOT_TOKEN is not set" in no_token.err
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    done = run_cli("post-daily", "--channel", "C9", "--date", "2026-03-04")
+    assert done.code == 0, done.err
+    assert done.out.startswith("posted 2 message(s) to C9 for 2026-03-04")
+    again = run_cli("post-daily", "--channel", "C9", "--date", "2026-03-04")
+    assert again.out.startswith("already posted") and len(slack.posts()) == 2
+
+    slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
+    refused = run_cli("post-daily", "--channel", "C404", "--date", "2026-03-04")
+    assert refused.code == 1
+    assert refused.err.strip() == (
+        "prdigest: error: Slack refused the post to C404: channel_not_found; running the command again resumes the thread"
+    )
+
+
+def test_post_daily_uses_the_channel_subscription_areas(run_cli, slack, monkeypatch, runtime):
+    seed_day(runtime.db, DAY, 2, areas=["rocm"])
+    seed_day(runtime.db, DAY, 2, start=2000, areas=["core"])
+    subscribe(runtime.db, "C7", REPO, ["rocm"], datetime(2026, 1, 1, 9).time(), None, datetime(2026, 1, 1, tzinfo=LA))
+    dry = run_cli("post-daily", "--channel", "C7", "--date", "2026-03-04", "--dry-run")
+    assert "in rocm" in dry.out and "2 merged" in dry.out
+    override = run_cli("post-daily", "--channel", "C7", "--date", "2026-03-04", "--dry-run", "--area", "core")
+    assert "in core" in override.out
+    bad = run_cli("post-daily", "--channel", "C7", "--area", "gardening", "--dry-run")
+    assert bad.code == 2 and "unknown area" in bad.err
+
+
+def test_post_daily_ingests_before_posting(run_cli, slack, github, monkeypatch, runtime):
+    yesterday = datetime.now(LA).date() - timedelta(days=1)
+    github.add(REPO, *day_of_pulls(yesterday, 3, LA, first_number=7000))
+    monkeypatch.setenv("PRDIGEST_SLACK_API_URL", slack.api_url)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    done = run_cli("post-daily", "--channel", "C9")
+    assert done.code == 0, done.err
+    body = shown(slack.posts("C9"))
+    assert f"for {yesterday.isoformat()}" in body and "3 merged" in body
+    assert all(f"#{number} " in body for number in (7000, 7001, 7002))
+
+
+def test_post_daily_posts_from_the_store_when_github_is_down(run_cli, slack, github, monkeypatch, runtime):
+    from servers.github_api import Fault as GitHubFault
+
+    seed_day(runtime.db, DAY, 2)
+    github.fail(GitHubFault(429, {"Retry-After": "3600"}, "Too Many Requests"), times=100)  # unavailable for an hour
+    monkeypatch.setenv("PRDIGEST_SLACK_API_URL", slack.api_url)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    monkeypatch.setenv("PRDIGEST_GITHUB_MAX_WAIT", "1")
+    done = run_cli("post-daily", "--channel", "C9", "--date", DAY.isoformat())
+    assert done.code == 0
+    assert done.err.startswith("prdigest: warning: ingest of acme/engine failed, posting from the store:")
+    assert len(done.err.strip().splitlines()) == 1
+    assert "2 merged" in slack.posts("C9")[0].params["text"]
