@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import click
@@ -215,6 +215,92 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
             click.echo(describe(done, app.settings.timezone, client.requests - before))
     if failed:
         sys.exit(1)
+
+
+@cli.command()
+@click.option("--http", "port", type=click.IntRange(0, 65535), help="Serve HTTP on this port (POST /slack/events) instead of Socket Mode.")
+@click.option("--host", default="0.0.0.0", show_default=True, help="Interface to listen on with --http.")
+@pass_app
+def serve(app: AppContext, port: int | None, host: str) -> None:
+    """Run the Slack bot and the daily report scheduler. Without Slack tokens: the local shell."""
+    from bot.runtime import Runtime
+    from bot.server import serve as serve_slack
+
+    serve_slack(Runtime(app.settings), port, host)
+
+
+def channel_option(func):
+    return click.option("--channel", help="Slack channel ID (C...) the commands act for, e.g. for subscribe.")(func)
+
+
+@cli.command()
+@click.argument("text")
+@channel_option
+@pass_app
+def run(app: AppContext, text: str, channel: str | None) -> None:
+    """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
+    from bot.runtime import Runtime
+    from bot.shell import Conversation, quiet_logging
+
+    quiet_logging()
+    reply = Conversation(Runtime(app.settings), channel).say(text)
+    click.echo(reply.text)
+    if reply.error:
+        sys.exit(1)
+
+
+@cli.command()
+@channel_option
+@pass_app
+def shell(app: AppContext, channel: str | None) -> None:
+    """Answer commands and @prdigest questions typed one per line, as the bot would in Slack."""
+    from bot.runtime import Runtime
+    from bot.shell import prompted_lines, quiet_logging, shell as run_shell
+
+    quiet_logging()
+    run_shell(Runtime(app.settings), prompted_lines(), sys.stdout, sys.stderr, channel)
+
+
+@cli.command(name="post-daily")
+@click.option("--channel", required=True, help="Slack channel ID (C...).")
+@click.option("--date", "day", help="Local day YYYY-MM-DD (default: yesterday in PRDIGEST_TIMEZONE).")
+@click.option("--area", "areas", multiple=True, help="Only PRs in this area; repeatable (default: the channel's subscription).")
+@click.option("--dry-run", is_flag=True, help="Print the messages; post and record nothing.")
+@repo_option
+@pass_app
+def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str, ...], dry_run: bool, repo: str | None) -> None:
+    """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
+    from slack_sdk.errors import SlackApiError
+
+    from bot.daily import DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
+    from bot.runtime import Runtime
+    from bot.slack_app import slack_client
+
+    runtime = Runtime(app.settings)
+    name = app.repo(repo)
+    target = parse_day(day) or app.today() - timedelta(days=1)
+    chosen = [area_name(area) for area in areas] or channel_areas(runtime.db, channel, name)
+    if dry_run:
+        messages = report_messages(channel_report(runtime.db, app.settings, name, target, chosen), chosen)
+        click.echo("\n\n".join(message.text for message in messages))
+        click.echo(f"dry run: {len(messages)} message(s) for {channel}; nothing posted", err=True)
+        return
+    if not app.settings.slack_bot_token:
+        raise click.ClickException("SLACK_BOT_TOKEN is not set (the xoxb- token under OAuth & Permissions)")
+    ingest = repo_ingester(runtime)
+    if ingest:
+        try:
+            ingest(name)
+        except Exception as exc:  # post from the store as it is; the report says what it holds
+            click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {exc}", err=True)
+    try:
+        outcome = DailyPoster(slack_client(app.settings), runtime.db, app.settings).post(channel, name, target, chosen)
+    except SlackApiError as exc:
+        raise click.ClickException(
+            f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "
+            "running the command again resumes the thread"
+        ) from None
+    click.echo(outcome.describe())
 
 
 def main(argv: list[str] | None = None) -> None:

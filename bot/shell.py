@@ -1,0 +1,107 @@
+"""`prdigest run` and `prdigest shell`: the bot's exact Slack replies (mrkdwn), without Slack."""
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Iterable
+
+from bot.commands import EMPTY_STORE_HINT, Reply, execute
+from bot.mentions import EMPTY_QUESTION, answer, apology, question_text
+from bot.runtime import Runtime
+from bot.slack_render import text_message
+from store.prs import known_repos
+
+log = logging.getLogger(__name__)
+
+COMMAND_PREFIX = "/prdigest"
+MENTION_PREFIX = "@prdigest"
+QUIT = {"quit", "exit", r"\q"}
+
+
+@dataclass
+class Conversation:
+    """One run or shell session: its channel (for subscriptions) and its mention thread."""
+
+    runtime: Runtime
+    channel: str | None = None
+    history: list[str] = field(default_factory=list)
+
+    def say(self, line: str) -> Reply:
+        """The reply to `/prdigest TEXT`, `@prdigest QUESTION` or bare command text. Never raises."""
+        line = line.strip()
+        if line.lower().startswith(MENTION_PREFIX):
+            return self._mention(question_text(line[len(MENTION_PREFIX):]))
+        if line.lower().startswith(COMMAND_PREFIX):
+            line = line[len(COMMAND_PREFIX):]
+        return execute(self.runtime, line, channel=self.channel)
+
+    def _mention(self, question: str) -> Reply:
+        if not question:
+            return Reply([text_message(EMPTY_QUESTION)])
+        try:
+            message = answer(self.runtime, question, history=list(self.history))
+        except Exception:  # as in Slack: an apology, and the session goes on
+            log.exception("could not answer %r", question)
+            return Reply([apology()], error=True)
+        self.history.append(question)
+        return Reply([message])
+
+
+class _OneLine(logging.Formatter):
+    """Log records as one line each: what failed and why, never a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            message += f" ({type(exc).__name__}: {exc})"
+        return f"prdigest: {record.levelname.lower()}: " + " ".join(message.split())
+
+
+def quiet_logging() -> None:
+    """Warnings on stderr, one line each, for the commands a person runs in a terminal."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+
+def store_hint(runtime: Runtime) -> str | None:
+    """What to do when the store holds no PRs yet."""
+    if known_repos(runtime.db):
+        return None
+    return f"The store ({runtime.settings.db_path}) holds no PRs yet. {EMPTY_STORE_HINT}"
+
+
+def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None) -> None:
+    """Answer lines until EOF or `quit`; every answer is printed exactly as the bot would post it."""
+    talk = Conversation(runtime, channel)
+    print(
+        f"prdigest shell on {runtime.settings.db_path} ({runtime.settings.default_repo}). "
+        "Type a command (`help`, `today`, `area rocm`...), `@prdigest QUESTION`, or `quit`.",
+        file=err,
+    )
+    hint = store_hint(runtime)
+    if hint:
+        print(hint, file=err)
+    for line in lines:
+        if line.strip().lower() in QUIT:
+            return
+        if not line.strip():
+            continue
+        print(talk.say(line).text + "\n", file=out, flush=True)
+
+
+def prompted_lines(prompt: str = "prdigest> ") -> Iterable[str]:
+    """Lines from the terminal with a prompt (and line editing), or plain lines from a pipe."""
+    if not sys.stdin.isatty():
+        yield from sys.stdin
+        return
+    while True:
+        try:
+            yield input(prompt)
+        except EOFError:
+            print(file=sys.stderr)
+            return
+        except KeyboardInterrupt:  # Ctrl-C drops the line being typed, as in any shell
+            print(file=sys.stderr)
