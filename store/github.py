@@ -162,7 +162,11 @@ class GitHubClient:
         if first["total_count"] > self.search_limit:
             pages.close()
             return [pull for half in _halves(start, end) for pull in self._rest_merged(repo, *half)]
-        items = first["items"] + [item for page in pages for item in page["items"]]
+        found = [first, *pages]
+        if any(page.get("incomplete_results") for page in found):
+            # Search timed out on GitHub's side; storing what came would let the cursor pass the missing PRs.
+            raise GitHubError(f"GitHub search returned incomplete results for {repo}; run again")
+        items = [item for page in found for item in page["items"]]
         return [_rest_pull(item) for item in items if (item.get("pull_request") or {}).get("merged_at")]
 
     def _pages(self, path: str, params: dict[str, Any]) -> Iterator[Any]:
@@ -312,7 +316,9 @@ def _one_line(text: str) -> str:
 
 
 def _path_of(url: str) -> str:
-    return "/" + url.split("://", 1)[-1].split("/", 1)[-1] if "://" in url else "/" + url
+    """The path of a relative or absolute URL, without its query, to name a request in a message."""
+    path = url.split("://", 1)[1].split("/", 1)[-1] if "://" in url else url
+    return "/" + path.split("?", 1)[0]
 
 
 def _search_query(repo: str, start: datetime, end: datetime) -> str:

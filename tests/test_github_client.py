@@ -215,3 +215,10 @@ def test_enterprise_server_paths(github, clock):
 def test_graphql_needs_a_token():
     with pytest.raises(GitHubError, match="GITHUB_TOKEN"):
         GitHubClient("http://127.0.0.1:9", None, graphql=True)
+
+
+def test_incomplete_search_results_are_not_trusted(github, clock):
+    github.fail(Fault(200, payload={"total_count": 13, "incomplete_results": True, "items": []}), match="/search/")
+    with client_for(github, clock) as client, pytest.raises(GitHubError, match="incomplete results for acme/engine"):
+        client.merged_pulls(REPO, START, END)
+
