@@ -52,8 +52,8 @@ class Reply:
 
     @property
     def text(self) -> str:
-        """The mrkdwn of every message, as `prdigest run` prints it."""
-        return "\n\n".join(message.text for message in self.messages)
+        """The mrkdwn of every message as people see it, as `prdigest run` prints it."""
+        return "\n\n".join(message.shown for message in self.messages)
 
 
 def _reply(text: str, public: bool = False, error: bool = False) -> Reply:

@@ -15,6 +15,7 @@ from sqlite_utils import Database
 from bot.config import Settings
 from bot.ingest import describe, github_client
 from bot.runtime import Runtime
+from bot.summarize import summarize_ingested
 from bot.slack_render import Message, daily_report_messages
 from store.ingest import ingest_repo, plan_window
 from store.posts import DailyPost, get_post, plan_post, record_done, record_parent, record_reply
@@ -138,6 +139,9 @@ def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
             before = client.requests
             done = ingest_repo(runtime.db, client, repo, window)
             log.info("%s", describe(done, settings.timezone, client.requests - before))
+            summarized = summarize_ingested(runtime.db, settings, repo, window.start, window.end, client)
+            if summarized and summarized.calls:
+                log.info("%s: %s", repo, summarized.describe())
 
     return ingest
 

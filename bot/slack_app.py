@@ -66,7 +66,10 @@ class Listeners:
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
         text = command.get("text") or ""
-        ack(text=WORKING if is_slow(text) else None)
+        if is_slow(text):
+            ack(WORKING)
+        else:
+            ack()
         reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
         send_reply(respond, reply)
 
@@ -115,7 +118,7 @@ class Listeners:
             if latest is not None:
                 day = local_day(latest, settings.timezone)
                 report = load_report(self.runtime.db, settings.default_repo, day, settings.timezone)
-                blocks.insert(0, parent_message(report, in_thread=False).blocks[0])
+                blocks = parent_message(report, in_thread=False).blocks + blocks
         except Exception:  # the help alone is still a useful Home tab
             log.exception("could not read the latest report for the Home tab")
         return blocks

@@ -33,6 +33,12 @@ class Message:
     text: str  # mrkdwn; also the notification fallback
     blocks: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def shown(self) -> str:
+        """What people see: the text of every block (the text field is only the fallback)."""
+        texts = [block["text"]["text"] for block in self.blocks if "text" in block]
+        return "\n".join(texts) if texts else self.text
+
 
 def mrkdwn_section(text: str, accessory: dict[str, Any] | None = None) -> dict[str, Any]:
     block: dict[str, Any] = {
@@ -246,7 +252,7 @@ MAX_SOURCES = 5
 
 
 def answer_message(answer: "Answer", tz: ZoneInfo) -> Message:
-    """An answer: its text escaped, [#N] turned into links for the cited PRs, and the sources under it."""
+    """An answer: its text escaped, [#N] turned into links for the cited PRs, and the sources it names only by number."""
     cited = {pr.number: pr for pr in answer.prs}
 
     def cite(match: re.Match[str]) -> str:
@@ -255,7 +261,7 @@ def answer_message(answer: "Answer", tz: ZoneInfo) -> Message:
 
     body = _CITATION.sub(cite, escape(answer.text.strip()))
     blocks = [mrkdwn_section(chunk) for chunk in pack_lines(body.split("\n"), MAX_SECTION_CHARS)]
-    sources = [cited[number] for number in answer.citations if number in cited][:MAX_SOURCES]
+    sources = [cited[n] for n in answer.citations if n in cited and cited[n].title not in answer.text][:MAX_SOURCES]
     if sources:
         lines = ["*Sources*"] + [
             f"\u2022 {pr_link(pr)} _by {escape(pr.author)}, merged {pr.merged_at.astimezone(tz).date().isoformat()}_" for pr in sources

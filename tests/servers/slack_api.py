@@ -32,6 +32,7 @@ class ApiCall:
     params: dict[str, Any]
     token: str | None = None
     at: float = 0.0  # time.monotonic() when it arrived
+    hook: str | None = None  # for response_url calls: the name given to response_url()
 
 
 @dataclass
@@ -90,6 +91,10 @@ class FakeSlack:
     def calls_to(self, method: str) -> list[ApiCall]:
         with self._changed:
             return [call for call in self.calls if call.method == method]
+
+    def responses(self, hook: str) -> list[ApiCall]:
+        """What the app sent to response_url(hook)."""
+        return [call for call in self.calls_to("response_url") if call.hook == hook]
 
     def posts(self, channel: str | None = None) -> list[ApiCall]:
         return [c for c in self.calls_to("chat.postMessage") if channel is None or c.params.get("channel") == channel]
@@ -154,7 +159,8 @@ def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
             params = _params(raw, self.headers.get("Content-Type", ""))
             if self.path.startswith("/respond/"):
-                slack._record(ApiCall("response_url", params, at=time.monotonic()))
+                hook = self.path[len("/respond/"):]
+                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
                 return self._send(200, "ok", "text/plain")
             if not self.path.startswith("/api/"):
                 return self._send(404, "not found", "text/plain")

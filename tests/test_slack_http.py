@@ -1,0 +1,190 @@
+"""End to end: the real `prdigest serve --http` process, signed requests over HTTP, the fake Slack recording replies."""
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import LA
+from servers.github_api import FakeGitHub
+from servers.slack_api import (
+    BOT_TOKEN, SIGNING_SECRET, FakeSlack, button_click, mention_event, signed_headers, slash_command,
+)
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr
+from store.db import open_db
+from store.prs import save_pr
+
+ROOT = Path(__file__).resolve().parents[1]
+_LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/events")
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory):
+    """The bot as it runs in production, on a store holding the fixture reports and one older ROCm PR."""
+    db_path = tmp_path_factory.mktemp("serve") / "prdigest.db"
+    db = open_db(db_path)
+    import_fixtures(db)
+    save_pr(db, make_pr(4080, datetime(2026, 3, 6, 10, 0, tzinfo=LA), title="[ROCm] Older kernel fix", areas=["rocm"]))
+    db.close()
+    with FakeSlack() as slack, FakeGitHub({REPO: []}) as github:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_"))},
+            "PRDIGEST_DB": str(db_path), "PRDIGEST_REPOS": REPO, "PRDIGEST_GITHUB_API_URL": github.url,
+            "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+            "PRDIGEST_SLACK_API_URL": slack.api_url,
+        }
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
+            cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True,
+        )
+        port = _wait_for_port(process)
+        try:
+            yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def _wait_for_port(process: subprocess.Popen) -> int:
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
+    seen = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            assert process.poll() is None, f"serve exited: {seen}"
+            continue
+        seen.append(line)
+        found = _LISTENING.search(line)
+        if found:
+            return int(found.group(1))
+    raise AssertionError(f"serve did not start: {seen}")
+
+
+class Bot:
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path) -> None:
+        self.url, self.slack, self.db_path = url, slack, db_path
+
+    def send(self, body: str, content_type: str, **signing) -> httpx.Response:
+        headers = signed_headers(body, content_type, **signing)
+        started = time.monotonic()
+        response = httpx.post(self.url, content=body.encode(), headers=headers, timeout=10)
+        response.elapsed_seconds = time.monotonic() - started
+        return response
+
+    def command(self, text: str, hook: str, **signing) -> httpx.Response:
+        return self.send(*slash_command(text, self.slack.response_url(hook)), **signing)
+
+
+@pytest.fixture
+def serve(bot):
+    bot.slack.reset()
+    return bot
+
+
+def shown(params) -> str:
+    return "\n".join(block["text"]["text"] for block in params["blocks"] if "text" in block)
+
+
+def test_slash_command_acks_fast_then_responds(serve):
+    response = serve.command("2026-03-08", "day")
+    assert response.status_code == 200 and response.elapsed_seconds < 3
+    serve.slack.wait_for(lambda s: s.responses("day"))
+    [reply] = serve.slack.responses("day")[:1]
+    assert reply.params["response_type"] == "ephemeral" and reply.params["replace_original"] is False
+    body = shown(reply.params)
+    assert "*Acme: merged PRs for 2026-03-08 (PST)*" in body and "3 merged" in body
+    assert LOUD_TITLE not in json.dumps(reply.params) and "&lt;!channel&gt;" in body
+
+
+def test_slow_commands_ack_with_a_note(serve):
+    response = serve.command("ask what changed in rocm?", "ask")
+    assert response.status_code == 200 and "Working on it" in response.text
+    serve.slack.wait_for(lambda s: s.responses("ask"))
+    body = shown(serve.slack.responses("ask")[0].params)
+    assert "<https://github.com/acme/engine/pull/4102|#4102>" in body
+
+
+def test_bad_input_gets_one_line_and_usage(serve):
+    serve.command("area gardening", "bad")
+    serve.slack.wait_for(lambda s: s.responses("bad"))
+    text = serve.slack.responses("bad")[0].params["text"]
+    assert text.startswith("unknown area 'gardening'") and "\nUsage: `/prdigest area NAME [when]`" in text
+
+
+def test_bad_signature_and_stale_timestamp_are_refused(serve):
+    forged = serve.command("today", "forged", secret="not-the-secret")
+    stale = serve.command("today", "stale", timestamp=int(time.time()) - 6 * 60)
+    unsigned = httpx.post(serve.url, content=slash_command("today", "x")[0], timeout=10,
+                          headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert forged.status_code == stale.status_code == unsigned.status_code == 401
+    time.sleep(0.5)
+    assert serve.slack.calls_to("response_url") == []
+
+
+def test_mention_is_answered_in_its_thread_and_follow_ups_keep_context(serve):
+    serve.send(*mention_event("<@UPRDIGEST> what merged on 2026-03-06?", ts="1710000000.000100"))
+    serve.slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 1)
+    [placeholder] = serve.slack.posts("C0REPORTS")
+    assert placeholder.params["thread_ts"] == "1710000000.000100" and "Looking" in placeholder.params["text"]
+    [update] = serve.slack.calls_to("chat.update")
+    assert "<https://github.com/acme/engine/pull/4080|#4080>" in shown(update.params)
+
+    # "and on ROCm?" alone would find every ROCm PR; in this thread it means ROCm on that day.
+    serve.send(*mention_event("<@UPRDIGEST> and on ROCm?", ts="1710000000.000200", thread_ts="1710000000.000100"))
+    serve.slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 2)
+    follow_up = shown(serve.slack.calls_to("chat.update")[1].params)
+    assert "#4080" in follow_up and "#4102" not in follow_up
+    assert serve.slack.posts()[1].params["thread_ts"] == "1710000000.000100"
+
+
+def test_a_retried_mention_is_answered_once(serve):
+    body, kind = mention_event("<@UPRDIGEST> what merged on 2026-03-07?", ts="1710000000.000300")
+    serve.send(body, kind)
+    serve.slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 1)
+    serve.send(body, kind)  # Slack delivers again when it missed the first ack
+    time.sleep(1)
+    assert len(serve.slack.posts()) == 1 and len(serve.slack.calls_to("chat.update")) == 1
+
+
+def test_summary_button_responds_with_the_full_summary(serve):
+    serve.send(*button_click("prdigest_pr_summary", f"{REPO}#4102", serve.slack.response_url("button")))
+    serve.slack.wait_for(lambda s: s.responses("button"))
+    reply = serve.slack.responses("button")[0].params
+    body = shown(reply)
+    for section in ("What changed and why", "Technical impact", "Potential risks", "Key insights"):
+        assert f"*{section}*" in body
+    assert LOUD_TITLE not in json.dumps(reply) and reply["response_type"] == "ephemeral"
+
+
+def test_subscribe_is_announced_in_the_channel(serve):
+    serve.command("subscribe rocm at 07:45", "sub")
+    serve.slack.wait_for(lambda s: s.responses("sub"))
+    reply = serve.slack.responses("sub")[0].params
+    assert reply["response_type"] == "in_channel"
+    assert "(areas: rocm) at 07:45 America/Los_Angeles time (set by <@U0ALICE>)" in reply["text"]
+    serve.command("unsubscribe", "unsub")
+    serve.slack.wait_for(lambda s: s.responses("unsub"))
+
+
+def test_home_tab_is_published(serve):
+    event = {"type": "event_callback", "team_id": "T0TEST", "api_app_id": "A0PRDIGEST", "event_id": "EvHOME",
+             "event_time": int(time.time()),
+             "event": {"type": "app_home_opened", "user": "U0ALICE", "channel": "D1", "tab": "home"}}
+    serve.send(json.dumps(event), "application/json")
+    serve.slack.wait_for(lambda s: s.calls_to("views.publish"))
+    view = serve.slack.calls_to("views.publish")[0].params
+    assert view["user_id"] == "U0ALICE" and view["view"]["type"] == "home"
+    text = "\n".join(block["text"]["text"] for block in view["view"]["blocks"])
+    assert "merged PRs for 2026-03-08" in text and "/prdigest area NAME [when]" in text
+    assert LOUD_TITLE not in text
