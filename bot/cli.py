@@ -303,6 +303,45 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     click.echo(outcome.describe())
 
 
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="At most this many PRs.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, best first.")
+@repo_option
+@pass_app
+def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, repo: str | None) -> None:
+    """Find merged PRs: words, a time ("yesterday", "since Feb 9"), a person, an area, a PR number."""
+    from store.search import search_prs
+
+    text = " ".join(query)
+    result = search_prs(app.db, text, app.repo(repo), app.settings.timezone, limit=limit)
+    if result.question.is_empty and not result.hits:
+        raise click.UsageError(f"nothing to search for in {text!r}: give words, a time, a person, an area or a PR number")
+    tz = app.settings.timezone
+    if as_json:
+        if result.note:
+            click.echo(f"prdigest: note: {result.note}", err=True)
+        rows = [
+            {
+                "number": hit.pr.number,
+                "title": hit.pr.title,
+                "url": hit.pr.url,
+                "score": hit.score,
+                "areas": hit.pr.areas,
+                "merged_at": hit.pr.merged_at.astimezone(tz).isoformat(),
+            }
+            for hit in result.hits
+        ]
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if result.note:
+        click.echo(result.note)
+    for hit in result.hits:
+        pr = hit.pr
+        areas = f"  ({', '.join(pr.areas)})" if pr.areas else ""
+        click.echo(f"{hit.score:.2f}  #{pr.number}  {pr.merged_at.astimezone(tz):%Y-%m-%d %H:%M}  {pr.author}  {pr.title}{areas}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every failure becomes one line on stderr, never a traceback."""
     try:

@@ -1,0 +1,620 @@
+"""What a question about merged PRs asks for: when, by whom, in which areas, which PRs, and about what.
+
+The parser is deliberately forgiving: whatever it does not recognise as a time,
+person, area or PR reference stays free text, and search decides what matches.
+"""
+from __future__ import annotations
+
+import html
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta, timezone
+from functools import cache
+from importlib import resources
+from typing import Callable, Protocol
+from zoneinfo import ZoneInfo
+
+from store.areas import aliases, normalize_name
+from store.days import day_bounds
+
+
+class Lookup(Protocol):
+    """What the parser may ask the store: is this word a person, is this number a PR."""
+
+    def login(self, name: str) -> str | None: ...
+
+    def is_pr(self, number: int) -> bool: ...
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    start: datetime | None  # UTC, inclusive; None is open
+    end: datetime | None  # UTC, exclusive; None is open
+    label: str  # how answers say it: "on Fri Feb 13", "this week (since Mon Feb 9)"
+
+
+@dataclass(frozen=True)
+class Person:
+    login: str
+    role: str  # "any" (author or merger), "author", "merger"
+
+
+@dataclass(frozen=True)
+class Concept:
+    """Something the question is about: the words as asked, and every phrase that means it."""
+
+    said: str
+    phrases: tuple[str, ...]
+
+
+@dataclass
+class Question:
+    text: str
+    time: TimeRange | None = None
+    people: list[Person] = field(default_factory=list)
+    areas: list[str] = field(default_factory=list)
+    # The words that named an area ("scheduler" for core) and their synonyms:
+    # a PR that says them counts as being about the area.
+    area_phrases: list[str] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+    concepts: list[Concept] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.time or self.people or self.areas)
+
+    @property
+    def has_topic(self) -> bool:
+        return bool(self.areas or self.concepts or self.numbers)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.has_filters or self.has_topic)
+
+    def following(self, earlier: "Question") -> "Question":
+        """This question as a follow-up in a thread: what it leaves unsaid, the earlier one supplies.
+
+        "and on ROCm?" after "what changed in the scheduler this week?" keeps the
+        week and swaps the topic; "and by njhill?" keeps both.
+        """
+        merged = replace(self)
+        if merged.time is None:
+            merged.time = earlier.time
+        if not merged.people:
+            merged.people = list(earlier.people)
+        if not merged.has_topic:
+            merged.areas = list(earlier.areas)
+            merged.area_phrases = list(earlier.area_phrases)
+            merged.concepts = list(earlier.concepts)
+            merged.numbers = list(earlier.numbers)
+        return merged
+
+    def describe(self) -> str:
+        """The filters and topic in words, for framing an answer: 'merged on Fri Feb 13 in ci about "fixes"'."""
+        parts = ["merged"]
+        if self.time:
+            parts.append(self.time.label)
+        if self.people:
+            parts.append(_describe_people(self.people))
+        if self.areas:
+            parts.append("in " + " or ".join(self.areas))
+        if self.concepts:
+            parts.append("about " + ", ".join(f'"{concept.said}"' for concept in self.concepts))
+        return " ".join(parts)
+
+
+def _describe_people(people: list[Person]) -> str:
+    by_role = {"any": "by", "author": "authored by", "merger": "merged by"}
+    return " or ".join(f"{by_role[person.role]} {person.login}" for person in people)
+
+
+# ---------------------------------------------------------------- vocabulary
+
+_STOPWORDS = frozenset(
+    """
+    a about after again all also am an and any anything are around as at be been before being between
+    both but by can could did do does doing done during each else ever every few for from get gets got
+    had has have having he her here hers him his how i if in into is it its just know let lets like
+    me more most much my need no nor not now of off on once only or other our ours out over own please
+    same she should show so some something such tell than that thats the their theirs them then there
+    these they this those through to too under until up us very was we were what whats when where which
+    while who whom why will with would yet you your yours give find list see look looking want wanted
+    hi hey hello thanks thank ok okay bot prdigest
+    pr prs pull pulls request requests merged merge merges merging land landed lands change changed changes
+    happen happened happening new recent recently latest lately go going went went made make anybody
+    anyone someone team people thing things stuff work worked one ones today yesterday week month day days
+    """.split()
+)
+
+_WORD = re.compile(r"[a-z0-9]+(?:[-_./+][a-z0-9]+)*")
+_SUBWORD = re.compile(r"[a-z0-9]+")
+
+
+def _subwords(text: str) -> tuple[str, ...]:
+    return tuple(_SUBWORD.findall(text.lower()))
+
+
+@dataclass(frozen=True)
+class _SynonymGroup:
+    terms: tuple[tuple[str, ...], ...]
+    narrower: tuple[tuple[str, ...], ...]
+
+    def expand(self, said: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+        """Everything to search for when the question said `said`."""
+        wider = self.terms + self.narrower if said in self.terms else (said,) + self.terms
+        return tuple(dict.fromkeys(wider))
+
+
+@cache
+def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
+    """Every term and narrower term, as its subwords, to the groups that hold it."""
+    text = resources.files("store").joinpath("synonyms.toml").read_text(encoding="utf-8")
+    index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
+    for spec in tomllib.loads(text)["group"]:
+        group = _SynonymGroup(
+            terms=tuple(_subwords(term) for term in spec["terms"]),
+            narrower=tuple(_subwords(term) for term in spec.get("narrower", [])),
+        )
+        for term in group.terms + group.narrower:
+            index.setdefault(term, []).append(group)
+    return index
+
+
+@cache
+def _longest_synonym() -> int:
+    return max(len(term) for term in _synonyms())
+
+
+def synonyms_of(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The phrases to search for `words` (subwords), the words themselves first."""
+    phrases = [words]
+    for group in _synonyms().get(words, []):
+        phrases.extend(group.expand(words))
+    return tuple(dict.fromkeys(" ".join(phrase) for phrase in phrases))
+
+
+# ---------------------------------------------------------------- time
+
+_MONTHS = {
+    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
+    "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
+    "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}
+_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+_NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3,
+}
+_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
+_COUNT = r"(?P<count>\d+|(?:a\s+)?(?:couple|few)(?:\s+of)?|" + "|".join(_NUMBER_WORDS) + r")"
+_UNIT = r"(?P<unit>hours?|hrs?|days?|weeks?|months?)"
+_SEP = r"\s*(?:-|–|—|\.\.|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b)\s*"
+_MARK = "\x00"  # stands for a recognised time expression inside the text; stripped from input first
+_TOKEN = _MARK + r"(?P<{name}>\d+)" + _MARK
+
+
+@dataclass(frozen=True)
+class _Moment:
+    """A recognised time expression: local days first..last, or an exact rolling window."""
+
+    first: date | None = None
+    last: date | None = None
+    start: datetime | None = None  # rolling windows only
+    label: str = ""
+    # A month-day without a year resolves against an anchor ("most recent not after it").
+    month: int | None = None
+    day: int | None = None
+    span: bool = False  # written as a range ("Feb 9-13"): "from" it means the range itself
+
+
+class _TimeParser:
+    def __init__(self, tz: ZoneInfo, now: datetime) -> None:
+        self.tz = tz
+        self.now = now
+        self.today = now.astimezone(tz).date()
+        self.moments: list[_Moment] = []
+        self.problems: list[str] = []
+
+    # --- labels
+    def day_label(self, day: date) -> str:
+        text = f"{day:%a %b} {day.day}"
+        return text if day.year == self.today.year else f"{text}, {day.year}"
+
+    # --- resolving
+    def resolve(self, moment: _Moment, anchor: date) -> tuple[date, date] | None:
+        if moment.month is not None and moment.day is not None:
+            for year in (anchor.year, anchor.year - 1):
+                try:
+                    day = date(year, moment.month, moment.day)
+                except ValueError:
+                    continue
+                if day <= anchor:
+                    return day, day
+            return None
+        if moment.first is None or moment.last is None:
+            return None
+        return moment.first, moment.last
+
+    def bounds(self, first: date, last: date) -> tuple[datetime, datetime]:
+        return day_bounds(first, self.tz)[0], day_bounds(last, self.tz)[1]
+
+    # --- step 1: single expressions become marks
+    def mark(self, text: str) -> str:
+        steps: list[tuple[str, Callable[[re.Match[str]], _Moment | None]]] = [
+            (r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", self._iso),
+            (rf"\b{_MON}\s+{_DAY}{_SEP}(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", self._month_span),
+            (rf"\b{_MON}\s+{_DAY}\b{_YEAR}", self._month_day),
+            (rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?![a-z]){_YEAR}", self._month_day),
+            (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda m: self._days_ago(2, "the day before yesterday")),
+            (r"\byesterday\b", lambda m: self._days_ago(1, "yesterday")),
+            (r"\b(?:today|tonight|this\s+morning|this\s+afternoon)\b", lambda m: self._days_ago(0, "today")),
+            (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
+            (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
+            (rf"\b(?:the\s+)?(?:last|past)\s+(?P<unit>hour|day)\b", self._rolling),
+            (rf"\b{_COUNT}\s+{_UNIT}\s+ago\b", self._ago),
+            (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
+            (r"\b(?:in\s+(?P<may>may)|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
+        ]
+        for pattern, build in steps:
+            text = re.sub(pattern, lambda m, build=build: self._replace(m, build), text)
+        return text
+
+    def _replace(self, match: re.Match[str], build: Callable[[re.Match[str]], _Moment | None]) -> str:
+        moment = build(match)
+        if moment is None:
+            return " "
+        self.moments.append(moment)
+        return f" {_MARK}{len(self.moments) - 1}{_MARK} "
+
+    def _date(self, year: int | None, month: int, day: int, said: str) -> _Moment | None:
+        try:
+            if year is None:
+                date(2000, month, day)  # a leap year: Feb 29 is a date in some years
+                return _Moment(month=month, day=day)
+            found = date(year, month, day)
+        except ValueError:
+            self.problems.append(f"{said.strip()} is not a date")
+            return None
+        return _Moment(first=found, last=found)
+
+    def _iso(self, m: re.Match[str]) -> _Moment | None:
+        return self._date(int(m["y"]), int(m["m"]), int(m["d"]), m[0])
+
+    def _month_day(self, m: re.Match[str]) -> _Moment | None:
+        year = int(m["year"]) if m["year"] else None
+        return self._date(year, _MONTHS[m["mon"]], int(m["day"]), m[0])
+
+    def _month_span(self, m: re.Match[str]) -> _Moment | None:
+        year = int(m["year"]) if m["year"] else None
+        month = _MONTHS[m["mon"]]
+        last = self._date(year, month, int(m["day2"]), m[0])
+        first = self._date(year, month, int(m["day"]), m[0])
+        if last is None or first is None:
+            return None
+        end = self.resolve(last, self.today) if year is None else (last.first, last.last)
+        if end is None:
+            return None
+        try:
+            start = end[0].replace(day=int(m["day"]))
+        except ValueError:
+            return None
+        if start > end[0]:
+            self.problems.append(f"{m[0].strip()} ends before it starts")
+            return None
+        return _Moment(first=start, last=end[0], span=True)
+
+    def _days_ago(self, days: int, label: str) -> _Moment:
+        day = self.today - timedelta(days=days)
+        return _Moment(first=day, last=day, label=f"{label} ({self.day_label(day)})")
+
+    def _period(self, m: re.Match[str]) -> _Moment:
+        current = m["mod"] == "this"
+        if m["period"] == "week":
+            monday = self.today - timedelta(days=self.today.weekday())
+            if current:
+                return _Moment(first=monday, last=self.today, label=f"this week (since {self.day_label(monday)})")
+            if m["mod"] == "past":
+                return self._window(timedelta(days=7), "in the past week")
+            first = monday - timedelta(days=7)
+            last = monday - timedelta(days=1)
+            return _Moment(first=first, last=last, label=f"last week ({self.day_label(first)} to {self.day_label(last)})")
+        if m["period"] == "weekend":
+            saturday = self.today - timedelta(days=(self.today.weekday() - 5) % 7)
+            if not current and saturday + timedelta(days=1) >= self.today:
+                saturday -= timedelta(days=7)
+            last = min(saturday + timedelta(days=1), self.today)
+            return _Moment(first=saturday, last=last, label=f"the weekend of {self.day_label(saturday)}")
+        first_of_month = self.today.replace(day=1)
+        if current:
+            return _Moment(first=first_of_month, last=self.today, label=f"this month (since {self.day_label(first_of_month)})")
+        if m["mod"] == "past":
+            return self._window(timedelta(days=30), "in the past month")
+        last = first_of_month - timedelta(days=1)
+        return _Moment(first=last.replace(day=1), last=last, label=f"last month ({last:%B %Y})")
+
+    def _count(self, m: re.Match[str]) -> int:
+        raw = m.groupdict().get("count") or "1"
+        if raw.isdigit():
+            return int(raw)
+        words = raw.split()
+        return _NUMBER_WORDS[next((w for w in words if w in ("couple", "few")), words[0])]
+
+    def _span(self, count: int, unit: str) -> timedelta:
+        if unit.startswith("h"):
+            return timedelta(hours=count)
+        if unit.startswith("w"):
+            return timedelta(weeks=count)
+        if unit.startswith("m"):
+            return timedelta(days=30 * count)
+        return timedelta(days=count)
+
+    def _window(self, span: timedelta, label: str) -> _Moment:
+        return _Moment(start=self.now - span, label=label)
+
+    def _rolling(self, m: re.Match[str]) -> _Moment | None:
+        count = self._count(m)
+        if count < 1 or count > 3650:
+            return None
+        unit = m["unit"].rstrip("s")
+        unit = "hour" if unit.startswith("h") else unit
+        noun = unit if count == 1 else unit + "s"
+        return self._window(self._span(count, unit), f"in the last {count} {noun}" if count > 1 else f"in the last {noun}")
+
+    def _ago(self, m: re.Match[str]) -> _Moment | None:
+        count = self._count(m)
+        if count > 3650:
+            return None
+        day = (self.now - self._span(count, m["unit"])).astimezone(self.tz).date()
+        return _Moment(first=day, last=day, label=f"on {self.day_label(day)}")
+
+    def _weekday(self, m: re.Match[str]) -> _Moment:
+        wanted = _WEEKDAYS[m["wd"]]
+        back = (self.today.weekday() - wanted) % 7
+        if m["mod"] in ("last", "past") and back == 0:
+            back = 7
+        day = self.today - timedelta(days=back)
+        if m["mod"] == "this":
+            day = self.today - timedelta(days=self.today.weekday()) + timedelta(days=wanted)
+        return _Moment(first=day, last=day)
+
+    def _month(self, m: re.Match[str]) -> _Moment | None:
+        month = _MONTHS[m["may"] or m["mon"]]
+        year = int(m["year"]) if m["year"] else (self.today.year if month <= self.today.month else self.today.year - 1)
+        first = date(year, month, 1)
+        last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+        return _Moment(first=first, last=last, label=f"in {first:%B %Y}")
+
+    # --- step 2: marks combine into one range
+    def combine(self, text: str) -> tuple[str, TimeRange | None]:
+        token = lambda name: _TOKEN.format(name=name)  # noqa: E731
+        forms: list[tuple[str, Callable[[re.Match[str]], TimeRange | None]]] = [
+            (rf"\b(?:between|from)\s+{token('a')}\s*(?:and|to|through|thru|until|till|-|–)\s*{token('b')}", self._between),
+            (rf"{token('a')}\s*(?:-|–|—|\.\.|to|through|thru|until|till)\s*{token('b')}", self._between),
+            (rf"\b(?:since|after|from|starting)\s+{token('a')}", self._since),
+            (rf"\b(?:before|until|till|up\s+to|by)\s+{token('a')}", self._before),
+            (rf"{token('a')}", self._single),
+        ]
+        found: TimeRange | None = None
+        for pattern, build in forms:
+            def replace_one(m: re.Match[str], build=build) -> str:
+                nonlocal found
+                span = build(m)
+                if found is None:
+                    found = span
+                return " "
+            text = re.sub(pattern, replace_one, text)
+        return text, found
+
+    def _moment(self, m: re.Match[str], name: str) -> _Moment:
+        return self.moments[int(m[name])]
+
+    def _days(self, moment: _Moment, anchor: date) -> tuple[date, date] | None:
+        days = self.resolve(moment, anchor)
+        if days is None and moment.month is not None:
+            self.problems.append(f"no {date(2000, moment.month, moment.day):%b} {moment.day} yet")
+        return days
+
+    def _start(self, moment: _Moment) -> datetime | None:
+        if moment.start is not None:
+            return moment.start
+        days = self._days(moment, self.today)
+        return self.bounds(*days)[0] if days else None
+
+    def _between(self, m: re.Match[str]) -> TimeRange | None:
+        first, last = self._moment(m, "a"), self._moment(m, "b")
+        if first.start is not None or last.start is not None:
+            return self._single_moment(first)
+        end_days = self._days(last, self.today)
+        if end_days is None:
+            return None
+        start_days = self._days(first, end_days[1])
+        if start_days is None:
+            return None
+        label = f"from {self.day_label(start_days[0])} to {self.day_label(end_days[1])}"
+        return TimeRange(*self.bounds(start_days[0], end_days[1]), label)
+
+    def _since(self, m: re.Match[str]) -> TimeRange | None:
+        moment = self._moment(m, "a")
+        verb = m[0].split()[0]
+        if moment.span and verb == "from":
+            return self._single_moment(moment)
+        if moment.start is not None:
+            return TimeRange(moment.start, None, moment.label)
+        days = self._days(moment, self.today)
+        if days is None:
+            return None
+        if verb == "after":
+            return TimeRange(self.bounds(*days)[1], None, f"after {self.day_label(days[1])}")
+        return TimeRange(self.bounds(*days)[0], None, f"since {self.day_label(days[0])}")
+
+    def _before(self, m: re.Match[str]) -> TimeRange | None:
+        moment = self._moment(m, "a")
+        if moment.start is not None:
+            return TimeRange(None, moment.start, f"before {moment.label}")
+        days = self._days(moment, self.today)
+        if days is None:
+            return None
+        if m[0].startswith("before"):
+            return TimeRange(None, self.bounds(*days)[0], f"before {self.day_label(days[0])}")
+        return TimeRange(None, self.bounds(*days)[1], f"until {self.day_label(days[1])}")
+
+    def _single(self, m: re.Match[str]) -> TimeRange | None:
+        return self._single_moment(self._moment(m, "a"))
+
+    def _single_moment(self, moment: _Moment) -> TimeRange | None:
+        if moment.start is not None:
+            return TimeRange(moment.start, None, moment.label)
+        days = self._days(moment, self.today)
+        if days is None:
+            return None
+        if moment.label:
+            label = moment.label
+        elif days[0] == days[1]:
+            label = f"on {self.day_label(days[0])}"
+        else:
+            label = f"from {self.day_label(days[0])} to {self.day_label(days[1])}"
+        return TimeRange(*self.bounds(*days), label)
+
+
+# ---------------------------------------------------------------- PR references and people
+
+_PR_LINK = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d+)[^\s>|]*", re.IGNORECASE)
+_PR_REF = re.compile(r"(?<![\w/&])(?:#|\b(?:pr|pull\s+request|pull)\s*#?\s*)(\d{1,7})\b", re.IGNORECASE)
+_LOGIN = r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}(?:\[bot\])?"
+_AT_LOGIN = re.compile(rf"(?<![\w.@])@({_LOGIN})", re.IGNORECASE)
+_ROLE_LOGIN = re.compile(
+    rf"\b(?P<role>merged\s+by|authored\s+by|written\s+by|opened\s+by|created\s+by|submitted\s+by|sent\s+by|by|from)\s+@?(?P<login>{_LOGIN})(?:'s)?\b",
+    re.IGNORECASE,
+)
+_ROLES = {"merged": "merger", "by": "any", "from": "author"}
+# Slack sends <@U123> for mentions and <url|label> for links.
+_SLACK_MENTION = re.compile(r"<[@#!][^>]*>")
+_SLACK_LINK = re.compile(r"<(https?://[^>|]+)(?:\|[^>]*)?>")
+_BARE_NUMBER = re.compile(r"^\d{2,7}$")
+
+
+def _clean(text: str) -> str:
+    text = _SLACK_MENTION.sub(" ", text.replace(_MARK, " "))
+    text = _SLACK_LINK.sub(r"\1", text)
+    text = html.unescape(text)
+    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+
+
+def _take_numbers(text: str, numbers: list[int]) -> str:
+    def keep(m: re.Match[str]) -> str:
+        number = int(m.group(1))
+        if number not in numbers:
+            numbers.append(number)
+        return " "
+
+    return _PR_REF.sub(keep, _PR_LINK.sub(keep, text))
+
+
+def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
+    def add(login: str, role: str) -> None:
+        if all(p.login.lower() != login.lower() for p in people):
+            people.append(Person(login, role))
+
+    def at(m: re.Match[str]) -> str:
+        known = lookup.login(m.group(1)) if lookup else None
+        add(known or m.group(1), "any")
+        return " "
+
+    def by(m: re.Match[str]) -> str:
+        known = lookup.login(m["login"]) if lookup else None
+        if known is None:
+            return m[0]  # "caused by preemption": not a person, keep the words
+        role = _ROLES.get(m["role"].split()[0].lower(), "author")
+        add(known, role)
+        return " "
+
+    return _ROLE_LOGIN.sub(by, _AT_LOGIN.sub(at, text))
+
+
+# ---------------------------------------------------------------- areas and free text
+
+
+@cache
+def _area_names() -> dict[str, str]:
+    return aliases()
+
+
+def _take_words(
+    words: list[str], lookup: Lookup | None, question: Question, stopwords: frozenset[str]
+) -> None:
+    """Areas, people and topics from the words left after times, PR numbers and @people."""
+    names = _area_names()
+    longest = _longest_synonym()
+    i = 0
+    while i < len(words):
+        matched = 0
+        for size in (3, 2, 1):
+            chunk = words[i : i + size]
+            if len(chunk) < size:
+                continue
+            area = names.get(normalize_name(" ".join(chunk)))
+            if area:
+                said = _subwords(" ".join(chunk))
+                if area not in question.areas:
+                    question.areas.append(area)
+                for phrase in synonyms_of(said) + (" ".join(_subwords(area)),):
+                    if phrase not in question.area_phrases:
+                        question.area_phrases.append(phrase)
+                matched = size
+                break
+        if matched:
+            i += matched
+            continue
+        for size in range(longest, 0, -1):
+            said = tuple(sub for word in words[i : i + size] for sub in _subwords(word))
+            if len(words[i : i + size]) == size and said in _synonyms():
+                question.concepts.append(Concept(" ".join(words[i : i + size]), synonyms_of(said)))
+                matched = size
+                break
+        if matched:
+            i += matched
+            continue
+        word = words[i]
+        i += 1
+        if len(word) < 2 or word in stopwords:
+            continue
+        if _BARE_NUMBER.match(word) and lookup and lookup.is_pr(int(word)):
+            if int(word) not in question.numbers:
+                question.numbers.append(int(word))
+            continue
+        login = lookup.login(word) if lookup and not word.isdigit() else None
+        if login:
+            if all(p.login.lower() != login.lower() for p in question.people):
+                question.people.append(Person(login, "any"))
+            continue
+        said = _subwords(word)
+        if said and not all(sub in stopwords for sub in said):
+            question.concepts.append(Concept(word, synonyms_of(said)))
+
+
+def parse_question(
+    text: str,
+    tz: ZoneInfo,
+    now: datetime | None = None,
+    lookup: Lookup | None = None,
+    extra_stopwords: frozenset[str] = frozenset(),
+) -> Question:
+    """Read a question; `now` defaults to the current time, `lookup` tells people and PRs apart from words."""
+    now = now or datetime.now(timezone.utc)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=tz)
+    cleaned = _clean(text or "")
+    question = Question(text=" ".join(cleaned.split()))
+    rest = _take_numbers(cleaned, question.numbers)
+    rest = _take_people(rest, lookup, question.people)
+    times = _TimeParser(tz, now)
+    rest, question.time = times.combine(times.mark(rest.lower()))
+    question.problems.extend(times.problems)
+    rest = rest.replace(_MARK, " ")
+    words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
+    _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords)
+    return question

@@ -1,0 +1,421 @@
+"""Finding the merged PRs a question is about.
+
+Time and people narrow through indexes; areas and free text go to FTS5 as
+quoted phrases ranked with bm25 over weighted columns; PRs named by number come
+first, with the PRs that revert, fix or follow them. A filter that leaves
+nothing is relaxed (time first, then people, then areas) and the result says so.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any, Iterable
+from zoneinfo import ZoneInfo
+
+from sqlite_utils import Database
+
+from bot.question import Question, TimeRange, parse_question
+from store.days import from_utc_text, to_utc_text
+from store.model import PullRequest
+from store.prs import get_pr, pr_from_row
+from store.relations import Link, related
+from store.schema import FTS_COLUMNS
+
+# bm25 weight per FTS column. A word in the title says most about a PR; the
+# risks and insights sections speculate about neighbouring code, so they count little.
+WEIGHTS = {
+    "title": 10.0,
+    "what_changed": 4.0,
+    "impact": 2.0,
+    "risks": 0.5,
+    "insights": 0.5,
+    "files": 3.0,
+    "author": 5.0,
+    "areas": 6.0,
+}
+_BM25 = "bm25(prs_fts, " + ", ".join(str(WEIGHTS[column]) for column in FTS_COLUMNS) + ")"
+# Scores are relevance in [0, 1]: PRs named in the question, then PRs related to
+# them, then text matches (bm25 squashed below those), then plain listings.
+NAMED_SCORE = 1.0
+_RELATED_SCORE = {"reverts": 0.95, "fixes": 0.9, "follows": 0.85, "mentions": 0.8}
+_TEXT_CEILING = 0.75
+_TEXT_HALF = 5.0  # the bm25 value that maps to the middle of its band
+# Listings count their PRs up to this many; a bot that says "1000+" needs no exact figure.
+COUNT_CAP = 1000
+# How far back (days from the newest PR asked about) text search looks before it widens to everything.
+WINDOW_DAYS = (7, 30, 180, 730)
+
+
+@dataclass
+class Hit:
+    pr: PullRequest
+    score: float
+    link: Link | None = None  # how it relates to a PR named in the question
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    note: str | None
+    question: Question  # what was searched for, after any relaxing
+    # How many PRs matched before the limit, counted up to COUNT_CAP; None for text
+    # search, where counting every match would cost as much as ranking them.
+    total: int | None
+
+    @property
+    def numbers(self) -> list[int]:
+        return [hit.pr.number for hit in self.hits]
+
+
+class StoreLookup:
+    """Tells the question parser which words are logins and which numbers are PRs of `repo`."""
+
+    def __init__(self, db: Database, repo: str) -> None:
+        self.db = db
+        self.repo = repo
+
+    def login(self, name: str) -> str | None:
+        row = self.db.execute(
+            """
+            select author from prs where repo = ? and author = ? collate nocase
+            union all
+            select merged_by from prs where repo = ? and merged_by = ? collate nocase
+            limit 1
+            """,
+            [self.repo, name, self.repo, name],
+        ).fetchone()
+        return row[0] if row else None
+
+    def is_pr(self, number: int) -> bool:
+        return self.db.execute(
+            "select 1 from prs where repo = ? and number = ?", [self.repo, number]
+        ).fetchone() is not None
+
+
+def search_prs(
+    db: Database, query: str, repo: str, tz: ZoneInfo, limit: int = 10, now: datetime | None = None
+) -> SearchResult:
+    """The PRs of `repo` that `query` asks about, best first."""
+    return search(db, repo, read_question(db, query, repo, tz, now), limit)
+
+
+def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetime | None = None) -> Question:
+    # The repository's own name is in every path and says nothing.
+    names = frozenset(part.lower() for part in repo.split("/"))
+    return parse_question(text, tz, now, StoreLookup(db, repo), extra_stopwords=names)
+
+
+def search(db: Database, repo: str, question: Question, limit: int = 10) -> SearchResult:
+    """Run a parsed question: named PRs and their relations first, else filters and text, relaxed if empty."""
+    limit = max(1, limit)
+    named = _named(db, repo, question, limit)
+    if named:
+        return SearchResult(named, _missing_note(db, repo, question), question, len(named))
+    missing = _missing_note(db, repo, question)
+    if missing:
+        # Nothing known about the numbers: search the rest of the words instead.
+        question = replace(question, numbers=[])
+    for attempt in _relaxations(question):
+        near = question.time if attempt.time is None else None
+        hits, total = _find(db, repo, attempt, limit, near)
+        if hits:
+            note = missing or (None if attempt is question else _relaxed_note(question, attempt))
+            return SearchResult(hits, note, attempt, total)
+    note = missing or (f"No PRs {question.describe()}." if not question.is_empty else None)
+    return SearchResult([], note, question, 0)
+
+
+# ---------------------------------------------------------------- named PRs
+
+
+def _named(db: Database, repo: str, question: Question, limit: int) -> list[Hit]:
+    hits: dict[int, Hit] = {}
+    for number in question.numbers:
+        pr = get_pr(db, repo, number)
+        if pr:
+            hits[number] = Hit(pr, NAMED_SCORE)
+    for number in question.numbers:
+        for link in related(db, repo, number):
+            if link.other in hits:
+                continue
+            pr = get_pr(db, repo, link.other)
+            if pr:
+                hits[link.other] = Hit(pr, _RELATED_SCORE[link.kind], link)
+    ordered = sorted(hits.values(), key=lambda hit: -hit.score)
+    return ordered[:limit] if len(ordered) > limit else ordered
+
+
+def _missing_note(db: Database, repo: str, question: Question) -> str | None:
+    unknown = [n for n in question.numbers if get_pr(db, repo, n) is None]
+    if not unknown:
+        return None
+    listed = ", ".join(f"#{n}" for n in unknown)
+    return f"{listed} {'is' if len(unknown) == 1 else 'are'} not in the store of {repo}."
+
+
+# ---------------------------------------------------------------- relaxing
+
+
+def _relaxations(question: Question) -> Iterable[Question]:
+    """The question, then with time dropped, then people, then areas: topic outlives constraints."""
+    yield question
+    current = question
+    for field, empty in (("time", None), ("people", []), ("areas", [])):
+        if getattr(current, field):
+            current = replace(current, **{field: empty})
+            if field == "areas":
+                current.area_phrases = []
+            # Asked only for a time: what merged closest to it.
+            if current.has_filters or current.has_topic or field == "time":
+                yield current
+
+
+def _relaxed_note(asked: Question, found: Question) -> str:
+    return f"No PRs {asked.describe()}; showing the nearest matches ({found.describe()})."
+
+
+# ---------------------------------------------------------------- FTS expressions
+
+
+def _phrase(text: str) -> str:
+    """A phrase as an FTS5 string: user words never reach FTS unquoted."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _any(phrases: Iterable[str]) -> str:
+    return "(" + " OR ".join(_phrase(p) for p in dict.fromkeys(phrases)) + ")"
+
+
+def _area_expression(question: Question) -> str | None:
+    """In one of the areas, or saying one of the words that named them in the title or what changed."""
+    if not question.areas:
+        return None
+    names = [" ".join(area.split("-")) for area in question.areas]
+    return f"({{areas}} : {_any(names)} OR {{title what_changed}} : {_any(question.area_phrases or names)})"
+
+
+def match_expression(question: Question) -> str | None:
+    """The loose FTS5 query: any area or any word of the topic (an area is then required apart)."""
+    words = [p for concept in question.concepts for p in concept.phrases]
+    area = _area_expression(question)
+    if area and words:
+        return f"{area} OR {_any(words)}"
+    return area or (_any(words) if words else None)
+
+
+def strict_expression(question: Question) -> str | None:
+    """The strict FTS5 query: in the areas AND saying something for every concept."""
+    parts = [_any(concept.phrases) for concept in question.concepts]
+    area = _area_expression(question)
+    return " AND ".join(([area] if area else []) + parts) or None
+
+
+# ---------------------------------------------------------------- ranking by text
+
+
+@dataclass(frozen=True)
+class _Stage:
+    expression: str
+    required: str | None  # a second FTS query every row must also match
+    every_concept: bool
+
+
+def _stages(question: Question) -> list[_Stage]:
+    """PRs that match every concept first, then those in the area (or saying any word) to fill up."""
+    strict, loose = strict_expression(question), match_expression(question)
+    assert strict is not None and loose is not None
+    stages = [_Stage(strict, None, True)]
+    if loose != strict:
+        required = _area_expression(question) if question.areas else None
+        stages.append(_Stage(loose, required, False))
+    return stages
+
+
+def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRange | None) -> tuple[list[Hit], int | None]:
+    """The best PRs for a question, and how many match when that is cheap to know (listings)."""
+    if match_expression(question) is None:
+        return _listing(db, repo, question, limit, near)
+    found: dict[int, Hit] = {}
+    for stage in _stages(question):
+        for row in _windowed(db, repo, question, stage, limit):
+            if row["id"] not in found:
+                found[row["id"]] = Hit(pr_from_row(row), _squash(row["score"], stage.every_concept))
+        if len(found) >= limit:
+            break
+    return list(found.values())[:limit], None
+
+
+def _windowed(db: Database, repo: str, question: Question, stage: _Stage, limit: int) -> list[dict[str, Any]]:
+    """Top rows of a stage, looking back from the newest PR asked about in widening windows.
+
+    bm25 runs on every match, so scoring is what costs: matches are first
+    counted (cheap) in a window of a week, a month, half a year, two years,
+    everything, and only the first window holding `limit` of them is scored.
+    A common word then costs the same in a store of 100,000 PRs as in one of
+    1,000, and recent PRs win among equals.
+    """
+    start = question.time.start if question.time else None
+    end = question.time.end if question.time else None
+    bounds, args = _time_bounds(repo, start, end)
+    newest = db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0]
+    if newest is None:
+        return []
+    for days in (*WINDOW_DAYS, None):
+        lower = start
+        if days is not None:
+            lower = from_utc_text(newest) - timedelta(days=days)
+            if start is not None and lower <= start:
+                lower, days = start, None  # this window covers the whole range asked for
+        query = _stage_query(db, repo, question, stage, lower, end)
+        if query is None:
+            continue
+        where, where_args = query
+        if days is not None:
+            counted = db.execute(
+                f"select count(*) from (select 1 from {_FROM} where {where} limit ?)", [*where_args, limit]
+            ).fetchone()[0]
+            if counted < limit:
+                continue
+        cursor = db.execute(
+            f"select prs.*, -{_BM25} as score from {_FROM} where {where} "
+            "order by score desc, prs.merged_at desc limit ?",
+            [*where_args, limit],
+        )
+        return _dicts(cursor)
+    return []
+
+
+# CROSS JOIN keeps FTS as the outer loop: bm25 needs the FTS cursor to drive.
+_FROM = "prs_fts cross join prs on prs.id = prs_fts.rowid"
+
+
+def _time_bounds(repo: str, start: datetime | None, end: datetime | None, table: str = "") -> tuple[str, list[Any]]:
+    where, args = [f"{table}repo = ?"], [repo]
+    if start is not None:
+        where.append(f"{table}merged_at >= ?")
+        args.append(to_utc_text(start))
+    if end is not None:
+        where.append(f"{table}merged_at < ?")
+        args.append(to_utc_text(end))
+    return " and ".join(where), args
+
+
+def _stage_query(
+    db: Database, repo: str, question: Question, stage: _Stage, start: datetime | None, end: datetime | None
+) -> tuple[str, list[Any]] | None:
+    """The WHERE clause of a stage in a time window; None when the window holds no PR."""
+    where, args = ["prs_fts match ?"], [stage.expression]
+    rowid = ""
+    if start is not None:
+        bounds, bound_args = _time_bounds(repo, start, end)
+        # "id + 0": plain min(id) would walk the primary key instead of the time index.
+        first = db.execute(f"select min(id + 0) from prs where {bounds}", bound_args).fetchone()[0]
+        if first is None:
+            return None
+        # FTS5 seeks straight to this rowid instead of visiting every older match.
+        rowid = f" and rowid >= {int(first)}"
+        where.append(f"prs_fts.rowid >= {int(first)}")
+    if stage.required:
+        # "+prs.id": a plain rowid IN would be pushed into FTS5 as one lookup (and one bm25 setup) per id.
+        where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{rowid})")
+        args.append(stage.required)
+    bounds, bound_args = _time_bounds(repo, start, end, "prs.")
+    where.append(bounds)
+    args.extend(bound_args)
+    people, people_args = _people_condition(question)
+    if people:
+        where.append(people)
+        args.extend(people_args)
+    return " and ".join(where), args
+
+
+def _people_condition(question: Question) -> tuple[str, list[str]]:
+    either, args = [], []
+    for person in question.people:
+        if person.role in ("any", "author"):
+            either.append("prs.author = ? collate nocase")
+            args.append(person.login)
+        if person.role in ("any", "merger"):
+            either.append("prs.merged_by = ? collate nocase")
+            args.append(person.login)
+    return ("(" + " or ".join(either) + ")" if either else ""), args
+
+
+def _squash(raw: float, every_concept: bool) -> float:
+    """bm25 mapped below named and related PRs; PRs matching every concept above those matching some."""
+    if raw <= 0:
+        return 0.0
+    half = _TEXT_CEILING / 2
+    return round((half if every_concept else 0.0) + half * raw / (raw + _TEXT_HALF), 4)
+
+
+# ---------------------------------------------------------------- listing by time and people
+
+
+@dataclass(frozen=True)
+class _Arm:
+    """One index-friendly slice of a listing: a person's authored or merged PRs, or every PR."""
+
+    where: str
+    args: tuple[Any, ...]
+    rank: int  # 0 before 1: a person's own PRs before those they only merged
+
+
+def _arms(repo: str, question: Question) -> list[_Arm]:
+    if not question.people:
+        return [_Arm("repo = ?", (repo,), 0)]
+    arms = []
+    for person in question.people:
+        if person.role in ("any", "author"):
+            arms.append(_Arm("repo = ? and author = ? collate nocase", (repo, person.login), 0))
+        if person.role in ("any", "merger"):
+            arms.append(_Arm("repo = ? and merged_by = ? collate nocase", (repo, person.login), int(person.role == "any")))
+    return arms
+
+
+def _listing(
+    db: Database, repo: str, question: Question, limit: int, near: TimeRange | None
+) -> tuple[list[Hit], int | None]:
+    """PRs by time and people only: newest first, or nearest to `near` when the time was relaxed away."""
+    if not question.has_filters and near is None:
+        return [], 0
+    start = question.time.start if question.time else None
+    end = question.time.end if question.time else None
+    time_sql, time_args = "", []
+    for bound, value in ((">=", start), ("<", end)):
+        if value is not None:
+            time_sql += f" and merged_at {bound} ?"
+            time_args.append(to_utc_text(value))
+    arms = _arms(repo, question)
+    union = " union ".join(f"select id from prs where {arm.where}{time_sql}" for arm in arms)
+    total = db.execute(
+        f"select count(*) from ({union} limit ?)", [*(a for arm in arms for a in (*arm.args, *time_args)), COUNT_CAP]
+    ).fetchone()[0]
+    if not total:
+        return [], 0
+    found: list[tuple[Any, dict[str, Any]]] = []
+    for arm in arms:
+        where, args = f"{arm.where}{time_sql}", [*arm.args, *time_args]
+        if near is None:
+            rows = _dicts(db.execute(f"select * from prs where {where} order by merged_at desc, number desc limit ?", [*args, limit]))
+            found.extend(((arm.rank, -from_utc_text(row["merged_at"]).timestamp(), -row["number"]), row) for row in rows)
+            continue
+        for edge, bound, direction in ((near.start, "<", "desc"), (near.end, ">=", "asc")):
+            if edge is None:
+                continue
+            rows = _dicts(db.execute(
+                f"select * from prs where {where} and merged_at {bound} ? order by merged_at {direction} limit ?",
+                [*args, to_utc_text(edge), limit],
+            ))
+            found.extend((abs((from_utc_text(row["merged_at"]) - edge).total_seconds()), row) for row in rows)
+    found.sort(key=lambda item: item[0])
+    hits: dict[int, Hit] = {}
+    for _, row in found:
+        hits.setdefault(row["id"], Hit(pr_from_row(row), 0.0))
+    return list(hits.values())[:limit], total
+
+
+def _dicts(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]

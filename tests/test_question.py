@@ -1,0 +1,178 @@
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+from freezegun import freeze_time
+
+from conftest import LA
+from bot.question import Person, parse_question, synonyms_of
+from pr_factory import REPO, make_pr
+from store.days import day_bounds
+from store.prs import save_pr
+from store.search import StoreLookup
+
+# A Saturday afternoon in Los Angeles.
+NOW = datetime(2026, 2, 14, 15, 30, tzinfo=LA)
+
+
+def _days(text: str, now: datetime = NOW, tz: ZoneInfo = LA) -> tuple[date | None, date | None]:
+    """The local days a question's time covers: first and last (inclusive)."""
+    time = parse_question(text, tz, now).time
+    assert time is not None, text
+    first = time.start.astimezone(tz).date() if time.start else None
+    last = (time.end - timedelta(seconds=1)).astimezone(tz).date() if time.end else None
+    return first, last
+
+
+@pytest.mark.parametrize(
+    "text, first, last",
+    [
+        ("what merged today?", "2026-02-14", "2026-02-14"),
+        ("what merged yesterday?", "2026-02-13", "2026-02-13"),
+        ("the day before yesterday", "2026-02-12", "2026-02-12"),
+        ("what changed this week?", "2026-02-09", "2026-02-14"),
+        ("anything last week", "2026-02-02", "2026-02-08"),
+        ("on Feb 13", "2026-02-13", "2026-02-13"),
+        ("February 13th", "2026-02-13", "2026-02-13"),
+        ("13 Feb", "2026-02-13", "2026-02-13"),
+        ("the 13th of February", "2026-02-13", "2026-02-13"),
+        ("2026-02-13", "2026-02-13", "2026-02-13"),
+        ("Feb 13, 2025", "2025-02-13", "2025-02-13"),
+        ("between Feb 9 and Feb 13", "2026-02-09", "2026-02-13"),
+        ("from Feb 9 to 13", "2026-02-09", "2026-02-13"),
+        ("Feb 9-13", "2026-02-09", "2026-02-13"),
+        ("2026-02-09..2026-02-11", "2026-02-09", "2026-02-11"),
+        ("on Tuesday", "2026-02-10", "2026-02-10"),
+        ("last Saturday", "2026-02-07", "2026-02-07"),
+        ("this month", "2026-02-01", "2026-02-14"),
+        ("last month", "2026-01-01", "2026-01-31"),
+        ("in January", "2026-01-01", "2026-01-31"),
+        ("3 days ago", "2026-02-11", "2026-02-11"),
+        # Without a year: the most recent one that is not in the future.
+        ("on Feb 20", "2025-02-20", "2025-02-20"),
+        ("Dec 30", "2025-12-30", "2025-12-30"),
+    ],
+)
+def test_days(text, first, last):
+    assert _days(text) == (date.fromisoformat(first), date.fromisoformat(last))
+
+
+@pytest.mark.parametrize(
+    "text, first",
+    [("since Monday", "2026-02-09"), ("since Feb 10", "2026-02-10"), ("since yesterday", "2026-02-13"), ("after Feb 12", "2026-02-13")],
+)
+def test_open_ended(text, first):
+    assert _days(text) == (date.fromisoformat(first), None)
+
+
+def test_before_and_until():
+    assert _days("before Feb 13") == (None, date(2026, 2, 12))
+    assert _days("until Feb 13") == (None, date(2026, 2, 13))
+
+
+def test_rolling_windows_are_exact():
+    for text, hours in (("in the last 3 days", 72), ("past 24 hours", 24), ("last couple of days", 48), ("the past week", 168)):
+        time = parse_question(text, LA, NOW).time
+        assert time.start == NOW - timedelta(hours=hours) and time.end is None, text
+
+
+def test_range_across_new_year():
+    assert _days("Dec 30 to Jan 2", now=datetime(2026, 1, 3, 9, tzinfo=LA)) == (date(2025, 12, 30), date(2026, 1, 2))
+
+
+def test_days_follow_the_configured_zone():
+    tokyo = ZoneInfo("Asia/Tokyo")
+    time = parse_question("yesterday", tokyo, NOW).time  # already Sunday Feb 15 in Tokyo
+    assert (time.start, time.end) == day_bounds(date(2026, 2, 14), tokyo)
+    # A DST day in Los Angeles is 23 hours long.
+    spring = parse_question("2026-03-08", LA, NOW).time
+    assert spring.end - spring.start == timedelta(hours=23)
+
+
+@freeze_time("2026-02-14 23:30:00")  # UTC: still the 14th in Los Angeles
+def test_now_defaults_to_the_clock():
+    assert parse_question("today", LA).time.start == day_bounds(date(2026, 2, 14), LA)[0]
+
+
+def test_labels_name_the_days():
+    assert parse_question("on Feb 13", LA, NOW).time.label == "on Fri Feb 13"
+    assert parse_question("yesterday", LA, NOW).time.label == "yesterday (Fri Feb 13)"
+    assert parse_question("Feb 20", LA, NOW).time.label == "on Thu Feb 20, 2025"
+    assert parse_question("between Feb 9 and Feb 13", LA, NOW).time.label == "from Mon Feb 9 to Fri Feb 13"
+
+
+def test_impossible_dates_are_reported_not_guessed():
+    question = parse_question("what merged on Feb 30?", LA, NOW)
+    assert question.time is None and question.problems == ["feb 30 is not a date"]
+    assert question.concepts == []
+
+
+def test_pr_references():
+    text = "why was #101 reverted, and PR 102, pr #103, https://github.com/acme/engine/pull/104/files?"
+    assert parse_question(text, LA, NOW).numbers == [104, 101, 102, 103]
+    # Slack wraps links and mentions in angle brackets.
+    slack = "<@U0123ABC> what about <https://github.com/acme/engine/pull/105|#105>?"
+    assert parse_question(slack, LA, NOW).numbers == [105]
+    # Dates and counts are not PR numbers; a bare number is one only if the store has that PR.
+    assert parse_question("2026-02-13 last 3 days 2048", LA, NOW).numbers == []
+
+
+@pytest.fixture
+def lookup(db):
+    save_pr(db, make_pr(2048, "[Core] Something", author="Grace-H", merged_by="linus-t"))
+    save_pr(db, make_pr(2049, "[Core] Other", author="ada-l", merged_by="vllm-bot"))
+    return StoreLookup(db, REPO)
+
+
+def test_people(lookup):
+    ask = lambda text: parse_question(text, LA, NOW, lookup).people  # noqa: E731
+    assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", "any")]
+    assert ask("PRs by @ada-l") == [Person("ada-l", "any")]
+    assert ask("anything merged by linus-t") == [Person("linus-t", "merger")]
+    assert ask("authored by GRACE-H") == [Person("Grace-H", "author")]
+    assert ask("what did vllm-bot merge") == [Person("vllm-bot", "any")]
+    # An @-mention is a person even if the store has not seen them; "by <word>" is not.
+    assert ask("@someone-new") == [Person("someone-new", "any")]
+    assert ask("crashes caused by preemption") == []
+    assert parse_question("what about 2048", LA, NOW, lookup).numbers == [2048]
+
+
+def test_areas_by_name_and_alias():
+    for text, area in (
+        ("anything on ROCm?", "rocm"),
+        ("AMD changes", "rocm"),
+        ("spec decode fixes", "speculative-decoding"),
+        ("what happened in MRV2", "model-runner-v2"),
+        ("what changed in the scheduler this week?", "core"),
+        ("OpenAI API changes", "frontend"),
+    ):
+        assert parse_question(text, LA, NOW).areas == [area], text
+    question = parse_question("AMD changes", LA, NOW)
+    assert {"amd", "rocm", "mi300"} <= set(question.area_phrases)
+
+
+def test_free_text_drops_question_words_and_expands_synonyms():
+    question = parse_question("Why was the detokenizer optimization merged?", LA, NOW)
+    assert [c.said for c in question.concepts] == ["detokenizer", "optimization"]
+    server = parse_question("anything about the OpenAI-compatible server?", LA, NOW).concepts
+    assert [c.said for c in server] == ["openai-compatible server"]
+    assert {"entrypoints", "api server", "chat completions"} <= set(server[0].phrases)
+    # A narrower word finds the wider idea, not its siblings.
+    assert "quantization" in synonyms_of(("int4",)) and "fp8" not in synonyms_of(("int4",))
+    assert "fp8" in synonyms_of(("quantization",))
+
+
+def test_empty_and_nonsense():
+    assert parse_question("", LA, NOW).is_empty
+    assert parse_question("   what is the?  ", LA, NOW).is_empty
+    weird = parse_question('"); drop table prs; -- "NEAR(a b)" *', LA, NOW)
+    assert not weird.has_filters and all(c.said.isascii() for c in weird.concepts)
+
+
+def test_follow_up_keeps_time_and_swaps_topic():
+    first = parse_question("what changed in the scheduler this week?", LA, NOW)
+    follow = parse_question("and on ROCm?", LA, NOW).following(first)
+    assert follow.areas == ["rocm"] and follow.time == first.time
+    same_topic = parse_question("and yesterday?", LA, NOW).following(first)
+    assert same_topic.areas == ["core"] and same_topic.time.label.startswith("yesterday")
+    assert "this week" in first.describe() and "in core" in first.describe()

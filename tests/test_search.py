@@ -1,0 +1,180 @@
+import json
+import re
+from datetime import datetime, timedelta
+
+import pytest
+
+from conftest import LA
+from pr_factory import REPO, make_pr
+from store.model import Summary
+from store.prs import save_pr
+from store.search import match_expression, read_question, search_prs
+
+# Saturday Mar 14 2026, evening in Los Angeles.
+NOW = datetime(2026, 3, 14, 18, 0, tzinfo=LA)
+
+
+def _at(day: int, hour: int = 12) -> datetime:
+    return datetime(2026, 3, day, hour, tzinfo=LA)
+
+
+def _summary(what: str, risks: str = "") -> Summary:
+    return Summary(what, "", risks, "", "imported")
+
+
+CORPUS = [
+    make_pr(501, "[Scheduler] Admit short prompts one step earlier", merged_at=_at(13, 9), author="grace-h",
+            merged_by="linus-t", areas=["core"], files=["engine/core/scheduler.py"],
+            summary=_summary("The scheduler now admits short prompts one step earlier to cut queueing.")),
+    make_pr(502, "[ROCm] Enable the fused attention kernel on MI300", merged_at=_at(13, 11), author="ada-l",
+            merged_by="grace-h", areas=["rocm", "attention"], files=["csrc/rocm/attention.cu"],
+            summary=_summary("Turns on the fused attention kernel for MI300 GPUs.")),
+    make_pr(503, "[EAGLE] Support draft models with tied embeddings", merged_at=_at(12, 15), author="ken-t",
+            merged_by="linus-t", areas=["speculative-decoding"], files=["engine/spec_decode/eagle.py"],
+            summary=_summary("Draft models that tie input and output embeddings load correctly.",
+                             risks="Nightly builds drifting from the pinned image could mask failures.")),
+    make_pr(504, "[Frontend] Stream usage stats in chat completions", merged_at=_at(12, 16), author="grace-h",
+            merged_by="ada-l", areas=["frontend"], files=["engine/entrypoints/openai/serving_chat.py"],
+            summary=_summary("The OpenAI-compatible server reports token usage while streaming.")),
+    make_pr(505, "[Quantization] FP8 KV cache for the Triton backend", merged_at=_at(11, 10), author="ken-t",
+            merged_by="ada-l", areas=["quantization", "kernels"], files=["engine/layers/quantization/fp8.py"],
+            summary=_summary("Adds an FP8 KV cache path to the Triton attention backend.")),
+    make_pr(506, "[CI] Pin the docker base image", merged_at=_at(10, 8), author="linus-t", merged_by="linus-t",
+            areas=["ci"], files=[".buildkite/test-pipeline.yaml"],
+            summary=_summary("Pins the CI docker base image so nightly builds stop drifting.",
+                             risks="A stale pin may hide scheduler regressions in CI.")),
+    make_pr(507, "Revert #501", merged_at=_at(13, 20), author="linus-t", merged_by="linus-t", areas=["core"],
+            files=["engine/core/scheduler.py"],
+            summary=_summary("Reverts the earlier admission change because it starved long prompts.")),
+    make_pr(508, "[Bugfix] Fix MI300 hang broken by #502", merged_at=_at(14, 9), author="ada-l", merged_by="ken-t",
+            areas=["rocm"], files=["csrc/rocm/attention.cu"],
+            summary=_summary("Restores the barrier that #502 removed, which hung MI300 under load.")),
+    make_pr(509, "[Doc] Explain the scheduler knobs", merged_at=_at(2, 10), author="grace-h", merged_by="linus-t",
+            areas=["docs", "core"], files=["docs/scheduler.md"],
+            summary=_summary("Documents every scheduler setting with examples.")),
+]
+
+
+@pytest.fixture
+def store(db):
+    for pr in CORPUS:
+        save_pr(db, pr)
+    # Another repository's PR never shows up in answers about this one.
+    save_pr(db, make_pr(501, "[Scheduler] Elsewhere", repo="other/repo", url="https://github.com/other/repo/pull/501",
+                        merged_at=_at(13), summary=_summary("scheduler scheduler scheduler")))
+    return db
+
+
+def _numbers(db, query: str, limit: int = 10) -> list[int]:
+    return search_prs(db, query, REPO, LA, limit=limit, now=NOW).numbers
+
+
+def test_free_text_ranks_titles_above_passing_mentions(store):
+    assert _numbers(store, "drifting") == [506, 503]  # 503 says it only among its risks
+    # An area word ranks the PRs that say it above the rest of the area.
+    assert set(_numbers(store, "scheduler")[:2]) == {501, 509}
+    assert 506 not in _numbers(store, "scheduler")
+
+
+def test_synonyms_and_areas_find_other_words(store):
+    assert _numbers(store, "speculative decoding")[0] == 503
+    assert set(_numbers(store, "anything for AMD GPUs?")) == {502, 508}
+    assert _numbers(store, "OpenAI-compatible server")[0] == 504
+
+
+def test_time_filter_lists_newest_first(store):
+    assert _numbers(store, "what merged yesterday?") == [507, 502, 501]
+    assert _numbers(store, "what merged on Mar 12") == [504, 503]
+    assert _numbers(store, "between Mar 10 and Mar 11") == [505, 506]
+
+
+def test_people_filter_authored_first(store):
+    assert _numbers(store, "what did grace-h do this week?") == [501, 504, 502]
+    assert _numbers(store, "merged by ada-l") == [504, 505]
+
+
+def test_area_with_time_and_text(store):
+    assert _numbers(store, "ROCm fixes today") == [508]
+    assert _numbers(store, "scheduler changes since Mar 13")[:2] in ([507, 501], [501, 507])
+
+
+def test_named_pr_brings_its_revert_and_fix(store):
+    result = search_prs(store, "why was #501 reverted?", REPO, LA, now=NOW)
+    assert result.numbers == [501, 507]
+    assert result.hits[1].link.sentence() == "[#507] reverts [#501]"
+    assert _numbers(store, "what broke after https://github.com/acme/engine/pull/502")[:2] == [502, 508]
+
+
+def test_unknown_pr_number_says_so_and_searches_the_words(store):
+    result = search_prs(store, "is #9999 about the scheduler?", REPO, LA, now=NOW)
+    assert result.note == "#9999 is not in the store of acme/engine."
+    assert 501 in result.numbers
+
+
+def test_empty_filters_are_relaxed_with_a_note(store):
+    result = search_prs(store, "ROCm on Mar 2", REPO, LA, now=NOW)
+    assert result.note.startswith("No PRs merged on Mon Mar 2 in rocm; showing the nearest matches")
+    assert set(result.numbers) == {502, 508}
+    # Nearest in time first when nothing merged that day.
+    nothing = search_prs(store, "what merged on Mar 5?", REPO, LA, now=NOW)
+    assert nothing.note and nothing.numbers[:2] == [509, 506]
+    assert _numbers(store, "what did grace-h merge on Mar 7", limit=2) == [509, 504]
+
+
+def test_nonsense_finds_nothing_and_says_so(store):
+    result = search_prs(store, "zyxxy quorple", REPO, LA, now=NOW)
+    assert result.hits == [] and result.note == 'No PRs merged about "zyxxy", "quorple".'
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unbalanced', "NEAR(scheduler prompts)", "scheduler*", "-scheduler", "title:scheduler", "a OR b AND NOT c",
+     "'; drop table prs; --", "{title}: x", "^scheduler", "schedul\u00e9r \u2603"],
+)
+def test_user_text_never_reaches_fts_unquoted(store, query):
+    search_prs(store, query, REPO, LA, now=NOW)  # no error is the point
+    expression = match_expression(read_question(store, query, REPO, LA, NOW)) or ""
+    outside_quotes = re.sub(r'"(?:[^"]|"")*"', " ", expression)
+    syntax = {"(", ")", "OR", "AND", ":", "{areas}", "{title", "what_changed}"}
+    assert set(outside_quotes.replace("(", " ( ").replace(")", " ) ").split()) <= syntax, expression
+
+
+def test_limit_and_scores(store):
+    hits = search_prs(store, "scheduler", REPO, LA, limit=2, now=NOW).hits
+    assert len(hits) == 2 and 0 < hits[1].score <= hits[0].score < 1
+    named = search_prs(store, "#501", REPO, LA, now=NOW).hits
+    assert named[0].score == 1.0 and named[1].score < 1.0
+
+
+def _plan(db, query: str) -> str:
+    return " | ".join(row[3] for row in db.execute("explain query plan " + query[0], query[1]).fetchall())
+
+
+def test_queries_use_indexes(store):
+    """Every shape of query search runs reaches rows through an index or FTS, never a table scan."""
+    statements: list[tuple[str, list]] = []
+    store.conn.set_trace_callback(lambda sql: statements.append(sql))
+    for query in ("what merged yesterday?", "merged by ada-l this week", "grace-h", "ROCm fixes today", "scheduler", "#501"):
+        search_prs(store, query, REPO, LA, now=NOW)
+    store.conn.set_trace_callback(None)
+    selects = {sql for sql in statements if sql.lstrip().lower().startswith(("select", "with"))}
+    assert selects
+    for sql in selects:
+        plan = " | ".join(row[3] for row in store.execute("explain query plan " + sql).fetchall())
+        assert "SCAN prs " not in plan + " " and not plan.endswith("SCAN prs"), (sql, plan)
+
+
+def test_cli_search_json(run_cli, store):
+    result = run_cli("search", "scheduler", "--limit", "3", "--json", "--repo", REPO)
+    assert result.code == 0, result.err
+    rows = json.loads(result.out)
+    assert len(rows) == 3 and set(rows[0]) == {"number", "title", "url", "score", "areas", "merged_at"}
+    assert rows[0]["score"] >= rows[1]["score"] >= rows[2]["score"]
+    plain = run_cli("search", "#501", "--repo", REPO)
+    assert plain.code == 0 and plain.out.splitlines()[0].split()[1] == "#501"
+
+
+def test_cli_search_errors_are_one_line(run_cli, store):
+    for args in (["search", "   "], ["search", "x", "--limit", "0"], ["search"], ["search", "x", "--repo", "nope"]):
+        result = run_cli(*args)
+        assert result.code == 2 and len(result.err.strip().splitlines()) == 1, (args, result.err)
