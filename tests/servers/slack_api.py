@@ -33,6 +33,7 @@ class ApiCall:
     token: str | None = None
     at: float = 0.0  # time.monotonic() when it arrived
     hook: str | None = None  # for response_url calls: the name given to response_url()
+    ok: bool = True  # False when a fault or a Slack error answered it
 
 
 @dataclass
@@ -97,7 +98,12 @@ class FakeSlack:
         return [call for call in self.calls_to("response_url") if call.hook == hook]
 
     def posts(self, channel: str | None = None) -> list[ApiCall]:
+        """Every chat.postMessage received, refused ones included."""
         return [c for c in self.calls_to("chat.postMessage") if channel is None or c.params.get("channel") == channel]
+
+    def delivered(self, channel: str | None = None) -> list[ApiCall]:
+        """The chat.postMessage calls Slack accepted: what people see in the channel."""
+        return [call for call in self.posts(channel) if call.ok]
 
     def wait_for(self, predicate: Callable[["FakeSlack"], bool], timeout: float = 10.0) -> None:
         """Block until predicate(self) holds; AssertionError naming what arrived if it never does."""
@@ -168,13 +174,18 @@ def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
             auth = self.headers.get("Authorization", "")
             token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
             fault = slack._next_fault(method)
-            slack._record(ApiCall(method, params, token, time.monotonic()))
+            call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
             if fault and fault.error:
+                slack._record(call)
                 return self._send(200, json.dumps({"ok": False, "error": fault.error}))
             if fault:
+                slack._record(call)
                 body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
                 return self._send(fault.status, json.dumps(body), headers=fault.headers)
-            self._send(200, json.dumps(slack.answer(method, params, token)))
+            answer = slack.answer(method, params, token)
+            call.ok = answer["ok"]
+            slack._record(call)
+            self._send(200, json.dumps(answer))
 
         def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
             data = body.encode("utf-8")

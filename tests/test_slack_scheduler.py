@@ -1,0 +1,167 @@
+"""The scheduler inside `serve`, on a frozen clock: day boundaries, DST switches, restarts mid-thread."""
+from datetime import date, datetime, time
+
+import pytest
+from freezegun import freeze_time
+
+from bot.config import Settings
+from bot.daily import Pacer, repo_ingester
+from bot.runtime import Runtime
+from bot.scheduler import Scheduler
+from bot.slack_app import slack_client
+from conftest import LA
+from servers.github_api import Fault as GitHubFault, day_of_pulls
+from servers.slack_api import BOT_TOKEN, Fault
+from slack_helpers import REPO, github, import_fixtures, runtime, seed_day, slack  # noqa: F401 (fixtures)
+from store.posts import get_post
+from store.subscriptions import subscribe
+
+LONG_AGO = datetime(2026, 1, 1, tzinfo=LA)
+
+
+@pytest.fixture
+def settings(runtime, slack, monkeypatch):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    monkeypatch.setenv("PRDIGEST_SLACK_API_URL", slack.api_url)
+    return Settings.from_env()
+
+
+def start(settings, ingest: bool = False) -> Scheduler:
+    """A scheduler as `serve` starts it: its own runtime, Slack client and (optionally) ingestion."""
+    runtime = Runtime(settings)
+    return Scheduler(runtime, slack_client(settings), ingest=repo_ingester(runtime) if ingest else None, pacer=Pacer(0))
+
+
+def tick_at(scheduler: Scheduler, moment: str) -> None:
+    with freeze_time(moment):
+        scheduler.tick()
+
+
+def parents(slack, channel="C1"):
+    return [call.params["text"].split("\n")[0] for call in slack.delivered(channel) if not call.params.get("thread_ts")]
+
+
+def test_the_report_comes_at_its_time_the_day_after(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 3, 4), 3)
+    seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-03-05T08:59:00-08:00")
+    assert slack.posts() == []
+    tick_at(scheduler, "2026-03-05T09:00:00-08:00")
+    assert parents(slack) == ["*engine: merged PRs for 2026-03-04 (PST)*"]
+    for moment in ("2026-03-05T09:30:00-08:00", "2026-03-05T23:59:59-08:00", "2026-03-06T00:00:01-08:00",
+                   "2026-03-06T08:59:59-08:00"):
+        tick_at(scheduler, moment)
+    assert len(parents(slack)) == 1
+    tick_at(scheduler, "2026-03-06T09:00:30-08:00")
+    assert parents(slack)[1] == "*engine: merged PRs for 2026-03-05 (PST)*"
+
+
+def test_spring_forward_skips_the_hour_and_the_short_day_is_whole(runtime, slack, settings):
+    import_fixtures(runtime.db)  # 2026-03-08 holds merges at 00:00:05 PST and 23:59:59 PDT
+    subscribe(runtime.db, "C1", REPO, [], time(2, 30), "U1", LONG_AGO)
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-03-08T01:59:00-08:00")
+    assert slack.posts() == []
+    tick_at(scheduler, "2026-03-08T03:00:00-07:00")  # 02:30 never happened that night
+    assert parents(slack) == ["*Acme: merged PRs for 2026-03-07 (PST)*"]
+    tick_at(scheduler, "2026-03-09T02:29:00-07:00")
+    assert len(parents(slack)) == 1
+    tick_at(scheduler, "2026-03-09T02:30:00-07:00")
+    assert parents(slack)[1] == "*Acme: merged PRs for 2026-03-08 (PST)*"
+    report = "\n".join(call.params["text"] for call in slack.posts())
+    assert "3 merged" in report and "#4090" in report and "#4102" in report
+
+
+def test_fall_back_posts_at_the_first_of_the_two_times(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 10, 31), 2)
+    subscribe(runtime.db, "C1", REPO, [], time(1, 30), "U1", LONG_AGO)
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-11-01T01:29:00-07:00")
+    assert slack.posts() == []
+    tick_at(scheduler, "2026-11-01T01:30:00-07:00")  # the first 01:30 (PDT)
+    assert len(parents(slack)) == 1
+    tick_at(scheduler, "2026-11-01T01:30:00-08:00")  # the second 01:30 (PST)
+    assert len(parents(slack)) == 1
+
+
+def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 3, 4), 120)  # a parent and three replies
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
+    first = start(settings)
+    tick_at(first, "2026-03-05T09:00:00-08:00")
+    post = get_post(runtime.db, "C1", REPO, date(2026, 3, 4))
+    assert post.state == "posting" and post.replies_sent == 1
+    tick_at(first, "2026-03-05T09:01:00-08:00")  # the failing channel waits before trying again
+    assert len(slack.posts()) == 3
+
+    restarted = start(settings)  # a new process: nothing in memory, everything in the store
+    tick_at(restarted, "2026-03-05T09:02:00-08:00")
+    delivered = slack.delivered("C1")
+    assert [call.params["text"] for call in delivered] == [m["text"] for m in post.messages]
+    assert all(call.params["thread_ts"] == post.parent_ts for call in delivered[1:])
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
+    tick_at(restarted, "2026-03-05T10:00:00-08:00")
+    assert len(slack.delivered()) == len(delivered)
+
+
+def test_the_same_process_retries_a_failed_channel_later(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 3, 4), 2)
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    slack.fail("chat.postMessage", Fault(status=503, headers={}), Fault(status=503, headers={}), Fault(status=503, headers={}))
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-03-05T09:00:00-08:00")
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).parent_ts is None
+    tick_at(scheduler, "2026-03-05T09:05:00-08:00")
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
+    assert len(parents(slack)) == 1
+
+
+def test_one_channel_failing_does_not_stop_the_others(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 3, 4), 2)
+    subscribe(runtime.db, "C0GONE", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
+    tick_at(start(settings), "2026-03-05T09:00:00-08:00")
+    assert len(parents(slack, "C1")) == 1
+
+
+def test_a_new_subscription_starts_the_next_day(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 3, 4), 2)
+    seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", datetime(2026, 3, 5, 10, 0, tzinfo=LA))
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-03-05T10:01:00-08:00")
+    assert slack.posts() == []
+    tick_at(scheduler, "2026-03-06T09:00:00-08:00")
+    assert parents(slack) == ["*engine: merged PRs for 2026-03-05 (PST)*"]
+
+
+def test_area_subscriptions_get_their_areas_only(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 3, 4), 2, areas=["rocm"])
+    seed_day(runtime.db, date(2026, 3, 4), 3, start=2000, areas=["core"])
+    subscribe(runtime.db, "C1", REPO, ["rocm"], time(9, 0), "U1", LONG_AGO)
+    tick_at(start(settings), "2026-03-05T09:00:00-08:00")
+    text = "\n".join(call.params["text"] for call in slack.posts())
+    assert "merged PRs in rocm for 2026-03-04" in text and "2 merged" in text and "#2000" not in text
+
+
+def test_it_ingests_before_posting(runtime, slack, github, settings):
+    github.add(REPO, *day_of_pulls(date(2026, 3, 4), 4, LA, first_number=7000))
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    tick_at(start(settings, ingest=True), "2026-03-05T09:00:00-08:00")
+    text = "\n".join(call.params["text"] for call in slack.posts())
+    assert "4 merged" in text and "#7003" in text
+    assert github.count("/search/issues") >= 1
+
+
+def test_github_down_still_posts_from_the_store(runtime, slack, github, settings, monkeypatch, caplog):
+    seed_day(runtime.db, date(2026, 3, 4), 2)
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    github.fail(GitHubFault(429, {"Retry-After": "3600"}, "Too Many Requests"), times=100)
+    monkeypatch.setenv("PRDIGEST_GITHUB_MAX_WAIT", "1")
+    tick_at(start(Settings.from_env(), ingest=True), "2026-03-05T09:00:00-08:00")
+    assert "2 merged" in slack.posts()[0].params["text"]
+    assert "ingest of acme/engine failed" in caplog.text
