@@ -212,13 +212,19 @@ def ensure_summary(db: Database, settings: Settings, pr: PullRequest, llm: LLM |
 
 
 def summarize_ingested(
-    db: Database, settings: Settings, repo: str, start: datetime, end: datetime, client: GitHubClient
+    db: Database, settings: Settings, repo: str, start: datetime, end: datetime, client: GitHubClient,
+    llm: LLM | None = None,
 ) -> SummaryRun | None:
-    """After an ingest: summarize the window's new PRs with the configured model (None without one)."""
+    """After an ingest: summarize the window's new PRs with `llm`, else the configured model (None without one).
+
+    A long-running process passes its own LLM, so that one concurrency bound covers all its calls.
+    """
+    if llm is not None:
+        return summarize_window(db, settings, repo, start, end, llm, GitHubDiffs(client))
     from bot.llm import llm_from_settings
 
-    llm = llm_from_settings(settings)
-    if llm is None:
+    own = llm_from_settings(settings)
+    if own is None:
         return None
-    with llm:
-        return summarize_window(db, settings, repo, start, end, llm, GitHubDiffs(client))
+    with own:
+        return summarize_window(db, settings, repo, start, end, own, GitHubDiffs(client))
