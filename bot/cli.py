@@ -188,6 +188,7 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
 def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
     """Fetch merged PRs from GitHub into the store. Cheap to run every few minutes."""
     from bot.ingest import TerminalProgress, describe, github_client
+    from bot.summarize import summarize_ingested
     from store.github import BadToken, GitHubError
     from store.ingest import ingest_repo, plan_window
 
@@ -213,6 +214,9 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
                 continue
             progress.clear()
             click.echo(describe(done, app.settings.timezone, client.requests - before))
+            summarized = summarize_ingested(app.db, app.settings, name, window.start, window.end, client)
+            if summarized and summarized.calls:
+                click.echo(f"{name}: {summarized.describe()}")
     if failed:
         sys.exit(1)
 
