@@ -139,7 +139,7 @@ def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
             before = client.requests
             done = ingest_repo(runtime.db, client, repo, window)
             log.info("%s", describe(done, settings.timezone, client.requests - before))
-            summarized = summarize_ingested(runtime.db, settings, repo, window.start, window.end, client)
+            summarized = summarize_ingested(runtime.db, settings, repo, window.start, window.end, client, runtime.llm)
             if summarized and summarized.calls:
                 log.info("%s: %s", repo, summarized.describe())
 
