@@ -29,8 +29,8 @@ class Lookup(Protocol):
 
 @dataclass(frozen=True)
 class TimeRange:
-    start: datetime | None  # UTC, inclusive; None is open
-    end: datetime | None  # UTC, exclusive; None is open
+    start: datetime | None  # inclusive; None is open
+    end: datetime | None  # exclusive; None is open (open-ended phrases like "since" end now)
     label: str  # how answers say it: "on Fri Feb 13", "this week (since Mon Feb 9)"
 
 
@@ -125,6 +125,7 @@ _STOPWORDS = frozenset(
     pr prs pull pulls request requests merged merge merges merging land landed lands change changed changes
     happen happened happening new recent recently latest lately go going went went made make anybody
     anyone someone team people thing things stuff work worked one ones today yesterday week month day days
+    morning afternoon evening night tonight working doing ship shipped shipping up been busy
     """.split()
 )
 
@@ -443,13 +444,13 @@ class _TimeParser:
         if moment.span and verb == "from":
             return self._single_moment(moment)
         if moment.start is not None:
-            return TimeRange(moment.start, None, moment.label)
+            return TimeRange(moment.start, self.now, moment.label)
         days = self._days(moment, self.today)
         if days is None:
             return None
         if verb == "after":
-            return TimeRange(self.bounds(*days)[1], None, f"after {self.day_label(days[1])}")
-        return TimeRange(self.bounds(*days)[0], None, f"since {self.day_label(days[0])}")
+            return TimeRange(self.bounds(*days)[1], self.now, f"after {self.day_label(days[1])}")
+        return TimeRange(self.bounds(*days)[0], self.now, f"since {self.day_label(days[0])}")
 
     def _before(self, m: re.Match[str]) -> TimeRange | None:
         moment = self._moment(m, "a")
@@ -467,7 +468,7 @@ class _TimeParser:
 
     def _single_moment(self, moment: _Moment) -> TimeRange | None:
         if moment.start is not None:
-            return TimeRange(moment.start, None, moment.label)
+            return TimeRange(moment.start, self.now, moment.label)
         days = self._days(moment, self.today)
         if days is None:
             return None

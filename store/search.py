@@ -116,6 +116,7 @@ def search(db: Database, repo: str, question: Question, limit: int = 10) -> Sear
     if missing:
         # Nothing known about the numbers: search the rest of the words instead.
         question = replace(question, numbers=[])
+    question = _without_unknown_words(db, repo, question)
     for attempt in _relaxations(question):
         near = question.time if attempt.time is None else None
         hits, total = _find(db, repo, attempt, limit, near)
@@ -154,6 +155,20 @@ def _missing_note(db: Database, repo: str, question: Question) -> str | None:
     return f"{listed} {'is' if len(unknown) == 1 else 'are'} not in the store of {repo}."
 
 
+def _without_unknown_words(db: Database, repo: str, question: Question) -> Question:
+    """Drop words no PR of the repository says ("ship", typos): they could only empty the answer."""
+    known, unknown = [], []
+    for concept in question.concepts:
+        found = db.execute(
+            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [_any(concept.phrases), repo]
+        ).fetchone()
+        (known if found else unknown).append(concept)
+    if not unknown or not (known or question.has_filters or question.areas):
+        return question  # nothing to drop, or nothing would be left to search for
+    words = ", ".join(f'"{concept.said}"' for concept in unknown)
+    return replace(question, concepts=known, problems=[*question.problems, f"no PR mentions {words}"])
+
+
 # ---------------------------------------------------------------- relaxing
 
 
@@ -188,11 +203,11 @@ def _any(phrases: Iterable[str]) -> str:
 
 
 def _area_expression(question: Question) -> str | None:
-    """In one of the areas, or saying one of the words that named them in the title or what changed."""
+    """In one of the areas, or naming it in the title, what changed or impact (not in risks or insights)."""
     if not question.areas:
         return None
     names = [" ".join(area.split("-")) for area in question.areas]
-    return f"({{areas}} : {_any(names)} OR {{title what_changed}} : {_any(question.area_phrases or names)})"
+    return f"({{areas}} : {_any(names)} OR {{title what_changed impact}} : {_any(question.area_phrases or names)})"
 
 
 def match_expression(question: Question) -> str | None:

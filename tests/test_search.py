@@ -121,6 +121,13 @@ def test_empty_filters_are_relaxed_with_a_note(store):
     assert _numbers(store, "what did grace-h merge on Mar 7", limit=2) == [509, 504]
 
 
+def test_words_no_pr_uses_are_dropped_not_fatal(store):
+    result = search_prs(store, "what did grace-h frobnicate yesterday?", REPO, LA, now=NOW)
+    assert result.numbers == [501, 502] and result.note is None
+    dropped = search_prs(store, "scheduler zyxxy changes", REPO, LA, now=NOW)
+    assert dropped.question.problems == ['no PR mentions "zyxxy"'] and 501 in dropped.numbers
+
+
 def test_nonsense_finds_nothing_and_says_so(store):
     result = search_prs(store, "zyxxy quorple", REPO, LA, now=NOW)
     assert result.hits == [] and result.note == 'No PRs merged about "zyxxy", "quorple".'
@@ -135,7 +142,7 @@ def test_user_text_never_reaches_fts_unquoted(store, query):
     search_prs(store, query, REPO, LA, now=NOW)  # no error is the point
     expression = match_expression(read_question(store, query, REPO, LA, NOW)) or ""
     outside_quotes = re.sub(r'"(?:[^"]|"")*"', " ", expression)
-    syntax = {"(", ")", "OR", "AND", ":", "{areas}", "{title", "what_changed}"}
+    syntax = {"(", ")", "OR", "AND", ":", "{areas}", "{title", "what_changed", "impact}"}
     assert set(outside_quotes.replace("(", " ( ").replace(")", " ) ").split()) <= syntax, expression
 
 
