@@ -102,7 +102,9 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
     if reverted and reverted[1] is not None:
         note(reverted[1], "reverts")
     for text in texts:
-        text = _NOISE.sub(" ", text or "")
+        if not text or not _ANY_REF.search(text):
+            continue  # most texts name no PR; skip the cue patterns
+        text = _NOISE.sub(" ", text)
         for kind, pattern in _CUED:
             for match in pattern.finditer(text):
                 note_ref(match, kind)
