@@ -23,7 +23,7 @@ from bot.llm import LLM, LLMError
 from bot.prompt import (
     PROMPT_VERSION, REPLY_TOKENS, SYSTEM_PROMPT, ReplyFormatError, build_prompt, parse_reply, retry_prompt,
 )
-from store.extractive import extractive_summary
+from store.extractive import extractive_summary, plural
 from store.github import GitHubClient, GitHubError
 from store.model import PullRequest, Summary
 from store.prs import get_pr
@@ -89,7 +89,7 @@ class SummaryRun:
 
     def describe(self) -> str:
         text = (
-            f"summarized {len(self.summarized)} PRs with {self.model} ({self.calls} model calls, "
+            f"summarized {plural(len(self.summarized), 'PR')} with {self.model} ({plural(self.calls, 'model call')}, "
             f"{self.tokens_in:,} tokens in, {self.tokens_out:,} out)"
         )
         if self.current:

@@ -15,7 +15,7 @@ def stats_text(stats: SummaryStats, settings: Settings) -> str:
         lines.append("Summaries: " + ", ".join(f"{count:,} {source}" for source, count in stats.by_source.items()))
     reason = unconfigured_reason(settings)
     if reason:
-        lines.append(f"Model: none, summaries are extractive ({reason})")
+        lines.append(f"Model: none, new PRs get extractive summaries ({reason})")
     else:
         lines.append(
             f"Model: {settings.model} (prompt {PROMPT_VERSION}): {stats.missing:,} PRs not yet summarized, "

@@ -234,7 +234,8 @@ def join_words(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
+    """"1 file", "3 files"."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
@@ -428,7 +429,7 @@ def trivial_reason(pr: PullRequest) -> str | None:
         return "it fixes a typo or wording"
     risky = present & {"kernel", "build", "config"}
     if lines is not None and lines <= 2 and not risky and not _NOT_TRIVIAL.search(pr.title):
-        return f"its diff is {_plural(lines, 'line')}"
+        return f"its diff is {plural(lines, 'line')}"
     return None
 
 
@@ -479,7 +480,7 @@ def _size_sentence(pr: PullRequest) -> str:
     if pr.additions is None or pr.deletions is None:
         return ""
     if pr.additions and pr.deletions:
-        return f"The diff adds {_plural(pr.additions, 'line')} and removes {pr.deletions}."
+        return f"The diff adds {plural(pr.additions, 'line')} and removes {pr.deletions}."
     if pr.additions:
         return f"The diff only adds lines ({pr.additions})."
     return f"The diff only removes lines ({pr.deletions})." if pr.deletions else ""
@@ -489,7 +490,7 @@ def _mix_sentence(pr: PullRequest) -> str:
     grouped = kinds(pr.files)
     code = [kind for kind in ("source", "kernel", "config", "bench") if kind in grouped]
     others = [kind for kind in grouped if kind not in code]
-    described = [f"{KIND_NOUNS[kind]} ({_plural(len(grouped[kind]), 'file')})" for kind in others]
+    described = [f"{KIND_NOUNS[kind]} ({plural(len(grouped[kind]), 'file')})" for kind in others]
     if code and others:
         return f"Alongside the code it updates {join_words(described)}."
     if others and len(pr.files) > 1:
@@ -516,7 +517,7 @@ LARGE_FILES = 30
 
 
 def _example(paths: list[str]) -> str:
-    return f"`{paths[0]}`" + (f" and {_plural(len(paths) - 1, 'other')}" if len(paths) > 1 else "")
+    return f"`{paths[0]}`" + (f" and {plural(len(paths) - 1, 'other')}" if len(paths) > 1 else "")
 
 
 def _risks(pr: PullRequest, body: str, trivial: str | None) -> str:
@@ -541,7 +542,7 @@ def _risks(pr: PullRequest, body: str, trivial: str | None) -> str:
         risks.append(f"It changes the build or dependencies ({_example(grouped['build'])}), which affects how the project is installed.")
     lines = _lines(pr)
     if (lines or 0) >= LARGE_LINES or pr.file_count >= LARGE_FILES:
-        size = _plural(pr.file_count, "file") + (f", {lines} lines" if lines else "")
+        size = plural(pr.file_count, "file") + (f", {lines} lines" if lines else "")
         risks.append(f"It is a large change ({size}), which makes regressions harder to review and to bisect.")
     if any(_ENTRYPOINTS.search(path) for path in pr.files) and not trivial:
         risks.append("It touches the serving entrypoints, which clients call directly.")

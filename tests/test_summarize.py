@@ -151,7 +151,8 @@ def test_a_reply_fixed_on_the_second_try_is_stored(run_cli, db, model_env):
     pr = day_prs(1)[0]
     store(db, pr)
     model_env.script("no sections at all", summary_reply(pr.number, "trivial"))
-    assert run_cli("summarize", "--pr", str(pr.number)).code == 0
+    result = run_cli("summarize", "--pr", str(pr.number))
+    assert result.code == 0 and f"summarized 1 PR with {MODEL} (2 model calls" in result.out
     assert len(model_env.requests) == 2 and row(db, pr.number)[0] == "trivial"
     costs = json.loads(run_cli("stats", "--json").out)["days"][-1]
     assert (costs["calls"], costs["failed"], costs["prs"]) == (2, 1, 1)
@@ -213,7 +214,7 @@ def test_stats_show_tokens_per_day_and_summary_sources(run_cli, db, model_env):
 def test_stats_without_a_model(run_cli, db):
     store(db, make_pr(7))
     text = run_cli("stats", "--repo", REPO).out
-    assert "Summaries: 1 extractive" in text and "Model: none, summaries are extractive" in text
+    assert "Summaries: 1 extractive" in text and "Model: none, new PRs get extractive summaries" in text
 
 
 # ---------------------------------------------------------------- untrusted text
