@@ -346,6 +346,99 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
         click.echo(f"{hit.score:.2f}  #{pr.number}  {pr.merged_at.astimezone(tz):%Y-%m-%d %H:%M}  {pr.author}  {pr.title}{areas}")
 
 
+@cli.command()
+@click.argument("question", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "citations": [...]}.')
+@repo_option
+@pass_app
+def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | None) -> None:
+    """Answer a question about merged PRs as an @-mention would, with the PRs it cites."""
+    from bot.answer import answer_question
+    from bot.llm import LLMError, llm_from_settings
+
+    text, name = " ".join(question), app.repo(repo)
+    llm = llm_from_settings(app.settings)
+    try:
+        answer = answer_question(app.db, app.settings, text, llm=llm, repo=name)
+    except LLMError as exc:
+        click.echo(f"prdigest: warning: {exc}; answering from the store alone", err=True)
+        answer = answer_question(app.db, app.settings, text, repo=name)
+    if as_json:
+        click.echo(json.dumps({"answer": answer.text, "citations": answer.citations}, indent=2, ensure_ascii=False))
+        return
+    click.echo(answer.text)
+    cited = {pr.number: pr for pr in answer.prs}
+    if answer.citations:
+        click.echo("\nSources:")
+        for number in answer.citations:
+            click.echo(f"  #{number} {cited[number].title} <{cited[number].url}>")
+
+
+@cli.command()
+@click.option("--date", "day", help="The PRs merged on this local day YYYY-MM-DD.")
+@click.option("--pr", "numbers", type=click.IntRange(1), multiple=True, help="This PR; repeatable.")
+@click.option("--missing", is_flag=True, help="Every PR without a summary from the current model and prompt, and those marked for retry.")
+@click.option("--force", is_flag=True, help="Summarize again even PRs with a current (or imported) summary.")
+@repo_option
+@pass_app
+def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missing: bool, force: bool, repo: str | None) -> None:
+    """Summarize PRs with the configured model. PRs already summarized by this model and prompt cost nothing."""
+    from bot.llm import llm_from_settings, unconfigured_reason
+    from bot.prompt import PROMPT_VERSION
+    from bot.summarize import summarize_prs
+    from store.days import day_bounds
+    from store.prs import get_pr, prs_merged_between
+    from store.summaries import prs_needing_summary
+
+    if [day is not None, bool(numbers), missing].count(True) != 1:
+        raise click.UsageError("choose one of --date, --pr or --missing")
+    name, target = app.repo(repo), parse_day(day)
+    llm = llm_from_settings(app.settings)
+    if llm is None:
+        raise click.ClickException(f"{unconfigured_reason(app.settings)}; PRs keep their extractive summaries")
+    if missing:
+        prs = prs_needing_summary(app.db, name, llm.model, PROMPT_VERSION)
+    elif target:
+        prs = prs_merged_between(app.db, name, *day_bounds(target, app.settings.timezone))
+    else:
+        found = {number: get_pr(app.db, name, number) for number in numbers}
+        unknown = [f"#{number}" for number, pr in found.items() if pr is None]
+        if unknown:
+            raise click.ClickException(f"not in the store for {name}: {', '.join(unknown)} (run prdigest ingest first)")
+        prs = list(found.values())
+
+    def done(pr, error: str | None) -> None:
+        click.echo(f"#{pr.number} failed: {error}" if error else f"#{pr.number} summarized", err=bool(error))
+
+    with llm:
+        run = summarize_prs(app.db, app.settings, prs, llm, force=force, on_done=done)
+    click.echo(f"{name}: {run.describe()}")
+    if run.failed:
+        raise click.ClickException(
+            f"{len(run.failed)} of {len(prs)} PRs could not be summarized; they keep their summaries "
+            "and are marked for retry (prdigest summarize --missing)"
+        )
+
+
+@cli.command()
+@click.option("--days", type=click.IntRange(1, 366), default=7, show_default=True, help="Days of model calls to show, ending today.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@repo_option
+@pass_app
+def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
+    """PRs by summary source, model calls and tokens per day, PRs waiting for a summary retry."""
+    from bot.prompt import PROMPT_VERSION
+    from bot.summary_stats import stats_json, stats_text
+    from store.summaries import summary_stats
+
+    settings = app.settings
+    figures = summary_stats(app.db, app.repo(repo), settings.timezone, app.today(), days, settings.model, PROMPT_VERSION)
+    if as_json:
+        click.echo(json.dumps(stats_json(figures, settings), indent=2))
+    else:
+        click.echo(stats_text(figures, settings))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; every failure becomes one line on stderr, never a traceback."""
     try:
