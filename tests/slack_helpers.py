@@ -21,6 +21,7 @@ LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert 
 
 def make_pr(number: int, merged_at: datetime, title: str | None = None, **fields) -> PullRequest:
     what = fields.pop("what", f"Change {number} makes the engine better in one specific way.")
+    source = fields.pop("source", "imported")
     return PullRequest(
         repo=fields.pop("repo", REPO),
         number=number,
@@ -32,7 +33,7 @@ def make_pr(number: int, merged_at: datetime, title: str | None = None, **fields
         type=fields.pop("type", "substantial"),
         files=fields.pop("files", ["engine/core.py"]),
         areas=fields.pop("areas", ["core"]),
-        summary=Summary(what, "Impact.", "Risks.", "Insights.", "imported"),
+        summary=Summary(what, "Impact.", "Risks.", "Insights.", source),
         **fields,
     )
 

@@ -221,36 +221,49 @@ def signed_headers(body: str, content_type: str, secret: str = SIGNING_SECRET, t
     }
 
 
-def slash_command(text: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> tuple[str, str]:
-    """The form body and content type of `/prdigest TEXT`."""
-    body = urlencode({
+def slash_payload(text: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> dict[str, str]:
+    """`/prdigest TEXT` as Slack describes it (form fields over HTTP, a dict in Socket Mode)."""
+    return {
         "token": "legacy", "team_id": TEAM, "team_domain": "test", "channel_id": channel, "channel_name": "reports",
         "user_id": user, "user_name": "alice", "command": "/prdigest", "text": text, "api_app_id": "A0PRDIGEST",
         "response_url": response_url, "trigger_id": "1.2.3",
-    })
-    return body, "application/x-www-form-urlencoded"
+    }
 
 
-def mention_event(text: str, ts: str, channel: str = "C0REPORTS", thread_ts: str | None = None, user: str = "U0ALICE") -> tuple[str, str]:
-    """The JSON body of an app_mention event, as Slack delivers it over HTTP."""
+def mention_payload(text: str, ts: str, channel: str = "C0REPORTS", thread_ts: str | None = None, user: str = "U0ALICE") -> dict[str, Any]:
+    """An event_callback carrying an app_mention."""
     event = {"type": "app_mention", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts}
     if thread_ts:
         event["thread_ts"] = thread_ts
-    body = {
+    return {
         "token": "legacy", "team_id": TEAM, "api_app_id": "A0PRDIGEST", "type": "event_callback",
         "event_id": f"Ev{ts.replace('.', '')}", "event_time": int(time.time()), "event": event,
         "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
     }
-    return json.dumps(body), "application/json"
 
 
-def button_click(action_id: str, value: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> tuple[str, str]:
-    """The form body of a block_actions payload: a click on a button in a message."""
-    payload = {
+def click_payload(action_id: str, value: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> dict[str, Any]:
+    """A block_actions payload: a click on a button in a message."""
+    return {
         "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user}, "api_app_id": "A0PRDIGEST",
         "token": "legacy", "container": {"type": "message", "channel_id": channel, "message_ts": "1700000000.000001"},
         "trigger_id": "1.2.3", "channel": {"id": channel}, "response_url": response_url,
         "actions": [{"type": "button", "action_id": action_id, "block_id": "b1", "value": value,
                      "action_ts": str(time.time())}],
     }
-    return urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
+
+
+FORM, JSON = "application/x-www-form-urlencoded", "application/json"
+
+
+def slash_command(text: str, response_url: str, **where: str) -> tuple[str, str]:
+    """The HTTP body and content type of `/prdigest TEXT`."""
+    return urlencode(slash_payload(text, response_url, **where)), FORM
+
+
+def mention_event(text: str, ts: str, **where: Any) -> tuple[str, str]:
+    return json.dumps(mention_payload(text, ts, **where)), JSON
+
+
+def button_click(action_id: str, value: str, response_url: str, **where: str) -> tuple[str, str]:
+    return urlencode({"payload": json.dumps(click_payload(action_id, value, response_url, **where))}), FORM

@@ -1,0 +1,118 @@
+"""Mentions answered with a model, and what people get when the model or the store fails.
+
+The app runs in-process (the real bolt App behind the real HTTP server), so each
+test can give it its own model endpoint; Slack and the model are fakes on 127.0.0.1.
+"""
+import sqlite3
+import threading
+import time
+from datetime import datetime
+
+import httpx
+import pytest
+
+from bot.config import Settings
+from bot.mentions import MODEL_DOWN
+from bot.runtime import Runtime
+from bot.slack_app import EVENTS_PATH, build_app, http_server
+from conftest import LA
+from servers.openai_api import FakeOpenAI, Reply
+from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, mention_event, signed_headers, slash_command
+from slack_helpers import LOUD_TITLE, REPO, github, import_fixtures, make_pr, runtime, slack  # noqa: F401 (fixtures)
+from store.prs import save_pr
+
+
+@pytest.fixture
+def model():
+    with FakeOpenAI() as api:
+        yield api
+
+
+@pytest.fixture
+def app_url(runtime, slack, model, monkeypatch):
+    """The bot's HTTP endpoint, talking to the fake Slack and the fake model."""
+    import_fixtures(runtime.db)
+    for name, value in {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                        "PRDIGEST_SLACK_API_URL": slack.api_url, "PRDIGEST_MODEL": "test-model",
+                        "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "sk-test"}.items():
+        monkeypatch.setenv(name, value)
+    server = http_server(build_app(Runtime(Settings.from_env())), 0, "127.0.0.1")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
+    server.shutdown()
+    server.server_close()
+
+
+def send(url: str, body: str, content_type: str) -> httpx.Response:
+    return httpx.post(url, content=body.encode(), headers=signed_headers(body, content_type), timeout=10)
+
+
+def shown(params) -> str:
+    return "\n".join(block["text"]["text"] for block in params["blocks"])
+
+
+def test_a_model_answer_replaces_the_placeholder_with_links(app_url, slack, model):
+    model.script(Reply("ROCm paged attention got a stride fix [#4102]; see also [#9999] <!channel> <https://evil.example|click>.",
+                       delay=0.5))
+    send(app_url, *mention_event("<@UPRDIGEST> what changed for ROCm on 2026-03-08?", ts="1730000000.000100"))
+    slack.wait_for(lambda s: s.posts())
+    assert "Looking" in slack.posts()[0].params["text"] and not slack.calls_to("chat.update")  # shown while the model works
+    slack.wait_for(lambda s: s.calls_to("chat.update"))
+    update = slack.calls_to("chat.update")[0].params
+    assert update["ts"] == "1700000000.000001" and update["channel"] == "C0REPORTS"  # the placeholder, edited
+    body = shown(update)
+    assert "stride fix <https://github.com/acme/engine/pull/4102|#4102>" in body
+    assert "#9999" not in body  # a PR the model made up is not cited
+    assert "<!channel>" not in body and "<https://evil" not in body and "&lt;!channel&gt;" in body
+    assert "*Sources*" in body and LOUD_TITLE not in body  # the title is escaped in the sources too
+    assert "what changed for ROCm" in model.requests[0].user
+
+
+def test_a_follow_up_sends_the_earlier_question_to_the_model(app_url, slack, model):
+    model.script("Spec decode got EAGLE metrics [#4090].", "Nothing for ROCm that day [#4102].")
+    send(app_url, *mention_event("<@UPRDIGEST> spec decode changes on 2026-03-08?", ts="1730000000.000200"))
+    slack.wait_for(lambda s: s.calls_to("chat.update"))
+    send(app_url, *mention_event("<@UPRDIGEST> and on ROCm?", ts="1730000000.000300", thread_ts="1730000000.000200"))
+    slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 2)
+    assert "Earlier questions in this thread: spec decode changes on 2026-03-08?" in model.requests[-1].user
+    assert slack.posts()[1].params["thread_ts"] == "1730000000.000200"
+
+
+def test_model_down_gets_an_apology_and_the_answer_from_the_store(app_url, slack, model):
+    model.responder = lambda request: Reply(status=500, raw=b'{"error": {"message": "down"}}')
+    send(app_url, *mention_event("<@UPRDIGEST> what merged on 2026-03-07?", ts="1730000000.000400"))
+    slack.wait_for(lambda s: s.calls_to("chat.update"), timeout=60)
+    body = shown(slack.calls_to("chat.update")[0].params)
+    assert body.startswith(MODEL_DOWN)
+    assert "<https://github.com/acme/engine/pull/4085|#4085>" in body
+
+
+def test_pr_summary_on_demand_with_the_model(app_url, slack, runtime, model):
+    save_pr(runtime.db, make_pr(4200, datetime(2026, 3, 8, 9, tzinfo=LA), title="[Core] Batch earlier", source="extractive"))
+    response = send(app_url, *slash_command("pr 4200", slack.response_url("pr")))
+    assert "Working on it" in response.text
+    slack.wait_for(lambda s: s.responses("pr"), timeout=30)
+    body = shown(slack.responses("pr")[0].params)
+    assert "reworks how PR 4200 batches requests" in body  # summarized now, by the model
+    assert any("#4200" in request.user for request in model.requests)
+
+
+def test_store_locked_gets_an_apology_in_the_thread(app_url, slack, isolated_env):
+    holder = sqlite3.connect(isolated_env)
+    holder.execute("begin immediate")  # an ingest holds the write lock
+    try:
+        send(app_url, *mention_event("<@UPRDIGEST> anything new?", ts="1730000000.000500"))
+        slack.wait_for(lambda s: s.posts(), timeout=15)
+    finally:
+        holder.rollback()
+        holder.close()
+    message = slack.posts()[0].params
+    assert message["thread_ts"] == "1730000000.000500" and message["text"].startswith("Sorry, I could not answer")
+    send(app_url, *mention_event("<@UPRDIGEST> what merged on 2026-03-07?", ts="1730000000.000600"))
+    slack.wait_for(lambda s: s.calls_to("chat.update"), timeout=30)  # and the bot kept running
+
+
+def test_an_empty_mention_gets_examples(app_url, slack):
+    send(app_url, *mention_event("<@UPRDIGEST>", ts="1730000000.000700"))
+    slack.wait_for(lambda s: s.posts())
+    assert "Ask me about what merged" in slack.posts()[0].params["text"]

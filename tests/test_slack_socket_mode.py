@@ -1,0 +1,72 @@
+"""End to end in the default mode: `prdigest serve` connects over Socket Mode and answers envelopes."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from servers.github_api import FakeGitHub
+from servers.slack_api import APP_TOKEN, BOT_TOKEN, FakeSlack, click_payload, mention_payload, slash_payload
+from servers.slack_socket import FakeSocketMode
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures
+from store.db import open_db
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def socket_bot(tmp_path_factory):
+    db_path = tmp_path_factory.mktemp("socket") / "prdigest.db"
+    db = open_db(db_path)
+    import_fixtures(db)
+    db.close()
+    with FakeSlack() as slack, FakeSocketMode() as socket_mode, FakeGitHub({REPO: []}) as github:
+        slack.socket_url = socket_mode.url
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_"))},
+            "PRDIGEST_DB": str(db_path), "PRDIGEST_REPOS": REPO, "PRDIGEST_GITHUB_API_URL": github.url,
+            "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN, "PRDIGEST_SLACK_API_URL": slack.api_url,
+        }
+        process = subprocess.Popen([sys.executable, "-m", "bot", "serve"], cwd=ROOT, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            socket_mode.wait_connected()
+            yield slack, socket_mode
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def test_slash_command_over_socket_mode(socket_bot):
+    slack, socket_mode = socket_bot
+    started = time.monotonic()
+    envelope = socket_mode.send("slash_commands", slash_payload("2026-03-08", slack.response_url("socket-day")))
+    socket_mode.wait_ack(envelope, timeout=3)
+    assert time.monotonic() - started < 3
+    slack.wait_for(lambda s: s.responses("socket-day"))
+    reply = slack.responses("socket-day")[0].params
+    assert "3 merged" in reply["text"] and LOUD_TITLE not in str(reply)
+
+
+def test_slow_command_is_acked_with_a_note(socket_bot):
+    slack, socket_mode = socket_bot
+    envelope = socket_mode.send("slash_commands", slash_payload("pr 4102", slack.response_url("socket-pr")))
+    assert "Working on it" in socket_mode.wait_ack(envelope, timeout=3).get("text", "")
+    slack.wait_for(lambda s: s.responses("socket-pr"))
+    assert "*Potential risks*" in "\n".join(b["text"]["text"] for b in slack.responses("socket-pr")[0].params["blocks"])
+
+
+def test_mention_and_button_over_socket_mode(socket_bot):
+    slack, socket_mode = socket_bot
+    event = mention_payload("<@UPRDIGEST> what merged on 2026-03-07?", ts="1720000000.000100")
+    socket_mode.wait_ack(socket_mode.send("events_api", event, accepts_response_payload=False), timeout=3)
+    slack.wait_for(lambda s: s.calls_to("chat.update"))
+    update = slack.calls_to("chat.update")[0].params
+    assert "#4085" in update["text"]
+
+    click = click_payload("prdigest_pr_summary", f"{REPO}#4090", slack.response_url("socket-button"))
+    socket_mode.wait_ack(socket_mode.send("interactive", click), timeout=3)
+    slack.wait_for(lambda s: s.responses("socket-button"))
+    assert "EAGLE drafter metrics" in slack.responses("socket-button")[0].params["text"]
