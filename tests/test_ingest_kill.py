@@ -58,7 +58,7 @@ def test_sigkill_loses_nothing_and_duplicates_nothing(tmp_path):
     expected = [(p.number, len(p.files), to_utc_text(p.merged_at)) for p in merged]
     db_path = tmp_path / "prdigest.db"
     with FakeGitHub({REPO: pulls}) as github:
-        github.delay = 0.02  # a slow GitHub, so that each kill lands inside the window
+        github.delay = 0.03  # a slow GitHub, so that each kill lands inside the window
         env = {**os.environ, "PRDIGEST_DB": str(db_path), "PRDIGEST_GITHUB_API_URL": github.url,
                "PRDIGEST_REPOS": REPO, "PRDIGEST_TIMEZONE": "America/Los_Angeles"}
         env.pop("GITHUB_TOKEN", None)
@@ -73,7 +73,7 @@ def test_sigkill_loses_nothing_and_duplicates_nothing(tmp_path):
         assert stored(db_path) == []
 
         runs = [first] + [then] * 3
-        for args, at_least in zip(runs, (3, 12, 21, 33)):
+        for args, at_least in zip(runs, (3, 11, 19, 27)):
             kill_when(start(args), lambda: len(stored(db_path)) >= at_least, jitter)
             now = stored(db_path)
             # Whatever was stored is a whole prefix of the window, each PR complete, once.
@@ -88,6 +88,6 @@ def test_sigkill_loses_nothing_and_duplicates_nothing(tmp_path):
         assert conn.execute("pragma integrity_check").fetchone() == ("ok",)
         assert conn.execute("select count(*), count(distinct number) from prs").fetchone() == (40, 40)
         assert conn.execute("select count(*) from prs where summary_source is null or what_changed = ''").fetchone() == (0,)
-    # Each PR was fetched once, or twice when a kill landed while it was being fetched.
+    # Each PR was fetched once, plus at most one again per kill: the one being fetched when it landed.
     fetches = [github.count(f"/pulls/{p.number}") - github.count(f"/pulls/{p.number}/files") for p in merged]
-    assert max(fetches) <= 2 and sum(fetches) <= 40 + 4
+    assert min(fetches) >= 1 and sum(fetches) <= len(merged) + 5
