@@ -419,12 +419,6 @@ class _TimeParser:
             self.problems.append(f"no {date(2000, moment.month, moment.day):%b} {moment.day} yet")
         return days
 
-    def _start(self, moment: _Moment) -> datetime | None:
-        if moment.start is not None:
-            return moment.start
-        days = self._days(moment, self.today)
-        return self.bounds(*days)[0] if days else None
-
     def _between(self, m: re.Match[str]) -> TimeRange | None:
         first, last = self._moment(m, "a"), self._moment(m, "b")
         if first.start is not None or last.start is not None:

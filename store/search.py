@@ -7,6 +7,7 @@ nothing is relaxed (time first, then people, then areas) and the result says so.
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -34,7 +35,12 @@ WEIGHTS = {
     "author": 5.0,
     "areas": 6.0,
 }
-_BM25 = "bm25(prs_fts, " + ", ".join(str(WEIGHTS[column]) for column in FTS_COLUMNS) + ")"
+
+
+def _bm25(table: str) -> str:
+    return f"bm25({table}, " + ", ".join(str(WEIGHTS[column]) for column in FTS_COLUMNS) + ")"
+
+
 # Scores are relevance in [0, 1]: PRs named in the question, then PRs related to
 # them, then text matches (bm25 squashed below those), then plain listings.
 NAMED_SCORE = 1.0
@@ -43,6 +49,10 @@ _TEXT_CEILING = 0.75
 _TEXT_HALF = 5.0  # the bm25 value that maps to the middle of its band
 # Listings count their PRs up to this many; a bot that says "1000+" needs no exact figure.
 COUNT_CAP = 1000
+# In stores of LOCAL_FROM PRs or more, up to LOCAL_CAP matches of a window are ranked in a small
+# FTS table of their own, at a cost that no longer grows with the store (see _score_locally).
+LOCAL_FROM = 20_000
+LOCAL_CAP = 2000
 # How far back (days from the newest PR asked about) text search looks before it widens to everything.
 WINDOW_DAYS = (7, 30, 180, 730)
 
@@ -219,9 +229,9 @@ def match_expression(question: Question) -> str | None:
     return area or (_any(words) if words else None)
 
 
-def strict_expression(question: Question) -> str | None:
-    """The strict FTS5 query: in the areas AND saying something for every concept."""
-    parts = [_any(concept.phrases) for concept in question.concepts]
+def strict_expression(question: Question, exact: bool = False) -> str | None:
+    """The strict FTS5 query: in the areas AND saying something for every concept (`exact`: its own words)."""
+    parts = [_any(concept.phrases[:1] if exact else concept.phrases) for concept in question.concepts]
     area = _area_expression(question)
     return " AND ".join(([area] if area else []) + parts) or None
 
@@ -233,17 +243,19 @@ def strict_expression(question: Question) -> str | None:
 class _Stage:
     expression: str
     required: str | None  # a second FTS query every row must also match
-    every_concept: bool
+    band: int  # 2: every concept in the asker's own words, 1: every concept, 0: some
 
 
 def _stages(question: Question) -> list[_Stage]:
-    """PRs that match every concept first, then those in the area (or saying any word) to fill up."""
-    strict, loose = strict_expression(question), match_expression(question)
-    assert strict is not None and loose is not None
-    stages = [_Stage(strict, None, True)]
-    if loose != strict:
+    """Every concept as asked, then with synonyms, then the area (or any word) to fill up."""
+    exact, strict, loose = strict_expression(question, exact=True), strict_expression(question), match_expression(question)
+    assert exact is not None and strict is not None and loose is not None
+    stages = [_Stage(exact, None, 2)]
+    if strict != exact:
+        stages.append(_Stage(strict, None, 1))
+    if loose not in (strict, exact):
         required = _area_expression(question) if question.areas else None
-        stages.append(_Stage(loose, required, False))
+        stages.append(_Stage(loose, required, 0))
     return stages
 
 
@@ -255,50 +267,92 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
     for stage in _stages(question):
         for row in _windowed(db, repo, question, stage, limit):
             if row["id"] not in found:
-                found[row["id"]] = Hit(pr_from_row(row), _squash(row["score"], stage.every_concept))
+                found[row["id"]] = Hit(pr_from_row(row), _squash(row["score"], stage.band))
         if len(found) >= limit:
             break
     return list(found.values())[:limit], None
 
 
 def _windowed(db: Database, repo: str, question: Question, stage: _Stage, limit: int) -> list[dict[str, Any]]:
-    """Top rows of a stage, looking back from the newest PR asked about in widening windows.
+    """Top rows of a stage: all of them when there are few, else those of the narrowest recent window with enough.
 
-    bm25 runs on every match, so scoring is what costs: matches are first
-    counted (cheap) in a window of a week, a month, half a year, two years,
-    everything, and only the first window holding `limit` of them is scored.
-    A common word then costs the same in a store of 100,000 PRs as in one of
+    Ranking is what costs, not matching: a stage with fewer than `limit`
+    matches is ranked whole; otherwise matches are collected in windows of a
+    week, a month, half a year and two years back from the newest PR asked
+    about, and only the first window holding `limit` of them is ranked. A
+    common word then costs the same in a store of 100,000 PRs as in one of
     1,000, and recent PRs win among equals.
     """
     start = question.time.start if question.time else None
     end = question.time.end if question.time else None
-    bounds, args = _time_bounds(repo, start, end)
-    newest = db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0]
-    if newest is None:
+    whole = _stage_query(db, repo, question, stage, start, end)
+    if whole is None:
         return []
-    for days in (*WINDOW_DAYS, None):
-        lower = start
-        if days is not None:
-            lower = from_utc_text(newest) - timedelta(days=days)
-            if start is not None and lower <= start:
-                lower, days = start, None  # this window covers the whole range asked for
-        query = _stage_query(db, repo, question, stage, lower, end)
-        if query is None:
-            continue
-        where, where_args = query
-        if days is not None:
-            counted = db.execute(
-                f"select count(*) from (select 1 from {_FROM} where {where} limit ?)", [*where_args, limit]
-            ).fetchone()[0]
-            if counted < limit:
-                continue
-        cursor = db.execute(
-            f"select prs.*, -{_BM25} as score from {_FROM} where {where} "
-            "order by score desc, prs.merged_at desc limit ?",
-            [*where_args, limit],
+    if len(_match_ids(db, whole, limit)) < limit:
+        return _rank(db, stage, whole, _match_ids(db, whole, limit), limit)
+    bounds, args = _time_bounds(repo, start, end)
+    newest = from_utc_text(db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0])
+    for days in WINDOW_DAYS:
+        lower = newest - timedelta(days=days)
+        if start is not None and lower <= start:
+            break  # this window already covers the whole range asked for
+        window = _stage_query(db, repo, question, stage, lower, end)
+        ids = _match_ids(db, window, LOCAL_CAP + 1) if window else []
+        if window and len(ids) >= limit:
+            return _rank(db, stage, window, ids, limit)
+    return _rank(db, stage, whole, _match_ids(db, whole, LOCAL_CAP + 1), limit)
+
+
+def _match_ids(db: Database, query: tuple[str, list[Any]], most: int) -> list[int]:
+    where, args = query
+    return [row[0] for row in db.execute(f"select prs.id from {_FROM} where {where} limit ?", [*args, most])]
+
+
+def _rank(db: Database, stage: _Stage, query: tuple[str, list[Any]], ids: list[int], limit: int) -> list[dict[str, Any]]:
+    if not ids:
+        return []
+    if len(ids) <= LOCAL_CAP and _store_size(db) >= LOCAL_FROM:
+        return _score_locally(db, stage.expression, ids, limit)
+    where, args = query
+    cursor = db.execute(
+        f"select prs.*, -{_bm25('prs_fts')} as score from {_FROM} where {where} "
+        "order by score desc, prs.merged_at desc limit ?",
+        [*args, limit],
+    )
+    return _dicts(cursor)
+
+
+def _store_size(db: Database) -> int:
+    """About how many PRs the store holds (ids only grow), without counting them."""
+    return db.execute("select coalesce(max(id), 0) from prs").fetchone()[0]
+
+
+def _score_locally(db: Database, expression: str, ids: list[int], limit: int) -> list[dict[str, Any]]:
+    """bm25 over just these PRs, indexed afresh in a small contentless FTS table of this connection.
+
+    In a big store, bm25 on the store's own index slows down with every PR
+    added (each phrase's instances are read from its full doclist); indexing a
+    window's few hundred matches costs the same at any size. Rarity ("idf")
+    then means rare among those matches.
+    """
+    columns = ", ".join(FTS_COLUMNS)
+    db.execute(
+        f"create virtual table if not exists temp.search_window using fts5({columns}, tokenize='porter', content='')"
+    )
+    with db.atomic():
+        db.execute("insert into temp.search_window (search_window) values ('delete-all')")
+        db.execute(
+            f"insert into temp.search_window (rowid, {columns}) "
+            f"select id, {columns} from prs where id in (select value from json_each(?))",
+            [json.dumps(ids)],
         )
-        return _dicts(cursor)
-    return []
+    cursor = db.execute(
+        f"select prs.*, -{_bm25('search_window')} as score "
+        "from temp.search_window cross join prs on prs.id = search_window.rowid "
+        "where search_window match ? order by score desc, prs.merged_at desc limit ?",
+        [expression, limit],
+    )
+    return _dicts(cursor)
 
 
 # CROSS JOIN keeps FTS as the outer loop: bm25 needs the FTS cursor to drive.
@@ -357,12 +411,10 @@ def _people_condition(question: Question) -> tuple[str, list[str]]:
     return ("(" + " or ".join(either) + ")" if either else ""), args
 
 
-def _squash(raw: float, every_concept: bool) -> float:
-    """bm25 mapped below named and related PRs; PRs matching every concept above those matching some."""
-    if raw <= 0:
-        return 0.0
-    half = _TEXT_CEILING / 2
-    return round((half if every_concept else 0.0) + half * raw / (raw + _TEXT_HALF), 4)
+def _squash(raw: float, band: int) -> float:
+    """bm25 mapped below named and related PRs, each stage's matches in a band above the next stage's."""
+    width = _TEXT_CEILING / 3
+    return round(band * width + (width * raw / (raw + _TEXT_HALF) if raw > 0 else 0.0), 4)
 
 
 # ---------------------------------------------------------------- listing by time and people
@@ -403,10 +455,7 @@ def _listing(
             time_sql += f" and merged_at {bound} ?"
             time_args.append(to_utc_text(value))
     arms = _arms(repo, question)
-    union = " union ".join(f"select id from prs where {arm.where}{time_sql}" for arm in arms)
-    total = db.execute(
-        f"select count(*) from ({union} limit ?)", [*(a for arm in arms for a in (*arm.args, *time_args)), COUNT_CAP]
-    ).fetchone()[0]
+    total = _count(db, arms, time_sql, time_args)
     if not total:
         return [], 0
     found: list[tuple[Any, dict[str, Any]]] = []
@@ -429,6 +478,19 @@ def _listing(
     for _, row in found:
         hits.setdefault(row["id"], Hit(pr_from_row(row), 0.0))
     return list(hits.values())[:limit], total
+
+
+def _count(db: Database, arms: list[_Arm], time_sql: str, time_args: list[Any]) -> int:
+    """How many PRs the arms hold together, up to COUNT_CAP; each arm is counted on its index first."""
+    counts = [
+        db.execute(f"select count(*) from (select 1 from prs where {arm.where}{time_sql} limit ?)", [*arm.args, *time_args, COUNT_CAP]).fetchone()[0]
+        for arm in arms
+    ]
+    if len(arms) == 1 or max(counts) >= COUNT_CAP:
+        return min(counts[0] if len(arms) == 1 else max(counts), COUNT_CAP)
+    # Arms overlap (a PR its author merged): count the union, at most len(arms) * COUNT_CAP rows.
+    union = " union ".join(f"select id from prs where {arm.where}{time_sql}" for arm in arms)
+    return db.execute(f"select count(*) from ({union})", [a for arm in arms for a in (*arm.args, *time_args)]).fetchone()[0]
 
 
 def _dicts(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:

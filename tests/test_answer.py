@@ -6,7 +6,6 @@ import pytest
 from bot.answer import answer_question, cite_only
 from bot.config import Settings
 from bot.llm import LLMError, llm_from_settings
-from conftest import LA
 from pr_factory import REPO, make_pr
 from servers.github_api import FakeGitHub, FakePull
 from servers.openai_api import FakeOpenAI, Recorded, Reply, summary_reply

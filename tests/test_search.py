@@ -1,6 +1,6 @@
 import json
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
@@ -185,3 +185,25 @@ def test_cli_search_errors_are_one_line(run_cli, store):
     for args in (["search", "   "], ["search", "x", "--limit", "0"], ["search"], ["search", "x", "--repo", "nope"]):
         result = run_cli(*args)
         assert result.code == 2 and len(result.err.strip().splitlines()) == 1, (args, result.err)
+
+
+def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
+    """Stores past LOCAL_FROM rank a window's matches in a table of their own; the answers stay the same."""
+    import store.search as search_module
+
+    queries = ["scheduler", "speculative decoding", "ROCm fixes today", "drifting", "OpenAI-compatible server", "MI300"]
+    small = {query: _numbers(store, query) for query in queries}
+    monkeypatch.setattr(search_module, "LOCAL_FROM", 0)
+    for query in queries:
+        big = _numbers(store, query)
+        assert big[0] == small[query][0] and set(big) == set(small[query]), query
+    assert not store.conn.in_transaction  # the scratch table's writes are committed, no snapshot is held
+    assert store.execute("select count(*) from temp.search_window").fetchone()[0] > 0
+
+
+def test_listing_counts_stop_at_the_cap(store, monkeypatch):
+    import store.search as search_module
+
+    monkeypatch.setattr(search_module, "COUNT_CAP", 2)
+    assert search_prs(store, "merged by linus-t", REPO, LA, now=NOW).total == 2
+    assert search_prs(store, "what did grace-h do?", REPO, LA, now=NOW).total == 2
