@@ -320,7 +320,8 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
     text = " ".join(query)
     result = search_prs(app.db, text, app.repo(repo), app.settings.timezone, limit=limit)
     if result.question.is_empty and not result.hits:
-        raise click.UsageError(f"nothing to search for in {text!r}: give words, a time, a person, an area or a PR number")
+        problems = "; ".join(result.question.problems)
+        raise click.UsageError(problems or f"nothing to search for in {text!r}: give words, a time, a person, an area or a PR number")
     tz = app.settings.timezone
     if as_json:
         if result.note:

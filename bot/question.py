@@ -129,6 +129,10 @@ _STOPWORDS = frozenset(
     """.split()
 )
 
+# Longer text is cut: each word may cost a lookup, and a question is short.
+MAX_QUESTION_CHARS = 600
+MAX_CONCEPTS = 12
+
 _WORD = re.compile(r"[a-z0-9]+(?:[-_./+][a-z0-9]+)*")
 _SUBWORD = re.compile(r"[a-z0-9]+")
 
@@ -278,7 +282,7 @@ class _TimeParser:
                 return _Moment(month=month, day=day)
             found = date(year, month, day)
         except ValueError:
-            self.problems.append(f"{said.strip()} is not a date")
+            self.problems.append(f"{said.strip().capitalize()} is not a date")
             return None
         return _Moment(first=found, last=found)
 
@@ -602,8 +606,12 @@ def parse_question(
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=tz)
-    cleaned = _clean(text or "")
-    question = Question(text=" ".join(cleaned.split()))
+    cleaned = " ".join(_clean(text or "").split())
+    question = Question(text=cleaned)
+    if len(cleaned) > MAX_QUESTION_CHARS:
+        # A pasted log is not a question; its start says what it is about.
+        cleaned = cleaned[:MAX_QUESTION_CHARS]
+        question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     rest = _take_numbers(cleaned, question.numbers)
     rest = _take_people(rest, lookup, question.people)
     times = _TimeParser(tz, now)
@@ -612,4 +620,7 @@ def parse_question(
     rest = rest.replace(_MARK, " ")
     words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
     _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords)
+    if len(question.concepts) > MAX_CONCEPTS:
+        question.concepts = question.concepts[:MAX_CONCEPTS]
+        question.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")
     return question

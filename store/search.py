@@ -116,25 +116,27 @@ def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetim
     return parse_question(text, tz, now, StoreLookup(db, repo), extra_stopwords=names)
 
 
-def search(db: Database, repo: str, question: Question, limit: int = 10) -> SearchResult:
+def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchResult:
     """Run a parsed question: named PRs and their relations first, else filters and text, relaxed if empty."""
     limit = max(1, limit)
-    named = _named(db, repo, question, limit)
+    missing = _missing_note(db, repo, asked)
+    named = _named(db, repo, asked, limit)
     if named:
-        return SearchResult(named, _missing_note(db, repo, question), question, len(named))
-    missing = _missing_note(db, repo, question)
-    if missing:
-        # Nothing known about the numbers: search the rest of the words instead.
-        question = replace(question, numbers=[])
-    question = _without_unknown_words(db, repo, question)
+        return SearchResult(named, missing, asked, len(named))
+    # Nothing known about the numbers: search the rest of the question instead.
+    question = _without_unknown_words(db, repo, replace(asked, numbers=[]))
     for attempt in _relaxations(question):
         near = question.time if attempt.time is None else None
         hits, total = _find(db, repo, attempt, limit, near)
         if hits:
-            note = missing or (None if attempt is question else _relaxed_note(question, attempt))
-            return SearchResult(hits, note, attempt, total)
-    note = missing or (f"No PRs {question.describe()}." if not question.is_empty else None)
-    return SearchResult([], note, question, 0)
+            relaxed = None if attempt is question else _relaxed_note(question, attempt)
+            return SearchResult(hits, _notes(missing, relaxed), attempt, total)
+    nothing = None if question.is_empty else f"No PRs {question.describe()}."
+    return SearchResult([], _notes(missing, nothing), asked, 0)
+
+
+def _notes(*notes: str | None) -> str | None:
+    return " ".join(note for note in notes if note) or None
 
 
 # ---------------------------------------------------------------- named PRs

@@ -104,7 +104,7 @@ def test_labels_name_the_days():
 
 def test_impossible_dates_are_reported_not_guessed():
     question = parse_question("what merged on Feb 30?", LA, NOW)
-    assert question.time is None and question.problems == ["feb 30 is not a date"]
+    assert question.time is None and question.problems == ["Feb 30 is not a date"]
     assert question.concepts == []
 
 
@@ -177,3 +177,10 @@ def test_follow_up_keeps_time_and_swaps_topic():
     same_topic = parse_question("and yesterday?", LA, NOW).following(first)
     assert same_topic.areas == ["core"] and same_topic.time.label.startswith("yesterday")
     assert "this week" in first.describe() and "in core" in first.describe()
+
+
+def test_long_text_is_cut_with_a_note():
+    pasted = "why does this fail " + " ".join(f"word{i}" for i in range(400))
+    question = parse_question(pasted, LA, NOW)
+    assert len(question.concepts) == 12
+    assert question.problems == ["only the first 600 characters were read", "only the first 12 words were searched for"]

@@ -182,9 +182,14 @@ def test_cli_search_json(run_cli, store):
 
 
 def test_cli_search_errors_are_one_line(run_cli, store):
-    for args in (["search", "   "], ["search", "x", "--limit", "0"], ["search"], ["search", "x", "--repo", "nope"]):
+    for args in (["search", "   "], ["search", "x", "--limit", "0"], ["search"], ["search", "x", "--repo", "nope"],
+                 ["search", "Feb 30", "--repo", REPO]):
         result = run_cli(*args)
         assert result.code == 2 and len(result.err.strip().splitlines()) == 1, (args, result.err)
+    assert "Feb 30 is not a date" in run_cli("search", "Feb 30").err
+    unknown = run_cli("search", "#9999", "--repo", REPO, "--json")
+    assert unknown.code == 0 and json.loads(unknown.out) == []
+    assert unknown.err.strip() == "prdigest: note: #9999 is not in the store of acme/engine."
 
 
 def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
