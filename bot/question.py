@@ -42,10 +42,10 @@ class Person:
 
 @dataclass(frozen=True)
 class Concept:
-    """Something the question is about: the words as asked, and every phrase that means it."""
+    """Something the question is about: the words as asked, what means the same, and related phrases."""
 
     said: str
-    phrases: tuple[str, ...]
+    phrases: Phrases
 
 
 @dataclass
@@ -54,9 +54,11 @@ class Question:
     time: TimeRange | None = None
     people: list[Person] = field(default_factory=list)
     areas: list[str] = field(default_factory=list)
-    # The words that named an area ("scheduler" for core) and their synonyms:
-    # a PR that says them counts as being about the area.
+    # The words that named an area ("scheduler" for core), their synonyms and the
+    # area's name: a PR that says them counts as being about the area.
     area_phrases: list[str] = field(default_factory=list)
+    # Of those, the words as asked and what means the same: PRs saying these come first.
+    area_same: list[str] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
     concepts: list[Concept] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -87,6 +89,7 @@ class Question:
         if not merged.has_topic:
             merged.areas = list(earlier.areas)
             merged.area_phrases = list(earlier.area_phrases)
+            merged.area_same = list(earlier.area_same)
             merged.concepts = list(earlier.concepts)
             merged.numbers = list(earlier.numbers)
         return merged
@@ -146,10 +149,11 @@ class _SynonymGroup:
     terms: tuple[tuple[str, ...], ...]
     narrower: tuple[tuple[str, ...], ...]
 
-    def expand(self, said: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-        """Everything to search for when the question said `said`."""
-        wider = self.terms + self.narrower if said in self.terms else (said,) + self.terms
-        return tuple(dict.fromkeys(wider))
+    def expand(self, said: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+        """What means the same as `said`, and what is only related (narrower, or the wider terms)."""
+        if said in self.terms:
+            return self.terms, self.narrower
+        return (said,), self.terms
 
 
 @cache
@@ -172,12 +176,21 @@ def _longest_synonym() -> int:
     return max(len(term) for term in _synonyms())
 
 
-def synonyms_of(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The phrases to search for `words` (subwords), the words themselves first."""
-    phrases = [words]
+@dataclass(frozen=True)
+class Phrases:
+    same: tuple[str, ...]  # the words as asked first, then what means the same
+    all: tuple[str, ...]  # `same`, then related terms
+
+
+def synonyms_of(words: tuple[str, ...]) -> Phrases:
+    """The phrases to search for `words` (subwords)."""
+    same, related = [words], []
     for group in _synonyms().get(words, []):
-        phrases.extend(group.expand(words))
-    return tuple(dict.fromkeys(" ".join(phrase) for phrase in phrases))
+        equal, other = group.expand(words)
+        same.extend(equal)
+        related.extend(other)
+    same_text = tuple(dict.fromkeys(" ".join(phrase) for phrase in same))
+    return Phrases(same_text, tuple(dict.fromkeys(same_text + tuple(" ".join(phrase) for phrase in related))))
 
 
 # ---------------------------------------------------------------- time
@@ -560,7 +573,9 @@ def _take_words(
                 said = _subwords(" ".join(chunk))
                 if area not in question.areas:
                     question.areas.append(area)
-                for phrase in synonyms_of(said) + (" ".join(_subwords(area)),):
+                phrases = synonyms_of(said)
+                question.area_same.extend(p for p in phrases.same if p not in question.area_same)
+                for phrase in phrases.all + (" ".join(_subwords(area)),):
                     if phrase not in question.area_phrases:
                         question.area_phrases.append(phrase)
                 matched = size

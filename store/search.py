@@ -172,7 +172,7 @@ def _without_unknown_words(db: Database, repo: str, question: Question) -> Quest
     known, unknown = [], []
     for concept in question.concepts:
         found = db.execute(
-            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [_any(concept.phrases), repo]
+            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [_any(concept.phrases.all), repo]
         ).fetchone()
         (known if found else unknown).append(concept)
     if not unknown or not (known or question.has_filters or question.areas):
@@ -192,7 +192,7 @@ def _relaxations(question: Question) -> Iterable[Question]:
         if getattr(current, field):
             current = replace(current, **{field: empty})
             if field == "areas":
-                current.area_phrases = []
+                current.area_phrases, current.area_same = [], []
             # Asked only for a time: what merged closest to it.
             if current.has_filters or current.has_topic or field == "time":
                 yield current
@@ -218,24 +218,40 @@ def _area_expression(question: Question) -> str | None:
     """In one of the areas, or naming it in the title, what changed or impact (not in risks or insights)."""
     if not question.areas:
         return None
-    names = [" ".join(area.split("-")) for area in question.areas]
+    names = _area_names(question)
     return f"({{areas}} : {_any(names)} OR {{title what_changed impact}} : {_any(question.area_phrases or names)})"
+
+
+def _area_names(question: Question) -> list[str]:
+    return [" ".join(area.split("-")) for area in question.areas]
 
 
 def match_expression(question: Question) -> str | None:
     """The loose FTS5 query: any area or any word of the topic (an area is then required apart)."""
-    words = [p for concept in question.concepts for p in concept.phrases]
+    words = [p for concept in question.concepts for p in concept.phrases.all]
     area = _area_expression(question)
     if area and words:
         return f"{area} OR {_any(words)}"
     return area or (_any(words) if words else None)
 
 
-def strict_expression(question: Question, exact: bool = False) -> str | None:
-    """The strict FTS5 query: in the areas AND saying something for every concept (`exact`: its own words)."""
-    parts = [_any(concept.phrases[:1] if exact else concept.phrases) for concept in question.concepts]
+def strict_expression(question: Question) -> str | None:
+    """The strict FTS5 query: in the areas AND saying something for every concept."""
+    parts = [_any(concept.phrases.all) for concept in question.concepts]
     area = _area_expression(question)
     return " AND ".join(([area] if area else []) + parts) or None
+
+
+def exact_expression(question: Question) -> str | None:
+    """Every concept, and any area, in the asker's words or what means the same (areas then required apart).
+
+    Scored on these words alone, so a PR in core that says "scheduler" comes
+    before one that only carries the [Core] tag.
+    """
+    parts = [_any(concept.phrases.same) for concept in question.concepts]
+    if question.areas and question.area_same:
+        parts.insert(0, f"{{title what_changed impact}} : {_any(question.area_same)}")
+    return " AND ".join(parts) or None
 
 
 # ---------------------------------------------------------------- ranking by text
@@ -249,15 +265,17 @@ class _Stage:
 
 
 def _stages(question: Question) -> list[_Stage]:
-    """Every concept as asked, then with synonyms, then the area (or any word) to fill up."""
-    exact, strict, loose = strict_expression(question, exact=True), strict_expression(question), match_expression(question)
-    assert exact is not None and strict is not None and loose is not None
-    stages = [_Stage(exact, None, 2)]
+    """Every concept (and area) as asked, then with synonyms, then the area (or any word) to fill up."""
+    exact, strict, loose = exact_expression(question), strict_expression(question), match_expression(question)
+    assert strict is not None and loose is not None
+    area = _area_expression(question) if question.areas else None
+    # First: PRs classified in the area that also say what was asked.
+    member = f"{{areas}} : {_any(_area_names(question))}" if question.areas else None
+    stages = [_Stage(exact, member, 2)] if exact else []
     if strict != exact:
         stages.append(_Stage(strict, None, 1))
     if loose not in (strict, exact):
-        required = _area_expression(question) if question.areas else None
-        stages.append(_Stage(loose, required, 0))
+        stages.append(_Stage(loose, area, 0))
     return stages
 
 

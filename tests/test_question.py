@@ -150,6 +150,7 @@ def test_areas_by_name_and_alias():
         assert parse_question(text, LA, NOW).areas == [area], text
     question = parse_question("AMD changes", LA, NOW)
     assert {"amd", "rocm", "mi300"} <= set(question.area_phrases)
+    assert question.area_same == ["amd", "rocm"]
 
 
 def test_free_text_drops_question_words_and_expands_synonyms():
@@ -157,10 +158,12 @@ def test_free_text_drops_question_words_and_expands_synonyms():
     assert [c.said for c in question.concepts] == ["detokenizer", "optimization"]
     server = parse_question("anything about the OpenAI-compatible server?", LA, NOW).concepts
     assert [c.said for c in server] == ["openai-compatible server"]
-    assert {"entrypoints", "api server", "chat completions"} <= set(server[0].phrases)
-    # A narrower word finds the wider idea, not its siblings.
-    assert "quantization" in synonyms_of(("int4",)) and "fp8" not in synonyms_of(("int4",))
-    assert "fp8" in synonyms_of(("quantization",))
+    assert {"entrypoints", "api server"} <= set(server[0].phrases.same)
+    assert "chat completions" in server[0].phrases.all and "chat completions" not in server[0].phrases.same
+    # A narrower word finds the wider idea, not its siblings; only its own words mean the same.
+    int4 = synonyms_of(("int4",))
+    assert int4.same == ("int4",) and "quantization" in int4.all and "fp8" not in int4.all
+    assert "fp8" in synonyms_of(("quantization",)).all
 
 
 def test_empty_and_nonsense():
