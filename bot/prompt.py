@@ -240,7 +240,10 @@ class ParsedReply:
     sections: dict[str, str]  # keys of store.report_markdown.SECTIONS, in order
 
 
-_THINKING = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
+# Replies longer than this are not summaries (a model ignoring max_tokens, or looping).
+MAX_REPLY_CHARS = 20_000
+# Headings and the TYPE line are short; longer lines are always section text.
+MAX_MARKER_LINE = 80
 _OUTER_FENCE = re.compile(r"^\s*```[\w-]*\n(?P<inner>.*)\n```\s*$", re.DOTALL)
 _TYPE_LINE = re.compile(r"^\W*type\W*:\W*(?P<value>[A-Za-z]+)\W*$", re.IGNORECASE)
 _LABELS = {label.lower(): key for key, label in SECTIONS}
@@ -255,7 +258,9 @@ def parse_reply(text: str) -> ParsedReply:
     Headings may be `## Label`, `**Label**` or `Label:` on their own line (models vary);
     the TYPE line may stand before the first heading or after the last section.
     """
-    text = _THINKING.sub("", text).strip()
+    if len(text) > MAX_REPLY_CHARS:
+        raise ReplyFormatError(f"the reply is {len(text):,} characters long")
+    text = _without_thinking(text).strip()
     fenced = _OUTER_FENCE.match(text)
     if fenced:
         text = fenced.group("inner")
@@ -264,8 +269,9 @@ def parse_reply(text: str) -> ParsedReply:
     collected: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.split("\n"):
-        type_line = _TYPE_LINE.match(line)
-        heading = _SECTION_LINE.match(line)
+        short = len(line) <= MAX_MARKER_LINE
+        type_line = _TYPE_LINE.match(line) if short else None
+        heading = _SECTION_LINE.match(line) if short else None
         key = _LABELS.get(heading.group("label").strip().lower()) if heading else None
         if type_line:
             kinds.append(type_line.group("value").lower())
@@ -308,6 +314,15 @@ def _flatten(lines: list[str]) -> str:
     """
     kept = [_LINE_MARKUP.sub("", line).strip() for line in lines if not _RULE.match(line)]
     return " ".join(" ".join(line for line in kept if line).split())
+
+
+def _without_thinking(text: str) -> str:
+    """The reply after a reasoning model's <think>...</think> preamble, if it has one."""
+    if not text.lstrip().lower().startswith("<think"):
+        return text
+    end = text.lower().rfind("</think")
+    closing = text.find(">", end) if end >= 0 else -1
+    return text[closing + 1 :] if closing >= 0 else ""
 
 
 def _label(key: str) -> str:

@@ -18,24 +18,24 @@ from store.paths import KIND_NOUNS, kinds
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # vLLM's template ends in a checklist inside <details>; other templates do the same.
 _CHECKLIST_DETAILS = re.compile(
-    r"<details>\s*<summary>[^<]*(?:checklist|essential elements)[^<]*</summary>.*?(?:</details>|\Z)",
-    re.DOTALL | re.IGNORECASE,
+    r"<details>\s{0,20}<summary>[^<]{0,200}</summary>.*?(?:</details>|\Z)", re.DOTALL | re.IGNORECASE
 )
+_CHECKLIST_SUMMARY = re.compile(r"checklist|essential elements", re.IGNORECASE)
 # Everything after this line is removed from vLLM PRs by a GitHub Action; imported bodies may still hold it.
 _CUT_BELOW = re.compile(r"^\**\s*BEFORE SUBMITTING, PLEASE READ.*$", re.IGNORECASE | re.MULTILINE | re.DOTALL)
-_BOILERPLATE = re.compile(
-    r"^\s*(?:PLEASE FILL IN THE PR DESCRIPTION.*|.*essential elements of an effective PR description.*|"
-    r"(?:signed-off-by|co-authored-by):.*|[-*+]\s*\[[ xX]\].*|(?:cc|/cc|@\w[\w-]*)[:\s]+@.*|cc\s*@.*|"
-    r"[-*_]{3,}\s*)$",
-    re.IGNORECASE | re.MULTILINE,
+# Lines of templates and bookkeeping, matched on the stripped line.
+_BOILERPLATE_LINE = re.compile(
+    r"PLEASE FILL IN THE PR DESCRIPTION|(?:signed-off-by|co-authored-by):|[-*+] ?\[[ xX]\]|/?cc\b[^@]{0,3}@|"
+    r"@[\w-]{1,39}[:,]? @|[-*_]{3,}$",
+    re.IGNORECASE,
 )
-_HTML_TAG = re.compile(r"</?(?:details|summary|br|p|div|span|sub|sup|img|a|b|i|em|strong|code|pre)\b[^>]*>", re.I)
+_TEMPLATE_PHRASE = "essential elements of an effective pr description"
+_HTML_TAG = re.compile(r"</?(?:details|summary|br|p|div|span|sub|sup|img|a|b|i|em|strong|code|pre)\b[^<>]{0,300}>", re.I)
 
 _ISSUE_REF = r"(?:[\w.-]+/[\w.-]+)?#\d+|https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+"
 _CLOSING = re.compile(
-    rf"^\s*[-*]?\s*\**(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|addresses)\**\s*:?\s*\**\s*"
-    rf"((?:{_ISSUE_REF})(?:[\s,]+(?:and\s+)?(?:{_ISSUE_REF}))*)\s*\.?\s*$",
-    re.IGNORECASE | re.MULTILINE,
+    rf"[-*]? ?\**(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|addresses)\**:?\**\s?((?:{_ISSUE_REF})(?:,? (?:and )?(?:{_ISSUE_REF}))*)\.?",
+    re.IGNORECASE,
 )
 _FOLLOW_UP = re.compile(
     rf"\b(?:follow[- ]?up (?:to|of|on|for)|part of|split (?:out )?(?:from|of)|depends on|builds on|"
@@ -44,7 +44,8 @@ _FOLLOW_UP = re.compile(
 )
 _REF_NUMBER = re.compile(r"#(\d+)$|/(\d+)$")
 
-_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+(.*?)\s*#*\s*|\*\*([^*]{2,60})\*\*:?\s*|__([^_]{2,60})__:?\s*)$")
+_ATX_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.*)")
+_BOLD_HEADING = re.compile(r" {0,3}(?:\*\*([^*]{2,60})\*\*|__([^_]{2,60})__):?")
 _WHAT_HEADINGS = re.compile(
     r"purpose|summary|motivation|description|overview|what|why|changes?|background|context|problem|details|tl;?dr",
     re.IGNORECASE,
@@ -63,15 +64,17 @@ _PLACEHOLDER = re.compile(
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_MD_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
-_BARE_URL_IN_PARENS = re.compile(r"\s*\(\s*https?://[^\s)]+\s*\)")
-_MD_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+_MD_IMAGE = re.compile(r"!\[[^\[\]]{0,300}\]\([^()\s]{0,1000}\)")
+_MD_LINK = re.compile(r"\[([^\[\]]{1,300})\]\([^()\s]{0,1000}(?:\([^()\s]{0,200}\)[^()\s]{0,200})?\)")
+_BARE_URL_IN_PARENS = re.compile(r" ?\( ?https?://[^\s()]{1,1000} ?\)")
+_MD_BOLD = re.compile(r"\*\*([^*\n]{1,300})\*\*|__([^_\n]{1,300})__")
 _GITHUB_URL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)(?:[#?][^\s)]*)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[#])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
 
 WHAT_CHANGED_CHARS = 480
+# GitHub's limit on a PR description; anything longer did not come from GitHub.
+MAX_BODY_CHARS = 65536
 
 
 @dataclass
@@ -84,13 +87,29 @@ def clean_body(body: str) -> str:
     """The PR description without template boilerplate: comments, checklists, sign-offs, the
     "essential elements" block. Headings and text are kept; this is also what a model is shown."""
     text = (body or "").replace("\r\n", "\n").replace("\r", "\n")
-    text = _HTML_COMMENT.sub("", text)
-    text = _CHECKLIST_DETAILS.sub("", text)
+    text = _HTML_COMMENT.sub("", text[:MAX_BODY_CHARS])
+    text = _CHECKLIST_DETAILS.sub(lambda m: "" if _CHECKLIST_SUMMARY.search(m.group(0)[:300]) else m.group(0), text)
     text = _CUT_BELOW.sub("", text)
-    text = _BOILERPLATE.sub("", text)
+    text = "\n".join(line for line in text.split("\n") if not _boilerplate(line))
     text = _HTML_TAG.sub("", text)
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip()
+
+
+def _boilerplate(line: str) -> bool:
+    stripped = line.strip()
+    return bool(_BOILERPLATE_LINE.match(stripped)) or _TEMPLATE_PHRASE in stripped.lower()
+
+
+def _heading(line: str) -> str | None:
+    """The text of a Markdown heading line ("## Purpose", "**Purpose**"), else None."""
+    if len(line) > 200:
+        return None
+    atx = _ATX_HEADING.fullmatch(line.rstrip())
+    if atx:
+        return atx.group(1).rstrip("#").strip()
+    bold = _BOLD_HEADING.fullmatch(line.rstrip())
+    return (bold.group(1) or bold.group(2)).strip() if bold else None
 
 
 def _sections(text: str) -> list[_Section]:
@@ -101,10 +120,9 @@ def _sections(text: str) -> list[_Section]:
             fenced = not fenced
             sections[-1].lines.append(line)
             continue
-        heading = None if fenced else _HEADING.match(line)
-        if heading:
-            title = next(group for group in heading.groups() if group is not None)
-            sections.append(_Section(_inline(title).strip(" :"), []))
+        heading = None if fenced else _heading(line)
+        if heading is not None:
+            sections.append(_Section(_inline(heading).strip(" :"), []))
         else:
             sections[-1].lines.append(line)
     return sections
@@ -139,7 +157,8 @@ def _inline(text: str) -> str:
 
 def _meaningful(text: str) -> bool:
     words = _WORD.findall(text)
-    return len(words) >= 3 and sum(len(word) for word in words) >= 15 and not _PLACEHOLDER.match(text)
+    placeholder = len(text) <= 60 and _PLACEHOLDER.match(text)
+    return len(words) >= 3 and sum(len(word) for word in words) >= 15 and not placeholder
 
 
 def _prose(block: list[str]) -> str:
@@ -572,7 +591,7 @@ def _test_plan(sections: list[_Section]) -> str:
     return ""
 
 
-_MEASURED = re.compile(r"\d(?:[\d.,]*)\s*(?:%|x\b|ms\b|s\b|tok/s|tokens/s|req/s|gb\b)|throughput|latency|speedup|accuracy", re.I)
+_MEASURED = re.compile(r"\d[\d.,]{0,20} ?(?:%|x\b|ms\b|s\b|tok/s|tokens/s|req/s|gb\b)|throughput|latency|speedup|accuracy", re.I)
 
 
 def _insights(pr: PullRequest, body: str, sections: list[_Section], trivial: str | None) -> str:
@@ -596,11 +615,23 @@ def _insights(pr: PullRequest, body: str, sections: list[_Section], trivial: str
     return " ".join(parts)
 
 
+def _closing_refs(body: str) -> tuple[list[str], str]:
+    """The issues that lines like "FIX #123" or "Closes owner/repo#4" close, and the body without those lines."""
+    refs: list[str] = []
+    kept = []
+    for line in body.split("\n"):
+        closing = _CLOSING.fullmatch(line.strip()) if len(line) <= 300 else None
+        if closing:
+            refs += [ref for ref in _refs(closing.group(1)) if ref not in refs]
+        else:
+            kept.append(line)
+    return refs, "\n".join(kept)
+
+
 def extractive_summary(pr: PullRequest) -> Summary:
     """The four sections from the PR's own data; "What changed" is never empty."""
     body = clean_body(pr.body)
-    closes = [ref for match in _CLOSING.finditer(body) for ref in _refs(match.group(1))]
-    body_without_refs = _CLOSING.sub("", body)
+    closes, body_without_refs = _closing_refs(body)
     sections = _sections(body_without_refs)
     areas = pr.areas or classify(pr.title, pr.files, pr.labels)
     trivial = trivial_reason(pr)

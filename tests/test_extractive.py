@@ -5,6 +5,7 @@ import re
 
 import pytest
 from conftest import LA, seed_reports
+from guards import hang_guard  # noqa: F401 (fixture)
 from pr_factory import make_pr
 
 from store.extractive import classify_type, clean_body, extractive_summary, title_sentence
@@ -238,3 +239,23 @@ def test_an_inline_test_command_is_quoted():
     body = "## Purpose\nMakes the sampler faster on long prompts.\n\n## Test Plan\n`pytest tests/test_sampler.py -k long`\n"
     summary = extractive_summary(make_pr(title="[Perf] Faster sampler", body=body))
     assert "The author tested it with `pytest tests/test_sampler.py -k long`." in summary.insights
+
+
+HOSTILE_BODIES = {
+    "heading of hashes": "## " + "#" * 30000 + " " + "a " * 15000,
+    "unclosed comment": "<!--" + "x" * 65000,
+    "brackets": "[" * 30000 + "](" * 15000,
+    "bold markers": "**a " * 16000,
+    "parentheses": "(" * 20000 + "https://x" + ")" * 20000,
+    "details": "<details><summary>" * 3000 + "x" * 60000,
+    "open tags": "<p " * 20000,
+    "digits": "## Test Result\n" + "1" * 65000 + "a",
+    "closing line": "Fixes " + "#1, " * 16000 + "x",
+    "spaces": "# " + " " * 65000 + "x",
+}
+
+
+@pytest.mark.parametrize("body", HOSTILE_BODIES.values(), ids=HOSTILE_BODIES.keys())
+def test_crafted_descriptions_cannot_stall_the_summary(body, hang_guard):
+    summary = extractive_summary(make_pr(title="[Core] Add a thing", body=body))
+    assert 0 < len(summary.what_changed) <= 600 and len(clean_body(body)) <= 65536

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from conftest import FIXTURES, LA
+from guards import hang_guard  # noqa: F401 (fixture)
 from pr_factory import REPO, make_pr
 from servers.github_api import FakeGitHub, FakePull
 from servers.openai_api import FakeOpenAI, Reply, summary_reply
@@ -388,3 +389,14 @@ def test_anything_else_is_refused_with_a_reason(text, problem):
 def test_sections_are_stored_as_one_paragraph():
     text = reply_with([f"## {label}" for label in LABELS], bodies=("It does:\n- one thing\n- another\n\n## Aside\n---\nDone.", "B.", "C.", "D."))
     assert parse_reply(text).sections["what_changed"] == "It does: one thing another Aside Done."
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["<think>" * 2800, "## What changed and why\n" + " " * 19000 + "x", "TYPE" + ":" * 19000 + "x",
+     ("**" + " " * 70 + "\n") * 250, "x" * 25000],
+    ids=["open-thinking", "spaces", "colons", "bold-markers", "too-long"],
+)
+def test_crafted_replies_are_refused_without_stalling(text, hang_guard):
+    with pytest.raises(ValueError):
+        parse_reply(text)
