@@ -53,6 +53,8 @@ COUNT_CAP = 1000
 # FTS table of their own, at a cost that no longer grows with the store (see _score_locally).
 LOCAL_FROM = 20_000
 LOCAL_CAP = 2000
+# A stage with at most this many matches is ranked over all of them; more are ranked by recent window.
+RANK_WHOLE = 300
 # How far back (days from the newest PR asked about) text search looks before it widens to everything.
 WINDOW_DAYS = (7, 30, 180, 730)
 
@@ -283,9 +285,10 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
     """The best PRs for a question, and how many match when that is cheap to know (listings)."""
     if match_expression(question) is None:
         return _listing(db, repo, question, limit, near)
+    scope = _Scope(db, repo, question)
     found: dict[int, Hit] = {}
     for stage in _stages(question):
-        for row in _windowed(db, repo, question, stage, limit):
+        for row in _windowed(scope, stage, limit):
             if row["id"] not in found:
                 found[row["id"]] = Hit(pr_from_row(row), _squash(row["score"], stage.band))
         if len(found) >= limit:
@@ -293,34 +296,77 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
     return list(found.values())[:limit], None
 
 
-def _windowed(db: Database, repo: str, question: Question, stage: _Stage, limit: int) -> list[dict[str, Any]]:
+class _Scope:
+    """The time range and people a question keeps to, with what its windows cost to find remembered."""
+
+    def __init__(self, db: Database, repo: str, question: Question) -> None:
+        self.db, self.repo, self.question = db, repo, question
+        self.start = question.time.start if question.time else None
+        self.end = question.time.end if question.time else None
+        self._first: dict[datetime | None, int | None] = {}
+
+    def newest(self) -> datetime:
+        bounds, args = _time_bounds(self.repo, self.start, self.end)
+        return from_utc_text(self.db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0])
+
+    def first_id(self, lower: datetime) -> int | None:
+        """The lowest row id merged in [lower, end): FTS5 can seek to it instead of visiting older matches."""
+        if lower not in self._first:
+            bounds, args = _time_bounds(self.repo, lower, self.end)
+            # "id + 0": plain min(id) would walk the primary key instead of the time index.
+            self._first[lower] = self.db.execute(f"select min(id + 0) from prs where {bounds}", args).fetchone()[0]
+        return self._first[lower]
+
+    def where(self, stage: _Stage, lower: datetime | None) -> tuple[str, list[Any]] | None:
+        """The WHERE clause of a stage from `lower` on; None when no PR was merged then."""
+        where, args = ["prs_fts match ?"], [stage.expression]
+        rowid = ""
+        if lower is not None:
+            first = self.first_id(lower)
+            if first is None:
+                return None
+            rowid = f" and rowid >= {int(first)}"
+            where.append(f"prs_fts.rowid >= {int(first)}")
+        if stage.required:
+            # "+prs.id": a plain rowid IN would be pushed into FTS5 as one lookup (and one bm25 setup) per id.
+            where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{rowid})")
+            args.append(stage.required)
+        bounds, bound_args = _time_bounds(self.repo, lower, self.end, "prs.")
+        where.append(bounds)
+        args.extend(bound_args)
+        people, people_args = _people_condition(self.question)
+        if people:
+            where.append(people)
+            args.extend(people_args)
+        return " and ".join(where), args
+
+
+def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
     """Top rows of a stage: all of them when there are few, else those of the narrowest recent window with enough.
 
-    Ranking is what costs, not matching: a stage with fewer than `limit`
+    Ranking is what costs, not matching: a stage with at most RANK_WHOLE
     matches is ranked whole; otherwise matches are collected in windows of a
     week, a month, half a year and two years back from the newest PR asked
     about, and only the first window holding `limit` of them is ranked. A
     common word then costs the same in a store of 100,000 PRs as in one of
     1,000, and recent PRs win among equals.
     """
-    start = question.time.start if question.time else None
-    end = question.time.end if question.time else None
-    whole = _stage_query(db, repo, question, stage, start, end)
+    whole = scope.where(stage, scope.start)
     if whole is None:
         return []
-    if len(_match_ids(db, whole, limit)) < limit:
-        return _rank(db, stage, whole, _match_ids(db, whole, limit), limit)
-    bounds, args = _time_bounds(repo, start, end)
-    newest = from_utc_text(db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0])
+    some = _match_ids(scope.db, whole, RANK_WHOLE + 1)
+    if len(some) <= RANK_WHOLE:
+        return _rank(scope.db, stage, whole, some, limit)
+    newest = scope.newest()
     for days in WINDOW_DAYS:
         lower = newest - timedelta(days=days)
-        if start is not None and lower <= start:
+        if scope.start is not None and lower <= scope.start:
             break  # this window already covers the whole range asked for
-        window = _stage_query(db, repo, question, stage, lower, end)
-        ids = _match_ids(db, window, LOCAL_CAP + 1) if window else []
+        window = scope.where(stage, lower)
+        ids = _match_ids(scope.db, window, LOCAL_CAP + 1) if window else []
         if window and len(ids) >= limit:
-            return _rank(db, stage, window, ids, limit)
-    return _rank(db, stage, whole, _match_ids(db, whole, LOCAL_CAP + 1), limit)
+            return _rank(scope.db, stage, window, ids, limit)
+    return _rank(scope.db, stage, whole, _match_ids(scope.db, whole, LOCAL_CAP + 1), limit)
 
 
 def _match_ids(db: Database, query: tuple[str, list[Any]], most: int) -> list[int]:
@@ -387,35 +433,6 @@ def _time_bounds(repo: str, start: datetime | None, end: datetime | None, table:
     if end is not None:
         where.append(f"{table}merged_at < ?")
         args.append(to_utc_text(end))
-    return " and ".join(where), args
-
-
-def _stage_query(
-    db: Database, repo: str, question: Question, stage: _Stage, start: datetime | None, end: datetime | None
-) -> tuple[str, list[Any]] | None:
-    """The WHERE clause of a stage in a time window; None when the window holds no PR."""
-    where, args = ["prs_fts match ?"], [stage.expression]
-    rowid = ""
-    if start is not None:
-        bounds, bound_args = _time_bounds(repo, start, end)
-        # "id + 0": plain min(id) would walk the primary key instead of the time index.
-        first = db.execute(f"select min(id + 0) from prs where {bounds}", bound_args).fetchone()[0]
-        if first is None:
-            return None
-        # FTS5 seeks straight to this rowid instead of visiting every older match.
-        rowid = f" and rowid >= {int(first)}"
-        where.append(f"prs_fts.rowid >= {int(first)}")
-    if stage.required:
-        # "+prs.id": a plain rowid IN would be pushed into FTS5 as one lookup (and one bm25 setup) per id.
-        where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{rowid})")
-        args.append(stage.required)
-    bounds, bound_args = _time_bounds(repo, start, end, "prs.")
-    where.append(bounds)
-    args.extend(bound_args)
-    people, people_args = _people_condition(question)
-    if people:
-        where.append(people)
-        args.extend(people_args)
     return " and ".join(where), args
 
 
