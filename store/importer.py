@@ -10,7 +10,8 @@ from sqlite_utils import Database
 
 from store.areas import classify
 from store.days import to_utc_text
-from store.prs import save_pr
+from store.model import PullRequest
+from store.prs import get_pr, save_pr
 from store.report_markdown import ParsedReport, ReportFormatError, parse_report
 
 
@@ -48,6 +49,7 @@ def store_report(db: Database, report: ParsedReport, source: str) -> None:
     now = to_utc_text(datetime.now(timezone.utc))
     with db.atomic():
         for pr in report.prs:
+            keep_fetched_fields(pr, get_pr(db, pr.repo, pr.number))
             pr.areas = classify(pr.title, pr.files, pr.labels)
             save_pr(db, pr)
         db["repos"].upsert(
@@ -63,6 +65,16 @@ def store_report(db: Database, report: ParsedReport, source: str) -> None:
             },
             pk=("repo", "date"),
         )
+
+
+def keep_fetched_fields(pr: PullRequest, stored: PullRequest | None) -> None:
+    """A report carries no body, labels or diff size: keep what ingest fetched for them."""
+    if stored is None:
+        return
+    pr.body = pr.body or stored.body
+    pr.labels = pr.labels or stored.labels
+    pr.additions = pr.additions if pr.additions is not None else stored.additions
+    pr.deletions = pr.deletions if pr.deletions is not None else stored.deletions
 
 
 def import_file(db: Database, path: Path, tz: ZoneInfo) -> Imported:

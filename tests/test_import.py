@@ -76,3 +76,18 @@ def test_seed_reports_import_with_areas(run_cli, db):
     with_area = db.execute("select count(*) from prs where areas != '[]'").fetchone()[0]
     assert with_area / total >= 0.9
     assert json.loads(db.execute("select areas from prs where number = 35052").fetchone()[0])[:1] == ["rocm"]
+
+
+def test_import_keeps_what_ingest_fetched(run_cli, db):
+    """A report has no body, labels or diff size; importing it must not erase them."""
+    from conftest import LA
+    from store.prs import get_pr, save_pr
+    from store.report_markdown import parse_report
+
+    fetched = parse_report((FIXTURES / "report-2026-03-08.md").read_text(), LA).prs[0]
+    fetched.body, fetched.labels, fetched.additions, fetched.deletions = "Body text", ["rocm"], 40, 2
+    save_pr(db, fetched)
+    assert run_cli("import", str(FIXTURES / "report-2026-03-08.md")).code == 0
+    stored = get_pr(db, "acme/engine", 4102)
+    assert (stored.body, stored.labels, stored.additions, stored.deletions) == ("Body text", ["rocm"], 40, 2)
+    assert stored.summary.source == "imported"
