@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 import re
+from concurrent.futures import ThreadPoolExecutor
 from socketserver import ThreadingMixIn
-from typing import Any
+from typing import Any, Callable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slack_bolt import Ack, App, Respond
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 _SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d+)$")
 WORKING = "_Working on it\u2026_"
+# Answers prepared at once (each may wait on the model); more requests queue, acknowledged all the same.
+WORKERS = 8
 
 
 def slack_client(settings: Settings) -> WebClient:
@@ -54,8 +57,14 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
 
 
 class Listeners:
-    def __init__(self, runtime: Runtime) -> None:
+    """The handlers. Each acknowledges, then hands the answer to its own pool of workers:
+    bolt's listener threads stay free, so a request is acknowledged at once even
+    while every worker waits on a slow model.
+    """
+
+    def __init__(self, runtime: Runtime, workers: int = WORKERS) -> None:
         self.runtime = runtime
+        self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="prdigest-answer")
 
     def register(self, app: App) -> None:
         # Any command routed to this app is ours, so a workspace may rename /prdigest when the name is taken.
@@ -64,12 +73,18 @@ class Listeners:
         app.action(SUMMARY_ACTION)(self.on_summary_button)
         app.event("app_home_opened")(self.on_home_opened)
 
+    def later(self, job: Callable[..., None], *args: Any) -> None:
+        self.work.submit(_logged, job, *args)
+
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
         text = command.get("text") or ""
         if is_slow(text):
             ack(WORKING)
         else:
             ack()
+        self.later(self.answer_command, text, command, respond)
+
+    def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
         reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
         send_reply(respond, reply)
 
@@ -79,9 +94,15 @@ class Listeners:
         if not match:
             log.warning("summary button with an unexpected value %r", action.get("value"))
             return
-        send_reply(respond, pr_reply(self.runtime, match.group(1), int(match.group(2))))
+        self.later(self.answer_button, match.group(1), int(match.group(2)), respond)
+
+    def answer_button(self, repo: str, number: int, respond: Respond) -> None:
+        send_reply(respond, pr_reply(self.runtime, repo, number))
 
     def on_mention(self, event: dict[str, Any], client: WebClient) -> None:
+        self.later(self.answer_mention, event, client)
+
+    def answer_mention(self, event: dict[str, Any], client: WebClient) -> None:
         channel, ts = event["channel"], event["ts"]
         thread_ts = event.get("thread_ts") or ts
         question = question_text(event.get("text", ""))
@@ -105,9 +126,11 @@ class Listeners:
         client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
 
     def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab") != "home":
-            return
-        client.views_publish(user_id=event["user"], view={"type": "home", "blocks": self.home_blocks()})
+        if event.get("tab") == "home":
+            self.later(self.publish_home, event["user"], client)
+
+    def publish_home(self, user: str, client: WebClient) -> None:
+        client.views_publish(user_id=user, view={"type": "home", "blocks": self.home_blocks()})
 
     def home_blocks(self) -> list[dict[str, Any]]:
         """The Home tab: the latest day's summary, then how to use the bot."""
@@ -122,6 +145,14 @@ class Listeners:
         except Exception:  # the help alone is still a useful Home tab
             log.exception("could not read the latest report for the Home tab")
         return blocks
+
+
+def _logged(job: Callable[..., None], *args: Any) -> None:
+    """Run a job of the answer pool; a failure is logged (a Future would keep it silent)."""
+    try:
+        job(*args)
+    except Exception:
+        log.exception("answering a Slack request failed")
 
 
 def send_reply(respond: Respond, reply: Reply) -> None:

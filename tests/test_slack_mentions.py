@@ -116,3 +116,19 @@ def test_an_empty_mention_gets_examples(app_url, slack):
     send(app_url, *mention_event("<@UPRDIGEST>", ts="1730000000.000700"))
     slack.wait_for(lambda s: s.posts())
     assert "Ask me about what merged" in slack.posts()[0].params["text"]
+
+
+def test_slow_answers_never_delay_an_ack(app_url, slack, model):
+    """More questions than there are listener threads, each waiting on a slow model: a command is still acked at once."""
+    model.responder = lambda request: Reply("Slow answer [#4102].", delay=2)
+    questions = [slash_command(f"ask what changed for ROCm, take {n}?", slack.response_url(f"slow-{n}")) for n in range(14)]
+    senders = [threading.Thread(target=send, args=(app_url, *question)) for question in questions]
+    for sender in senders:
+        sender.start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    response = send(app_url, *slash_command("2026-03-08", slack.response_url("quick")))
+    assert response.status_code == 200 and time.monotonic() - started < 1
+    for sender in senders:
+        sender.join()
+    slack.wait_for(lambda s: len(s.calls_to("response_url")) == 15, timeout=30)  # and every question got its answer
