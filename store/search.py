@@ -158,7 +158,7 @@ def _named(db: Database, repo: str, question: Question, limit: int) -> list[Hit]
             if pr:
                 hits[link.other] = Hit(pr, _RELATED_SCORE[link.kind], link)
     ordered = sorted(hits.values(), key=lambda hit: -hit.score)
-    return ordered[:limit] if len(ordered) > limit else ordered
+    return ordered[:limit]
 
 
 def _missing_note(db: Database, repo: str, question: Question) -> str | None:
@@ -301,8 +301,7 @@ class _Scope:
 
     def __init__(self, db: Database, repo: str, question: Question) -> None:
         self.db, self.repo, self.question = db, repo, question
-        self.start = question.time.start if question.time else None
-        self.end = question.time.end if question.time else None
+        self.start, self.end = _span(question)
         self._first: dict[datetime | None, int | None] = {}
 
     def newest(self) -> datetime:
@@ -425,6 +424,10 @@ def _score_locally(db: Database, expression: str, ids: list[int], limit: int) ->
 _FROM = "prs_fts cross join prs on prs.id = prs_fts.rowid"
 
 
+def _span(question: Question) -> tuple[datetime | None, datetime | None]:
+    return (question.time.start, question.time.end) if question.time else (None, None)
+
+
 def _time_bounds(repo: str, start: datetime | None, end: datetime | None, table: str = "") -> tuple[str, list[Any]]:
     where, args = [f"{table}repo = ?"], [repo]
     if start is not None:
@@ -466,15 +469,15 @@ class _Arm:
     rank: int  # 0 before 1: a person's own PRs before those they only merged
 
 
-def _arms(repo: str, question: Question) -> list[_Arm]:
+def _arms(question: Question) -> list[_Arm]:
     if not question.people:
-        return [_Arm("repo = ?", (repo,), 0)]
+        return [_Arm("", (), 0)]
     arms = []
     for person in question.people:
         if person.role in ("any", "author"):
-            arms.append(_Arm("repo = ? and author = ? collate nocase", (repo, person.login), 0))
+            arms.append(_Arm(" and author = ? collate nocase", (person.login,), 0))
         if person.role in ("any", "merger"):
-            arms.append(_Arm("repo = ? and merged_by = ? collate nocase", (repo, person.login), int(person.role == "any")))
+            arms.append(_Arm(" and merged_by = ? collate nocase", (person.login,), int(person.role == "any")))
     return arms
 
 
@@ -484,32 +487,25 @@ def _listing(
     """PRs by time and people only: newest first, or nearest to `near` when the time was relaxed away."""
     if not question.has_filters and near is None:
         return [], 0
-    start = question.time.start if question.time else None
-    end = question.time.end if question.time else None
-    time_sql, time_args = "", []
-    for bound, value in ((">=", start), ("<", end)):
-        if value is not None:
-            time_sql += f" and merged_at {bound} ?"
-            time_args.append(to_utc_text(value))
-    arms = _arms(repo, question)
-    total = _count(db, arms, time_sql, time_args)
+    bounds, bound_args = _time_bounds(repo, *_span(question))
+    arms = [(f"{bounds}{arm.where}", [*bound_args, *arm.args], arm.rank) for arm in _arms(question)]
+    total = _count(db, [(where, args) for where, args, _ in arms])
     if not total:
         return [], 0
     found: list[tuple[Any, dict[str, Any]]] = []
-    for arm in arms:
-        where, args = f"{arm.where}{time_sql}", [*arm.args, *time_args]
+    for where, args, rank in arms:
         if near is None:
-            rows = _dicts(db.execute(f"select * from prs where {where} order by merged_at desc, number desc limit ?", [*args, limit]))
-            found.extend(((arm.rank, -from_utc_text(row["merged_at"]).timestamp(), -row["number"]), row) for row in rows)
+            cursor = db.execute(f"select * from prs where {where} order by merged_at desc, number desc limit ?", [*args, limit])
+            found.extend(((rank, -from_utc_text(row["merged_at"]).timestamp(), -row["number"]), row) for row in _dicts(cursor))
             continue
         for edge, bound, direction in ((near.start, "<", "desc"), (near.end, ">=", "asc")):
             if edge is None:
                 continue
-            rows = _dicts(db.execute(
+            cursor = db.execute(
                 f"select * from prs where {where} and merged_at {bound} ? order by merged_at {direction} limit ?",
                 [*args, to_utc_text(edge), limit],
-            ))
-            found.extend((abs((from_utc_text(row["merged_at"]) - edge).total_seconds()), row) for row in rows)
+            )
+            found.extend((abs((from_utc_text(row["merged_at"]) - edge).total_seconds()), row) for row in _dicts(cursor))
     found.sort(key=lambda item: item[0])
     hits: dict[int, Hit] = {}
     for _, row in found:
@@ -517,17 +513,17 @@ def _listing(
     return list(hits.values())[:limit], total
 
 
-def _count(db: Database, arms: list[_Arm], time_sql: str, time_args: list[Any]) -> int:
-    """How many PRs the arms hold together, up to COUNT_CAP; each arm is counted on its index first."""
+def _count(db: Database, arms: list[tuple[str, list[Any]]]) -> int:
+    """How many PRs the arms hold together, up to COUNT_CAP; each arm is counted on its own index first."""
     counts = [
-        db.execute(f"select count(*) from (select 1 from prs where {arm.where}{time_sql} limit ?)", [*arm.args, *time_args, COUNT_CAP]).fetchone()[0]
-        for arm in arms
+        db.execute(f"select count(*) from (select 1 from prs where {where} limit ?)", [*args, COUNT_CAP]).fetchone()[0]
+        for where, args in arms
     ]
     if len(arms) == 1 or max(counts) >= COUNT_CAP:
-        return min(counts[0] if len(arms) == 1 else max(counts), COUNT_CAP)
-    # Arms overlap (a PR its author merged): count the union, at most len(arms) * COUNT_CAP rows.
-    union = " union ".join(f"select id from prs where {arm.where}{time_sql}" for arm in arms)
-    return db.execute(f"select count(*) from ({union})", [a for arm in arms for a in (*arm.args, *time_args)]).fetchone()[0]
+        return max(counts)
+    # Arms overlap (a PR its own author merged): count the union, at most len(arms) * COUNT_CAP rows.
+    union = " union ".join(f"select id from prs where {where}" for where, _ in arms)
+    return db.execute(f"select count(*) from ({union})", [a for _, args in arms for a in args]).fetchone()[0]
 
 
 def _dicts(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
