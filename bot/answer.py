@@ -10,19 +10,18 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from bot.config import Settings
+from bot.mrkdwn import truncate
 from bot.question import Question
 from bot.slack_render import first_sentence
-from bot.mrkdwn import truncate
 from store.model import PullRequest
 from store.search import COUNT_CAP, SearchResult, read_question, search
 
 if TYPE_CHECKING:
     from bot.llm import LLM
 
-# Enough PRs to answer most questions in one Slack message; more is a report.
+# Enough PRs to answer most questions in one Slack message (a model reads as many); more is a report.
 ANSWER_LIMIT = 8
-# With a model: how many of the best PRs it reads, and how much of each section.
-MODEL_CONTEXT_PRS = 8
+# With a model: how much of each summary section it reads, and how long it may answer.
 MODEL_SECTION_CHARS = 700
 MODEL_ANSWER_TOKENS = 500
 # A question about a few named PRs gets their whole "What changed", not a sentence.
@@ -51,7 +50,7 @@ _REFERENCE = re.compile(r"\[?#(\d+)\]?")
 class Answer:
     text: str  # plain text, not escaped; PRs written as [#N]
     citations: list[int]  # PR numbers in the store, most relevant first
-    prs: list["PullRequest"]  # the PRs the answer draws on, citations among them
+    prs: list[PullRequest]  # the PRs the answer draws on, citations among them
 
 
 def answer_question(
@@ -60,7 +59,7 @@ def answer_question(
     question: str,
     history: Sequence[str] = (),
     now: datetime | None = None,
-    llm: "LLM | None" = None,
+    llm: LLM | None = None,
     repo: str | None = None,
 ) -> Answer:
     """Answer `question` (earlier questions of the thread in `history`, oldest first).
@@ -71,7 +70,7 @@ def answer_question(
     asked = read_in_thread(db, question, history, repo, settings.timezone, now)
     if asked.is_empty:
         return Answer(help_text(repo, asked.problems), [], [])
-    result = search(db, repo, asked, limit=MODEL_CONTEXT_PRS if llm else ANSWER_LIMIT)
+    result = search(db, repo, asked, limit=ANSWER_LIMIT)
     if not result.hits:
         return Answer(_nothing(result, repo), [], [])
     if llm is not None:
@@ -92,10 +91,14 @@ def read_in_thread(
 
 
 def help_text(repo: str, problems: Sequence[str] = ()) -> str:
-    lines = [f"{problem[0].upper()}{problem[1:]}." for problem in problems]
+    lines = [_sentence(problem) for problem in problems]
     lines.append(f"Ask me about what merged in {repo}, for example:")
     lines.extend(f"\u2022 {example}" for example in EXAMPLES)
     return "\n".join(lines)
+
+
+def _sentence(text: str) -> str:
+    return f"{text[0].upper()}{text[1:]}."
 
 
 def _nothing(result: SearchResult, repo: str) -> str:
@@ -126,7 +129,7 @@ def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> lis
 
 def _framing(result: SearchResult) -> str:
     question = result.question
-    problems = " ".join(f"({problem[0].upper()}{problem[1:]}.)" for problem in question.problems)
+    problems = " ".join(f"({_sentence(problem)})" for problem in question.problems)
     links = [hit.link.sentence() for hit in result.hits if hit.link is not None]
     if question.numbers and result.hits[0].link is None:
         head = "; ".join(links) + "." if links else f"About [#{result.hits[0].pr.number}]:"
@@ -150,7 +153,7 @@ def _framing(result: SearchResult) -> str:
 def _model_answer(
     db: Database,
     settings: Settings,
-    llm: "LLM",
+    llm: LLM,
     question: str,
     history: Sequence[str],
     result: SearchResult,
