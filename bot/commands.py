@@ -11,15 +11,17 @@ from datetime import date, datetime, time, timedelta
 from typing import Callable
 from zoneinfo import ZoneInfo
 
+from bot.mentions import answer
 from bot.mrkdwn import escape
 from bot.runtime import Runtime
 from bot.slack_render import Message, pr_list_message, pr_summary_message, reply_messages, text_message
 from store.areas import AREAS, UnknownArea, require_area
-from store.days import day_bounds, local_day
+from store.days import local_day
 from store.db import StoreError
 from store.posts import get_post
 from store.prs import get_pr, latest_merge
 from store.reports import DailyReport, load_report
+from store.search import search_prs
 from store.subscriptions import DEFAULT_POST_AT, Subscription, all_subscriptions, channel_subscriptions, subscribe, unsubscribe
 
 log = logging.getLogger(__name__)
@@ -29,7 +31,8 @@ DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
 SEARCH_HITS = 10
 _DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
 _TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
-_PR_NUMBER = re.compile(r"^(?:#|.*/pull/)?(\d+)/?$")
+# 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
+_PR_NUMBER = re.compile(r"^<?(?:#|\S*/pull/)?(\d+)(?:[/|][^>]*)?>?$")
 _SLACK_USER = re.compile(r"^[UW][A-Z0-9]+$")
 EMPTY_STORE_HINT = (
     "Fill the store with `prdigest ingest` (from GitHub) or `prdigest import FILE` (daily report Markdown)."
@@ -145,12 +148,12 @@ def _parse_date(text: str, command: str) -> date:
         raise CommandError(f"`{escape(text)}` is not a date; expected YYYY-MM-DD", command) from None
 
 
-def _split_period(call: Call, command: str, default_days: int = DEFAULT_DAYS) -> tuple[list[str], Period]:
-    """The words before an optional trailing period, and the period (default: the last `default_days`)."""
+def _split_period(call: Call, command: str) -> tuple[list[str], Period]:
+    """The words before an optional trailing period, and the period (default: the last DEFAULT_DAYS)."""
     words = call.words
     if len(words) > 1 and is_period(words[-1]):
         return words[:-1], parse_period(words[-1], call.today, command)
-    return words, last_days(call.today, default_days)
+    return words, last_days(call.today, DEFAULT_DAYS)
 
 
 # ------------------------------------------------------------------ reports
@@ -260,8 +263,6 @@ def cmd_search(call: Call) -> Reply:
     query = call.args.strip()
     if not query:
         raise CommandError("search for what?", "search")
-    from store.search import search_prs  # imported on use, like the rest of the question engine
-
     result = search_prs(call.runtime.db, query, call.repo, call.tz, limit=SEARCH_HITS, now=call.now)
     if not result.hits:
         return _reply(f"Nothing in {escape(call.repo)} matched \u201c{escape(query)}\u201d.")
@@ -273,8 +274,6 @@ def cmd_ask(call: Call) -> Reply:
     question = call.args.strip()
     if not question:
         raise CommandError("ask what?", "ask")
-    from bot.mentions import answer  # imported on use: it brings in the model client
-
     return Reply([answer(call.runtime, question, now=call.now)])
 
 

@@ -15,10 +15,10 @@ from sqlite_utils import Database
 from bot.config import Settings
 from bot.ingest import describe, github_client
 from bot.runtime import Runtime
-from bot.summarize import summarize_ingested
 from bot.slack_render import Message, daily_report_messages
+from bot.summarize import summarize_ingested
 from store.ingest import ingest_repo, plan_window
-from store.posts import DailyPost, get_post, plan_post, record_done, record_parent, record_reply
+from store.posts import EMPTY, DailyPost, get_post, plan_post, record_done, record_parent, record_reply
 from store.reports import DailyReport, load_report
 from store.subscriptions import get_subscription
 
@@ -37,12 +37,11 @@ class Pacer:
         self._lock = threading.Lock()
 
     def wait(self, channel: str) -> None:
-        with self._lock:
-            ready = self._last.get(channel, float("-inf")) + self.interval
-            delay = ready - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            self._last[channel] = time.monotonic()
+        with self._lock:  # reserve the channel's next slot; sleep outside so other channels go on
+            now = time.monotonic()
+            slot = max(now, self._last.get(channel, float("-inf")) + self.interval)
+            self._last[channel] = slot
+        time.sleep(slot - now)
 
 
 def channel_report(db: Database, settings: Settings, repo: str, day: date, areas: Sequence[str] = ()) -> DailyReport:
@@ -70,7 +69,7 @@ class Outcome:
         if post is None:
             return "another poster is on it; nothing sent"
         where = f"{post.channel} for {post.date.isoformat()}"
-        if post.state == "empty":
+        if post.state == EMPTY:
             return f"nothing merged on {post.date.isoformat()} for {post.channel}; nothing posted"
         if not self.sent:
             return f"already posted to {where}; nothing sent"

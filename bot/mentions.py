@@ -6,6 +6,7 @@ import re
 from datetime import datetime
 from typing import Sequence
 
+from bot.answer import answer_question
 from bot.runtime import Runtime
 from bot.slack_render import Message, answer_message, mrkdwn_section, text_message
 from store.threads import claim_turn, earlier_questions
@@ -33,8 +34,7 @@ def start_turn(runtime: Runtime, channel: str, thread_ts: str, ts: str, question
 
 def answer(runtime: Runtime, question: str, now: datetime | None = None, history: Sequence[str] = ()) -> Message:
     """The answer as a Slack message; a failing model degrades to an answer from the store alone."""
-    from bot.answer import answer_question  # imported on use: it brings in the model client
-    from bot.llm import LLMError
+    from bot.llm import LLMError  # imported on use: the model client takes a second to load
 
     settings = runtime.settings
     ask = lambda llm: answer_question(  # noqa: E731

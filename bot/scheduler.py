@@ -89,9 +89,9 @@ class Scheduler:
                 self._ingest(repo, now)
 
     def _refresh(self, repo: str, now: datetime) -> None:
-        """Ingest right before posting, unless that just happened."""
+        """Ingest right before posting, unless that just happened (or the repository is no longer configured)."""
         last = self._ingested.get(repo)
-        if last is None or now - last > FRESH:
+        if repo in self.runtime.settings.repos and (last is None or now - last > FRESH):
             self._ingest(repo, now)
 
     def _ingest(self, repo: str, now: datetime) -> None:

@@ -7,7 +7,6 @@ import pytest
 from bot.commands import execute, parse_time
 from conftest import LA
 from slack_helpers import LOUD_TITLE, REPO, github, import_fixtures, runtime, seed_day  # noqa: F401 (fixtures)
-from store.db import open_db
 from store.posts import plan_post
 from store.subscriptions import channel_subscriptions
 
@@ -123,9 +122,14 @@ def test_author(filled):
     assert "Nothing merged by nobody" in say(filled, "author nobody").text
 
 
-def test_pr_not_in_store(filled):
-    reply = say(filled, "pr #99999")
-    assert "#99999 is not in the store" in reply.text and not reply.error
+def test_pr_accepts_numbers_and_links(filled):
+    for text in ("pr 4090", "pr #4090", "pr https://github.com/acme/engine/pull/4090",
+                 "pr <https://github.com/acme/engine/pull/4090/files|PR 4090>"):
+        reply = say(filled, text)
+        assert not reply.error and "*What changed and why*" in reply.text, text
+        assert reply.text.startswith("*<https://github.com/acme/engine/pull/4090|#4090 [Spec Decode]"), text
+    missing = say(filled, "pr #99999")
+    assert "#99999 is not in the store" in missing.text and not missing.error
 
 
 def test_long_periods_stay_within_a_response_url(runtime):
