@@ -97,6 +97,10 @@ def prompted_lines(prompt: str = "prdigest> ") -> Iterable[str]:
     if not sys.stdin.isatty():
         yield from sys.stdin
         return
+    try:
+        import readline  # noqa: F401 (importing it gives input() line editing and history)
+    except ImportError:  # not on every platform; the shell works without it
+        pass
     while True:
         try:
             yield input(prompt)
