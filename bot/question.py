@@ -621,9 +621,10 @@ def parse_question(
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=tz)
-    cleaned = " ".join(_clean(text or "").split())
+    # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.
+    cleaned = " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split())
     question = Question(text=cleaned)
-    if len(cleaned) > MAX_QUESTION_CHARS:
+    if len(cleaned) > MAX_QUESTION_CHARS or len(text or "") > 4 * MAX_QUESTION_CHARS:
         # A pasted log is not a question; its start says what it is about.
         cleaned = cleaned[:MAX_QUESTION_CHARS]
         question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")

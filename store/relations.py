@@ -16,29 +16,35 @@ from store.model import PullRequest
 KINDS = ("reverts", "fixes", "follows", "mentions")
 
 # "#123", "PR 123", "PR #123", "pull request #123", "owner/repo#123" or a link to a PR;
-# the last two count only when they name the PR's own repository.
+# the last two count only when they name the PR's own repository. Every repeat is
+# bounded (GitHub's own limits for names) so that crafted text cannot make it backtrack.
 _REF = (
-    r"(?:(?P<repo>[\w.-]+/[\w.-]+)#|(?<![\w/.-])#|\b(?:PR|pull\s+request)\s*#?\s*"
-    r"|https?://github\.com/(?P<link>[\w.-]+/[\w.-]+)/pull/)(?P<number>\d{1,7})\b"
+    r"(?:(?<![\w.-])(?P<repo>[\w.-]{1,39}/[\w.-]{1,100})#|(?<![\w/.-])#|\b(?:PR|pull\s{1,3}request)\s{0,3}#?\s{0,3}"
+    r"|https?://github\.com/(?P<link>[\w.-]{1,39}/[\w.-]{1,100})/pull/)(?P<number>\d{1,7})\b"
 )
+_GAP = r"\s{1,3}"
 _CUE = {
     "reverts": [
-        r"\brevert(?:s|ed|ing)?\s+(?:(?:the|a|of|change|changes|commit|from|in)\s+)*",
-        r"\brolls?\s+back\s+(?:(?:the|change|changes|from|in)\s+)*",
+        rf"\brevert(?:s|ed|ing)?{_GAP}(?:(?:the|a|of|change|changes|commit|from|in){_GAP}){{0,4}}",
+        rf"\brolls?{_GAP}back{_GAP}(?:(?:the|change|changes|from|in){_GAP}){{0,4}}",
     ],
     "fixes": [
-        r"\b(?:broken|broke|caused|introduced|regressed)\s+(?:by|in)\s+",
-        r"\bregressions?\s+(?:(?:introduced|caused)\s+)?(?:from|in|by|of|after)\s+",
-        r"\b(?:fix|fixes|fixed|fixing)\s+(?:(?:a|the|an)\s+)?(?:regression|bug|breakage|crash|failure)s?\s+(?:(?:introduced|caused)\s+)?(?:from|in|by|after)\s+",
-        r"\b(?:fix|fixes|fixed|fixing|close|closes|closed|resolve|resolves|resolved)\s+",
+        rf"\b(?:broken|broke|caused|introduced|regressed){_GAP}(?:by|in){_GAP}",
+        rf"\bregressions?{_GAP}(?:(?:introduced|caused){_GAP})?(?:from|in|by|of|after){_GAP}",
+        rf"\b(?:fix|fixes|fixed|fixing){_GAP}(?:(?:a|the|an){_GAP})?(?:regression|bug|breakage|crash|failure)s?{_GAP}"
+        rf"(?:(?:introduced|caused){_GAP})?(?:from|in|by|after){_GAP}",
+        rf"\b(?:fix|fixes|fixed|fixing|close|closes|closed|resolve|resolves|resolved){_GAP}",
     ],
     "follows": [
-        r"\bfollow[\s-]?ups?\s+(?:(?:to|of|for|on)\s+)?",
-        r"\b(?:continuation|continues|builds?\s+on|based\s+on|part\s+of|split\s+(?:from|out\s+of)|extends?)\s+",
+        rf"\bfollow[\s-]?ups?{_GAP}(?:(?:to|of|for|on){_GAP})?",
+        rf"\b(?:continuation|continues|builds?{_GAP}on|based{_GAP}on|part{_GAP}of|split{_GAP}(?:from|out{_GAP}of)|extends?){_GAP}",
     ],
 }
 _CUED = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
 _ANY_REF = re.compile(_REF, re.IGNORECASE)
+# Only so much of a title or text is read: relations are stated early, and regexes then stay cheap.
+MAX_TITLE_CHARS = 500
+MAX_TEXT_CHARS = 50_000
 # GitHub's revert button titles a PR `Revert "<title of the reverted PR's commit> (#N)"`.
 _REVERT_TITLE = re.compile(r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"\s*$', re.IGNORECASE)
 # PR templates: code and commented-out instructions are not statements about other PRs.
@@ -75,7 +81,7 @@ def _texts(pr: PullRequest) -> list[str]:
 
 def revert_title(title: str) -> tuple[str, int | None] | None:
     """For a `Revert "..."` title: the reverted PR's title, and its number when the title carries it."""
-    match = _REVERT_TITLE.match(title)
+    match = _REVERT_TITLE.match(title[:MAX_TITLE_CHARS])
     if not match:
         return None
     return match["title"].strip(), int(match["number"]) if match["number"] else None
@@ -102,7 +108,8 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
     if reverted and reverted[1] is not None:
         note(reverted[1], "reverts")
     for text in texts:
-        if not text or not _ANY_REF.search(text):
+        text = (text or "")[:MAX_TEXT_CHARS]
+        if not _ANY_REF.search(text):
             continue  # most texts name no PR; skip the cue patterns
         text = _NOISE.sub(" ", text)
         for kind, pattern in _CUED:

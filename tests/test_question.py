@@ -6,6 +6,7 @@ from freezegun import freeze_time
 
 from conftest import LA
 from bot.question import Person, parse_question, synonyms_of
+from guards import hang_guard  # noqa: F401 (a fixture)
 from pr_factory import REPO, make_pr
 from store.days import day_bounds
 from store.prs import save_pr
@@ -187,3 +188,9 @@ def test_long_text_is_cut_with_a_note():
     question = parse_question(pasted, LA, NOW)
     assert len(question.concepts) == 12
     assert question.problems == ["only the first 600 characters were read", "only the first 12 words were searched for"]
+
+
+def test_crafted_questions_cannot_stall_parsing(hang_guard):
+    for text in ("<http://" + "a" * 100_000, "PR" + " " * 100_000 + "x", "by " * 50_000, "feb 9" + " - " * 30_000,
+                 "@" + "a-" * 50_000, "#" * 100_000, "last " * 30_000 + "days"):
+        parse_question(text, LA, NOW)

@@ -1,6 +1,7 @@
 from datetime import datetime, timezone
 
 from conftest import seed_reports
+from guards import hang_guard  # noqa: F401 (a fixture)
 from pr_factory import REPO, make_pr
 from store.db import open_db
 from store.model import Summary
@@ -109,3 +110,9 @@ def test_seed_reports_relate_reverts_and_regressions(run_cli, db):
     assert (34543, "fixes") in fixed
     # Both directions: the fix names the PR it repairs.
     assert (32993, "fixes") in [(l.other, l.kind) for l in related(db, repo, 34543)]
+
+
+def test_crafted_text_cannot_stall_extraction(hang_guard):
+    for body in ("a" * 200_000 + " #", "PR" + " " * 200_000 + "x", "revert " + "the " * 50_000 + "#x",
+                 "x/" * 100_000, "```" * 30_000 + "#5", "<!--" * 40_000, "#" * 200_000):
+        extract_relations(make_pr(1, 'Revert "' + '"' * 10_000, body=body, summary=_summary(body)))
