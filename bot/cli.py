@@ -286,7 +286,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     chosen = [area_name(area) for area in areas] or channel_areas(runtime.db, channel, name)
     if dry_run:
         messages = report_messages(channel_report(runtime.db, app.settings, name, target, chosen), chosen)
-        click.echo("\n\n".join(message.text for message in messages))
+        click.echo("\n\n".join(message.shown for message in messages))
         click.echo(f"dry run: {len(messages)} message(s) for {channel}; nothing posted", err=True)
         return
     if not app.settings.slack_bot_token:
