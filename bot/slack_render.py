@@ -156,7 +156,7 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
         for pr in groups[area]:
             blocks.append(mrkdwn_section(pr_line(pr, report.tz, with_date), accessory=summary_button(pr)))
     if shown_trivial:
-        lines = [f"*trivial* ({len(trivial)})"] + [
+        lines = [f"*trivial* ({len(trivial)}) _\u2014 any PR's full summary: `/prdigest pr N`_"] + [
             f"\u2022 {pr_link(pr)} _by {escape(pr.author)}_" for pr in shown_trivial
         ]
         blocks.extend(mrkdwn_section(chunk) for chunk in pack_lines(lines, MAX_SECTION_CHARS))

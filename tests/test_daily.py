@@ -54,7 +54,7 @@ def test_the_report_is_a_parent_and_a_thread(runtime, slack, poster):
     thread = shown(replies)
     for number in [*range(1000, 1030), *range(3000, 3005)]:
         assert f"/pull/{number}|#{number} " in thread
-    assert thread.index("*trivial* (5)") > thread.index("#1029")  # trivial ones compact at the end
+    assert thread.index("*trivial* (5) _\u2014 any PR's full summary: `/prdigest pr N`_") > thread.index("#1029")
     record = get_post(runtime.db, "C1", REPO, DAY)
     assert record.state == "done" and record.parent_ts == outcome.post.parent_ts
     assert record.replies_sent == len(replies) == outcome.sent - 1
@@ -212,3 +212,10 @@ def test_post_daily_posts_from_the_store_when_github_is_down(run_cli, slack, git
     assert done.err.startswith("prdigest: warning: ingest of acme/engine failed, posting from the store:")
     assert len(done.err.strip().splitlines()) == 1
     assert "2 merged" in slack.posts("C9")[0].params["text"]
+
+
+def test_dry_run_prints_the_whole_thread(run_cli, runtime):
+    seed_day(runtime.db, DAY, 120)
+    dry = run_cli("post-daily", "--channel", "C9", "--date", DAY.isoformat(), "--dry-run")
+    assert all(f"|#{number} " in dry.out for number in range(1000, 1120))
+    assert "dry run: 4 message(s) for C9; nothing posted" in dry.err
