@@ -176,6 +176,8 @@ def post(client: WebClient, channel: str, thread_ts: str, message: Message) -> s
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
+    # socketserver's default backlog of 5 drops a burst's connections, which clients retry a second later.
+    request_queue_size = 128
 
 
 class _QuietHandler(WSGIRequestHandler):
