@@ -110,7 +110,7 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
     if fmt == "json":
         click.echo(json.dumps(report_json(daily), indent=2, ensure_ascii=False))
     elif fmt == "slack":
-        click.echo("\n\n".join(message.text for message in daily_report_messages(daily)))
+        click.echo("\n\n".join(message.shown for message in daily_report_messages(daily)))
     else:
         click.echo(report_markdown(daily), nl=False)
 

@@ -69,3 +69,23 @@ def test_console_entry_point_runs_as_a_process(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "**Total Merged PRs:** 0" in done.stdout
+
+
+def test_report_slack_format_lists_every_pr_escaped(run_cli):
+    run_cli("import", str(FIXTURES / "report-2026-03-08.md"))
+    result = run_cli("report", "--repo", "acme/engine", "--date", "2026-03-08", "--format", "slack")
+    assert result.code == 0, result.err
+    assert "<!channel>" not in result.out and "&lt;!channel&gt;" in result.out
+    for number in (4102, 4099, 4090):
+        assert f"https://github.com/acme/engine/pull/{number}|" in result.out
+
+
+def test_report_slack_format_is_not_cut_on_a_busy_day(run_cli):
+    from conftest import seed_reports
+
+    busiest = max(seed_reports(), key=lambda path: path.stat().st_size)
+    run_cli("import", str(busiest))
+    day = busiest.stem.removeprefix("report-")
+    data = json.loads(run_cli("report", "--date", day, "--format", "json").out)
+    shown = run_cli("report", "--date", day, "--format", "slack").out
+    assert all(f"/pull/{pr['number']}|" in shown for pr in data["prs"])
