@@ -14,10 +14,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlencode, urlsplit
 from zoneinfo import ZoneInfo
+
+from servers.loopback import LoopbackServer
 
 ISO = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -82,7 +84,7 @@ SECONDARY_LIMIT = Fault(403, {"Retry-After": "7"}, "You have exceeded a secondar
 TOO_MANY = Fault(429, {"Retry-After": "3"}, "Too Many Requests")
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
     """The fake service. Use as a context manager; `url` is its REST base, `url + "/graphql"` GraphQL."""
 
     def __init__(
@@ -102,21 +104,12 @@ class FakeGitHub:
         self.limits = {"core": _Limit(5000, 3600), "search": _Limit(30, 60), "graphql": _Limit(5000, 3600)}
         self._faults: list[list[Any]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(_handler(self))
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.origin
 
-    def __enter__(self) -> "FakeGitHub":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     def add(self, repo: str, *pulls: FakePull) -> None:
         self.repos.setdefault(repo, {}).update({pull.number: pull for pull in pulls})

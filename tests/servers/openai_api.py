@@ -12,10 +12,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from store.report_markdown import SECTIONS
+
+from servers.loopback import LoopbackServer
 
 
 @dataclass
@@ -74,7 +76,7 @@ def summarizing_responder(request: Recorded) -> Reply:
     return Reply(summary_reply(found.group(1) if found else "?"))
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """Start with `with FakeOpenAI() as api:`; point the client at `api.base_url`."""
 
     def __init__(self, responder: Callable[[Recorded], Reply] = summarizing_responder) -> None:
@@ -86,27 +88,17 @@ class FakeOpenAI:
         self.max_in_flight = 0
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self.origin}/v1"
 
     def script(self, *replies: Reply | str) -> None:
         """Queue replies for the next calls, in order (a str is a 200 reply with that text)."""
         with self._lock:
             self._script.extend(Reply(r) if isinstance(r, str) else r for r in replies)
 
-    def __enter__(self) -> "FakeOpenAI":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     def _next_reply(self, request: Recorded) -> Reply:
         with self._lock:

@@ -13,11 +13,13 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 from urllib.parse import parse_qsl, urlencode
 
 from slack_sdk.signature import SignatureVerifier
+
+from servers.loopback import LoopbackServer
 
 BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
@@ -43,7 +45,7 @@ class Fault:
     error: str | None = None  # with status 200: Slack's {"ok": false, "error": error}
 
 
-class FakeSlack:
+class FakeSlack(LoopbackServer):
     """The fake service; use as a context manager. `api_url` is the Web API base, `response_url()` makes hooks."""
 
     def __init__(self) -> None:
@@ -52,15 +54,13 @@ class FakeSlack:
         self._faults: dict[str, list[Fault]] = {}
         self._ts = 0
         self._changed = threading.Condition()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(_handler(self))
 
     # -- setup
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.origin
 
     @property
     def api_url(self) -> str:
@@ -79,13 +79,6 @@ class FakeSlack:
             self.calls.clear()
             self._faults.clear()
 
-    def __enter__(self) -> "FakeSlack":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     # -- what was received
 
