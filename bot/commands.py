@@ -32,7 +32,7 @@ SEARCH_HITS = 10
 _DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
 _TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
-_PR_NUMBER = re.compile(r"^<?(?:#|\S*/pull/)?(\d+)(?:[/|][^>]*)?>?$")
+_PR_NUMBER = re.compile(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
 _SLACK_USER = re.compile(r"^[UW][A-Z0-9]+$")
 EMPTY_STORE_HINT = (
     "Fill the store with `prdigest ingest` (from GitHub) or `prdigest import FILE` (daily report Markdown)."

@@ -494,7 +494,7 @@ class _TimeParser:
 
 # ---------------------------------------------------------------- PR references and people
 
-_PR_LINK = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d+)[^\s>|]*", re.IGNORECASE)
+_PR_LINK = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d{1,9})(?!\d)[^\s>|]*", re.IGNORECASE)
 _PR_REF = re.compile(r"(?<![\w/&])(?:#|\b(?:pr|pull\s+request|pull)\s*#?\s*)(\d{1,7})\b", re.IGNORECASE)
 _LOGIN = r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}(?:\[bot\])?"
 _AT_LOGIN = re.compile(rf"(?<![\w.@])@({_LOGIN})", re.IGNORECASE)

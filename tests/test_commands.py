@@ -61,6 +61,7 @@ def test_past_days_and_ranges(filled):
         ("area gardening", "unknown area 'gardening'; known areas: rocm"),
         ("author", "give one GitHub login"),
         ("pr twelve", "give a PR number"),
+        ("pr 99999999999999999999999", "give a PR number"),
         ("search", "search for what?"),
         ("ask", "ask what?"),
         ("areas week yesterday", "give at most one period"),

@@ -117,6 +117,8 @@ def test_pr_references():
     assert parse_question(slack, LA, NOW).numbers == [105]
     # Dates and counts are not PR numbers; a bare number is one only if the store has that PR.
     assert parse_question("2026-02-13 last 3 days 2048", LA, NOW).numbers == []
+    # A number longer than any PR number never reaches SQLite as one.
+    assert parse_question("see https://github.com/acme/engine/pull/99999999999999999999999", LA, NOW).numbers == []
 
 
 @pytest.fixture
