@@ -272,7 +272,7 @@ class _TimeParser:
             (r"\b(?:today|tonight|this\s+morning|this\s+afternoon)\b", lambda m: self._days_ago(0, "today")),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
-            (rf"\b(?:the\s+)?(?:last|past)\s+(?P<unit>hour|day)\b", self._rolling),
+            (r"\b(?:the\s+)?(?:last|past)\s+(?P<unit>hour|day)\b", self._rolling),
             (rf"\b{_COUNT}\s+{_UNIT}\s+ago\b", self._ago),
             (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
             (r"\b(?:in\s+(?P<may>may)|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),

@@ -1,6 +1,7 @@
 """Shared test fixtures: an isolated environment, a store, and the CLI run in-process."""
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -9,6 +10,9 @@ import pytest
 
 from bot.cli import main
 from store.db import open_db
+
+# The Slack tests' fixtures (fake Slack and GitHub, a runtime), available to every test module.
+pytest_plugins = ["slack_helpers"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
@@ -71,3 +75,17 @@ def run_cli(capsys: pytest.CaptureFixture[str]):
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture
+def hang_guard():
+    """Fail a test that runs for minutes: the symptom of a regex backtracking on crafted text."""
+
+    def stop(*_):
+        raise TimeoutError("text rules took over 20s on one input")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)

@@ -14,25 +14,23 @@ from store.model import PullRequest, Summary
 from store.prs import save_prs
 from servers.github_api import FakeGitHub
 from servers.slack_api import FakeSlack
+from pr_factory import REPO, make_pr as base_pr
 
-REPO = "acme/engine"
 LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
 
 
 def make_pr(number: int, merged_at: datetime, title: str | None = None, **fields) -> PullRequest:
+    """A PR with a summary, as the Slack side shows them."""
     what = fields.pop("what", f"Change {number} makes the engine better in one specific way.")
     source = fields.pop("source", "imported")
-    return PullRequest(
-        repo=fields.pop("repo", REPO),
-        number=number,
-        title=title or f"[Core] Change number {number}",
-        url=f"https://github.com/{REPO}/pull/{number}",
-        author=fields.pop("author", "ada-l"),
-        merged_by="merge-bot",
+    fields.setdefault("author", "ada-l")
+    fields.setdefault("files", ["engine/core.py"])
+    fields.setdefault("areas", ["core"])
+    return base_pr(
+        number,
+        title or f"[Core] Change number {number}",
         merged_at=merged_at,
-        type=fields.pop("type", "substantial"),
-        files=fields.pop("files", ["engine/core.py"]),
-        areas=fields.pop("areas", ["core"]),
+        merged_by="merge-bot",
         summary=Summary(what, "Impact.", "Risks.", "Insights.", source),
         **fields,
     )

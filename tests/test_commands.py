@@ -6,7 +6,7 @@ import pytest
 
 from bot.commands import execute, parse_time
 from conftest import LA
-from slack_helpers import LOUD_TITLE, REPO, github, import_fixtures, runtime, seed_day  # noqa: F401 (fixtures)
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
 from store.posts import plan_post
 from store.subscriptions import channel_subscriptions
 

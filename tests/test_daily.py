@@ -9,7 +9,7 @@ from bot.slack_app import slack_client
 from conftest import LA
 from servers.slack_api import BOT_TOKEN, Fault
 from servers.github_api import day_of_pulls
-from slack_helpers import LOUD_TITLE, REPO, github, import_fixtures, runtime, seed_day, slack  # noqa: F401 (fixtures)
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
 from store.posts import get_post
 from store.subscriptions import subscribe
 

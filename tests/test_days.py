@@ -2,6 +2,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from conftest import LA
 from store.days import day_bounds, local_day, standard_abbreviation
+from pr_factory import make_pr
 from store.model import PullRequest
 from store.prs import save_pr
 from store.reports import load_report
@@ -10,11 +11,7 @@ UTC = timezone.utc
 
 
 def _pr(number: int, merged_at: datetime) -> PullRequest:
-    return PullRequest(
-        repo="acme/engine", number=number, title=f"PR {number}",
-        url=f"https://github.com/acme/engine/pull/{number}", author="ada", merged_by="bot",
-        merged_at=merged_at, type="substantial", files=[],
-    )
+    return make_pr(number, f"PR {number}", merged_at=merged_at, files=[])
 
 
 def test_day_lengths_across_dst():

@@ -5,7 +5,6 @@ import re
 
 import pytest
 from conftest import LA, seed_reports
-from guards import hang_guard  # noqa: F401 (fixture)
 from pr_factory import make_pr
 
 from store.extractive import classify_type, clean_body, extractive_summary, title_sentence

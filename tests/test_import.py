@@ -1,5 +1,4 @@
 import json
-import shutil
 
 from conftest import FIXTURES
 

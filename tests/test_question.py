@@ -6,7 +6,6 @@ from freezegun import freeze_time
 
 from conftest import LA
 from bot.question import Person, parse_question, synonyms_of
-from guards import hang_guard  # noqa: F401 (a fixture)
 from pr_factory import REPO, make_pr
 from store.days import day_bounds
 from store.prs import save_pr

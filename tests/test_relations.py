@@ -1,7 +1,6 @@
 from datetime import datetime, timezone
 
 from conftest import seed_reports
-from guards import hang_guard  # noqa: F401 (a fixture)
 from pr_factory import REPO, make_pr
 from store.db import open_db
 from store.model import Summary

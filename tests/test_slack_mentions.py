@@ -18,7 +18,7 @@ from bot.slack_app import EVENTS_PATH, build_app, http_server
 from conftest import LA
 from servers.openai_api import FakeOpenAI, Reply
 from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, mention_event, signed_headers, slash_command
-from slack_helpers import LOUD_TITLE, github, import_fixtures, make_pr, runtime, slack  # noqa: F401 (fixtures)
+from slack_helpers import LOUD_TITLE, import_fixtures, make_pr
 from store.prs import save_pr
 
 

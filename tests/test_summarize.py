@@ -8,7 +8,6 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from conftest import FIXTURES, LA
-from guards import hang_guard  # noqa: F401 (fixture)
 from pr_factory import REPO, make_pr
 from servers.github_api import FakeGitHub, FakePull
 from servers.openai_api import FakeOpenAI, Reply, summary_reply
