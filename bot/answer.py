@@ -11,7 +11,7 @@ from sqlite_utils import Database
 
 from bot.config import Settings
 from bot.mrkdwn import truncate
-from bot.question import Question
+from store.question import Question
 from bot.slack_render import first_sentence
 from store.model import PullRequest
 from store.search import COUNT_CAP, SearchResult, read_question, search

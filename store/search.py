@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from bot.question import Question, TimeRange, parse_question
+from store.question import Question, TimeRange, parse_question
 from store.days import from_utc_text, to_utc_text
 from store.model import PullRequest
 from store.prs import get_pr, pr_from_row

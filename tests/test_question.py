@@ -5,7 +5,7 @@ import pytest
 from freezegun import freeze_time
 
 from conftest import LA
-from bot.question import Person, parse_question, synonyms_of
+from store.question import Person, parse_question, synonyms_of
 from pr_factory import REPO, make_pr
 from store.days import day_bounds
 from store.prs import save_pr
