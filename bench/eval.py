@@ -83,7 +83,7 @@ def evaluate(seeds: list[Path], questions_path: Path = QUESTIONS) -> Report:
     with tempfile.TemporaryDirectory() as folder:
         db = open_db(Path(folder) / "eval.db")
         for path in seeds:
-            import_file(db, path, tz)
+            import_file(db, path, tz, repo)
         for item in spec["questions"]:
             now = datetime.fromisoformat(item.get("now", spec["now"]))
             expected = set(item["expected"])

@@ -78,13 +78,14 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 
 @cli.command(name="import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--repo", help="OWNER/NAME of reports that list no PRs (default: the first of PRDIGEST_REPOS).")
 @pass_app
-def import_(app: AppContext, files: tuple[Path, ...]) -> None:
+def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
     failed = 0
     for path in files:
         try:
-            done = import_file(app.db, path, app.settings.timezone)
+            done = import_file(app.db, path, app.settings.timezone, app.repo(repo))
         except ReportImportError as exc:
             click.echo(f"prdigest: error: {exc}", err=True)
             failed += 1

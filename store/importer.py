@@ -77,7 +77,9 @@ def keep_fetched_fields(pr: PullRequest, stored: PullRequest | None) -> None:
     pr.deletions = pr.deletions if pr.deletions is not None else stored.deletions
 
 
-def import_file(db: Database, path: Path, tz: ZoneInfo) -> Imported:
+def import_file(db: Database, path: Path, tz: ZoneInfo, default_repo: str) -> Imported:
+    """Import one report; a report that lists no PRs is taken to be about `default_repo`."""
     report = read_report(path, tz)
+    report.repo = report.repo or default_repo
     store_report(db, report, source=path.name)
     return Imported(path, report.repo, report.date.isoformat(), len(report.prs))

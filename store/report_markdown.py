@@ -41,7 +41,7 @@ class ReportFormatError(ValueError):
 
 @dataclass
 class ParsedReport:
-    repo: str
+    repo: str | None  # None when the report lists no PRs to tell it by
     date: date
     title: str  # e.g. "vLLM Merged PR Report"
     tz_label: str  # e.g. "PST"
@@ -59,9 +59,9 @@ def parse_report(text: str, tz: ZoneInfo) -> ParsedReport:
     repos = {pr.repo for pr in prs}
     if len(repos) > 1:
         raise ReportFormatError(f"PRs from more than one repository: {', '.join(sorted(repos))}")
-    if not prs:
-        raise ReportFormatError("the report lists no PRs, so its repository is unknown")
-    return ParsedReport(repos.pop(), report_date, title, tz_label, prs)
+    if not any(line.strip() == "---" for line in header):
+        raise ReportFormatError("the header is cut off (no closing '---'); the file looks truncated")
+    return ParsedReport(repos.pop() if repos else None, report_date, title, tz_label, prs)
 
 
 def _split_chunks(lines: list[str]) -> tuple[list[str], list[list[str]]]:

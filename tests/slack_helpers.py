@@ -46,7 +46,7 @@ def seed_day(db, day: date, count: int, start: int = 1000, **fields) -> list[Pul
 
 def import_fixtures(db) -> None:
     for name in ("report-2026-03-07.md", "report-2026-03-08.md"):
-        import_file(db, FIXTURES / name, LA)
+        import_file(db, FIXTURES / name, LA, REPO)
 
 
 @pytest.fixture

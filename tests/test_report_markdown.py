@@ -9,7 +9,7 @@ from store.importer import import_file
 
 
 def _round_trip(db, path):
-    imported = import_file(db, path, LA)
+    imported = import_file(db, path, LA, "acme/engine")
     day = date.fromisoformat(imported.date)
     return report_markdown(load_report(db, imported.repo, day, LA))
 
@@ -68,3 +68,18 @@ def test_malformed_reports_raise_one_line_errors():
             parse_report(broken, LA)
         message = str(info.value)
         assert "\n" not in message and word in message, (word, message)
+
+
+EMPTY_DAY = "# Acme Merged PR Report\n\n**Report Date:** 2026-03-01 PST\n\n**Total Merged PRs:** 0\n\n---\n\n"
+
+
+def test_a_day_without_prs_round_trips(run_cli, tmp_path):
+    path = tmp_path / "report-2026-03-01.md"
+    path.write_text(EMPTY_DAY)
+    assert run_cli("import", "--repo", "acme/engine", str(path)).code == 0
+    assert run_cli("report", "--repo", "acme/engine", "--date", "2026-03-01").out == EMPTY_DAY
+
+
+def test_a_header_cut_off_is_truncated():
+    with pytest.raises(ReportFormatError, match="truncated"):
+        parse_report(EMPTY_DAY[: EMPTY_DAY.index("---")], LA)
