@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot.mrkdwn import escape, link, truncate
-from store.areas import AREAS
+from store.areas import AREAS, resolve_area, title_tags
 from store.model import PullRequest
 from store.report_markdown import SECTIONS
 from store.reports import DailyReport
@@ -81,8 +81,15 @@ def summary_button(pr: PullRequest) -> dict[str, Any]:
     }
 
 
+# Areas that touch many PRs in passing; a PR is grouped under them only when nothing more specific applies.
+BROAD_AREAS = ("docs", "ci")
+
+
 def primary_area(pr: PullRequest) -> str:
-    return pr.areas[0] if pr.areas else "other"
+    """The one area a PR is listed under: what its title tags name, else its most specific area."""
+    tagged = [area for area in map(resolve_area, title_tags(pr.title)) if area in pr.areas]
+    specific = [area for area in pr.areas if area not in BROAD_AREAS]
+    return (tagged or specific or pr.areas or ["other"])[0]
 
 
 def top_areas(prs: list[PullRequest], limit: int = 3) -> list[tuple[str, int]]:
