@@ -11,6 +11,11 @@ def to_utc_text(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime(UTC_FORMAT)
 
 
+def now_text() -> str:
+    """The current instant in the stored UTC text form."""
+    return to_utc_text(datetime.now(timezone.utc))
+
+
 def from_utc_text(text: str) -> datetime:
     return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=timezone.utc)
 

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
 from store.areas import classify
-from store.days import to_utc_text
+from store.days import now_text
 from store.model import PullRequest
 from store.prs import get_pr, save_pr
 from store.report_markdown import ParsedReport, ReportFormatError, parse_report
@@ -46,7 +45,7 @@ def read_report(path: Path, tz: ZoneInfo) -> ParsedReport:
 
 def store_report(db: Database, report: ParsedReport, source: str) -> None:
     """Write a parsed report in one transaction: every PR, or none."""
-    now = to_utc_text(datetime.now(timezone.utc))
+    now = now_text()
     with db.atomic():
         for pr in report.prs:
             keep_fetched_fields(pr, get_pr(db, pr.repo, pr.number))

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
 from store.areas import classify
-from store.days import day_bounds, from_utc_text, local_day, to_utc_text
+from store.days import day_bounds, from_utc_text, local_day, now_text, to_utc_text
 from store.extractive import classify_type, extractive_summary
 from store.github import GitHubClient, GitHubError, PullData
 from store.model import PullRequest
@@ -165,7 +165,7 @@ def _advance_cursor(db: Database, repo: str, merged_at: datetime) -> None:
         "insert into repos (name, ingest_cursor, updated_at) values (?, ?, ?) "
         "on conflict (name) do update set ingest_cursor = max(coalesce(ingest_cursor, ''), excluded.ingest_cursor), "
         "updated_at = excluded.updated_at",
-        [repo, to_utc_text(merged_at), to_utc_text(datetime.now(timezone.utc))],
+        [repo, to_utc_text(merged_at), now_text()],
     )
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date
 from typing import Any
 
 from sqlite_utils import Database
 
-from store.days import to_utc_text
+from store.days import now_text
 
 POSTING, DONE, EMPTY = "posting", "done", "empty"
 
@@ -41,9 +41,6 @@ def _key(post: DailyPost) -> tuple[str, str, str]:
     return post.channel, post.repo, post.date.isoformat()
 
 
-def _now() -> str:
-    return to_utc_text(datetime.now(timezone.utc))
-
 
 def get_post(db: Database, channel: str, repo: str, day: date) -> DailyPost | None:
     rows = list(
@@ -66,7 +63,7 @@ def get_post(db: Database, channel: str, repo: str, day: date) -> DailyPost | No
 def plan_post(db: Database, channel: str, repo: str, day: date, messages: list[dict[str, Any]]) -> DailyPost:
     """Record the messages about to be posted; a day with nothing to post is recorded as finished."""
     post = DailyPost(channel, repo, day, messages, state=POSTING if messages else EMPTY)
-    now = _now()
+    now = now_text()
     db["daily_posts"].insert(
         {
             "channel": channel,
@@ -99,4 +96,4 @@ def record_done(db: Database, post: DailyPost) -> None:
 
 
 def _update(db: Database, post: DailyPost, **values: Any) -> None:
-    db["daily_posts"].update(_key(post), {**values, "updated_at": _now()})
+    db["daily_posts"].update(_key(post), {**values, "updated_at": now_text()})

@@ -2,18 +2,15 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Iterable
 
 from sqlite_utils import Database
 
-from store.days import from_utc_text, to_utc_text
+from store.days import from_utc_text, now_text, to_utc_text
 from store.model import PullRequest, Summary
 from store.relations import record_relations
 
-
-def _now_text() -> str:
-    return to_utc_text(datetime.now(timezone.utc))
 
 
 def pr_record(pr: PullRequest) -> dict[str, Any]:
@@ -46,7 +43,7 @@ def pr_record(pr: PullRequest) -> dict[str, Any]:
 def save_pr(db: Database, pr: PullRequest) -> int:
     """Insert or update one PR by (repo, number), in one transaction; returns its row id."""
     record = pr_record(pr)
-    now = _now_text()
+    now = now_text()
     with db.atomic():
         existing = db.execute(
             "select id from prs where repo = ? and number = ?", [pr.repo, pr.number]

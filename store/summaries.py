@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from store.days import from_utc_text, local_day, range_bounds, to_utc_text
+from store.days import from_utc_text, local_day, now_text, range_bounds, to_utc_text
 from store.model import PullRequest, Summary
 from store.prs import pr_from_row
 
@@ -59,7 +59,7 @@ def record_calls(
     purpose: str = "summary",
 ) -> None:
     """Add calls to the ledger (`model_calls`); other features record theirs with their own purpose."""
-    now = to_utc_text(datetime.now(timezone.utc))
+    now = now_text()
     db["model_calls"].insert_all(
         {
             "at": now, "purpose": purpose, "model": model, "prompt_version": prompt, "repo": repo,
@@ -74,7 +74,7 @@ def save_model_summary(
     db: Database, pr: PullRequest, pr_type: str, summary: Summary, prompt: str, calls: list[ModelCall]
 ) -> None:
     """Store a complete model summary and its calls in one transaction; clears any retry mark."""
-    now = to_utc_text(datetime.now(timezone.utc))
+    now = now_text()
     with db.atomic():
         db.execute(
             "update prs set type = ?, what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
@@ -90,7 +90,7 @@ def mark_for_retry(
     fallback: Summary,
 ) -> None:
     """Keep the PR's summary (or store `fallback` when it has none), note why, and record the calls."""
-    now = to_utc_text(datetime.now(timezone.utc))
+    now = now_text()
     with db.atomic():
         db.execute(
             "update prs set what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
 
 from sqlite_utils import Database
 
-from store.days import to_utc_text
+from store.days import now_text
 
 # Enough context for a follow-up, short enough to keep prompts small.
 HISTORY_TURNS = 6
@@ -21,7 +20,7 @@ def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: st
                 "thread_ts": thread_ts,
                 "ts": ts,
                 "question": question,
-                "created_at": to_utc_text(datetime.now(timezone.utc)),
+                "created_at": now_text(),
             }
         )
     except sqlite3.IntegrityError:
