@@ -13,6 +13,7 @@ from bot.config import Settings
 from bot.mrkdwn import truncate
 from store.question import Question
 from bot.slack_render import first_sentence
+from store.extractive import sentence
 from store.model import PullRequest
 from store.search import COUNT_CAP, SearchResult, read_question, search
 
@@ -91,14 +92,10 @@ def read_in_thread(
 
 
 def help_text(repo: str, problems: Sequence[str] = ()) -> str:
-    lines = [_sentence(problem) for problem in problems]
+    lines = [sentence(problem) for problem in problems]
     lines.append(f"Ask me about what merged in {repo}, for example:")
     lines.extend(f"\u2022 {example}" for example in EXAMPLES)
     return "\n".join(lines)
-
-
-def _sentence(text: str) -> str:
-    return f"{text[0].upper()}{text[1:]}."
 
 
 def _nothing(result: SearchResult, repo: str) -> str:
@@ -129,7 +126,7 @@ def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> lis
 
 def _framing(result: SearchResult) -> str:
     question = result.question
-    problems = " ".join(f"({_sentence(problem)})" for problem in question.problems)
+    problems = " ".join(f"({sentence(problem)})" for problem in question.problems)
     links = [hit.link.sentence() for hit in result.hits if hit.link is not None]
     if question.numbers and result.hits[0].link is None:
         head = "; ".join(links) + "." if links else f"About [#{result.hits[0].pr.number}]:"
