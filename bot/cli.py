@@ -87,7 +87,7 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
         try:
             done = import_file(app.db, path, app.settings.timezone, app.repo(repo))
         except ReportImportError as exc:
-            click.echo(f"prdigest: error: {exc}", err=True)
+            print_error(exc)
             failed += 1
             continue
         click.echo(f"imported {done.count} PRs of {done.repo} for {done.date} from {path}")
@@ -210,7 +210,7 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
                 raise click.ClickException(str(exc)) from None
             except GitHubError as exc:
                 progress.clear()
-                click.echo(f"prdigest: error: {name}: {exc}", err=True)
+                print_error(f"{name}: {exc}")
                 failed += 1
                 continue
             progress.clear()
@@ -397,6 +397,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _fail(message: str, code: int) -> None:
+    print_error(message)
+    sys.exit(code)
+
+
+def print_error(message: object) -> None:
+    """One line on stderr, whatever line breaks the message carried."""
     one_line = " ".join(str(message).split())
     click.echo(f"prdigest: error: {one_line}", err=True)
-    sys.exit(code)
