@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 MAX_BLOCKS = 45
 MAX_SECTION_CHARS = 2900
 MAX_MESSAGE_CHARS = 11000
+# chat.postMessage advises at most 4,000 characters of text; with blocks it is only the notification fallback.
+MAX_FALLBACK_CHARS = 3900
 SUMMARY_ACTION = "prdigest_pr_summary"
 # PRs listed one by one in a reply; keeps a week within the five messages a response_url takes.
 MAX_LISTED = 50
@@ -49,6 +51,11 @@ def mrkdwn_section(text: str, accessory: dict[str, Any] | None = None) -> dict[s
     if accessory:
         block["accessory"] = accessory
     return block
+
+
+def text_sections(lines: list[str]) -> list[dict[str, Any]]:
+    """Lines of our own mrkdwn in as few sections as Slack's per-section limit allows."""
+    return [mrkdwn_section(chunk) for chunk in pack_lines(lines, MAX_SECTION_CHARS)]
 
 
 def first_sentence(text: str, limit: int = 280) -> str:
@@ -139,8 +146,7 @@ def parent_message(
         lines.extend(pr_line(pr, report.tz, with_date=is_range(report)) for pr in picks)
     if in_thread:
         lines.append("_Every PR is in the thread._" if prs else "_Nothing merged that day._")
-    chunks = pack_lines(lines, MAX_SECTION_CHARS)
-    return Message(text=truncate("\n".join(lines), 3900), blocks=[mrkdwn_section(chunk) for chunk in chunks])
+    return Message(text=truncate("\n".join(lines), MAX_FALLBACK_CHARS), blocks=text_sections(lines))
 
 
 def thread_messages(report: DailyReport, limit: int | None = None) -> list[Message]:
@@ -166,7 +172,7 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
         lines = [f"*trivial* ({len(trivial)}) _\u2014 any PR's full summary: `/prdigest pr N`_"] + [
             f"\u2022 {pr_link(pr)} _by {escape(pr.author)}_" for pr in shown_trivial
         ]
-        blocks.extend(mrkdwn_section(chunk) for chunk in pack_lines(lines, MAX_SECTION_CHARS))
+        blocks.extend(text_sections(lines))
     left_out = len(substantial) - len(shown) + len(trivial) - len(shown_trivial)
     if left_out:
         blocks.append(mrkdwn_section(f"_\u2026and {left_out} more; narrow it down with an area, an author or a shorter period._"))
@@ -218,7 +224,7 @@ def split_blocks(blocks: list[dict[str, Any]]) -> list[Message]:
 
 def _message(blocks: list[dict[str, Any]]) -> Message:
     text = "\n".join(block.get("text", {}).get("text", "") for block in blocks)
-    return Message(text=truncate(text, 3900), blocks=blocks)
+    return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=blocks)
 
 
 def pr_summary_message(pr: PullRequest, tz: ZoneInfo) -> Message:
@@ -237,12 +243,12 @@ def pr_summary_message(pr: PullRequest, tz: ZoneInfo) -> Message:
         if not pr.summary.source.startswith("model:") and pr.summary.source != "imported":
             blocks.append(mrkdwn_section("_Summary extracted from the PR description._"))
     text = "\n\n".join(block["text"]["text"] for block in blocks)
-    return Message(text=truncate(text, 3900), blocks=blocks)
+    return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=blocks)
 
 
 def text_message(text: str) -> Message:
     """Our own mrkdwn text (anything untrusted in it already escaped), in as many sections as it needs."""
-    return Message(text=truncate(text, 3900), blocks=[mrkdwn_section(chunk) for chunk in pack_lines(text.split("\n"), MAX_SECTION_CHARS)])
+    return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=text_sections(text.split("\n")))
 
 
 def pr_list_message(heading: str, prs: list[PullRequest], tz: ZoneInfo, note: str | None = None) -> Message:
@@ -267,11 +273,11 @@ def answer_message(answer: "Answer", tz: ZoneInfo) -> Message:
         return link(pr.url, f"#{pr.number}") if pr else match.group(0)
 
     body = _CITATION.sub(cite, escape(answer.text.strip()))
-    blocks = [mrkdwn_section(chunk) for chunk in pack_lines(body.split("\n"), MAX_SECTION_CHARS)]
+    blocks = text_sections(body.split("\n"))
     sources = [cited[n] for n in answer.citations if n in cited and cited[n].title not in answer.text][:MAX_SOURCES]
     if sources:
         lines = ["*Sources*"] + [
             f"\u2022 {pr_link(pr)} _by {escape(pr.author)}, merged {pr.merged_at.astimezone(tz).date().isoformat()}_" for pr in sources
         ]
         blocks.append(mrkdwn_section("\n".join(lines)))
-    return Message(text=truncate(body, 3900), blocks=blocks[:MAX_BLOCKS])
+    return Message(text=truncate(body, MAX_FALLBACK_CHARS), blocks=blocks[:MAX_BLOCKS])
