@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from store.days import day_bounds, range_bounds, standard_abbreviation
+from store.days import range_bounds, standard_abbreviation
 from store.model import PullRequest
 from store.prs import prs_merged_between
 from store.report_markdown import render_report
@@ -44,13 +44,16 @@ def load_report(
 ) -> DailyReport:
     """The PRs of `repo` merged on local days first..last (one day by default), newest first."""
     last = last or first
-    start, end = range_bounds(first, last, tz) if last != first else day_bounds(first, tz)
-    row = db.execute(
-        "select tz_label from reports where repo = ? and date = ?", [repo, first.isoformat()]
-    ).fetchone()
-    tz_label = row[0] if row and first == last else standard_abbreviation(tz, first.year)
+    start, end = range_bounds(first, last, tz)
+    tz_label = (imported_tz_label(db, repo, first) if first == last else None) or standard_abbreviation(tz, first.year)
     prs = prs_merged_between(db, repo, start, end, area=area)
     return DailyReport(repo, first, last, tz, report_title(db, repo), tz_label, prs)
+
+
+def imported_tz_label(db: Database, repo: str, day: date) -> str | None:
+    """The zone name an imported report used for its day, so rendering it again says the same."""
+    row = db.execute("select tz_label from reports where repo = ? and date = ?", [repo, day.isoformat()]).fetchone()
+    return row[0] if row else None
 
 
 def report_markdown(report: DailyReport) -> str:
