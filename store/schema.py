@@ -151,3 +151,11 @@ def m020_model_summaries(db: Database) -> None:
     )
     db["model_calls"].create_index(["at"])
     db["model_calls"].create_index(["repo", "number"])
+
+
+@migrations()
+def m080_relations_read_again(db: Database) -> None:
+    # Relations are read again: "was reverted in #N" no longer counts as reverting #N, and relands follow.
+    from store.relations import backfill_relations
+
+    backfill_relations(db)
