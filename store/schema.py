@@ -151,3 +151,14 @@ def m020_model_summaries(db: Database) -> None:
     )
     db["model_calls"].create_index(["at"])
     db["model_calls"].create_index(["repo", "number"])
+
+
+@migrations()
+def m070_merge_time_ids(db: Database) -> None:
+    from store.prs import renumber_by_merge_time
+
+    # Row ids, and so FTS rowids, now sort by merge time. The index is rebuilt
+    # once rather than moved row by row by its update trigger.
+    db["prs"].disable_fts()
+    renumber_by_merge_time(db)
+    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)

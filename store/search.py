@@ -19,7 +19,7 @@ from sqlite_utils import Database
 from store.question import Question, TimeRange, parse_question
 from store.days import from_utc_text, to_utc_text
 from store.model import PullRequest
-from store.prs import get_pr, pr_from_row
+from store.prs import first_id, get_pr, pr_from_row
 from store.relations import Link, related
 from store.schema import FTS_COLUMNS
 
@@ -297,38 +297,26 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
 
 
 class _Scope:
-    """The time range and people a question keeps to, with what its windows cost to find remembered."""
+    """The time range and people a question keeps to."""
 
     def __init__(self, db: Database, repo: str, question: Question) -> None:
         self.db, self.repo, self.question = db, repo, question
         self.start, self.end = _span(question)
-        self._first: dict[datetime | None, int | None] = {}
 
     def newest(self) -> datetime:
         bounds, args = _time_bounds(self.repo, self.start, self.end)
         return from_utc_text(self.db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0])
 
-    def first_id(self, lower: datetime) -> int | None:
-        """The lowest row id merged in [lower, end): FTS5 can seek to it instead of visiting older matches."""
-        if lower not in self._first:
-            bounds, args = _time_bounds(self.repo, lower, self.end)
-            # "id + 0": plain min(id) would walk the primary key instead of the time index.
-            self._first[lower] = self.db.execute(f"select min(id + 0) from prs where {bounds}", args).fetchone()[0]
-        return self._first[lower]
+    def where(self, stage: _Stage, lower: datetime | None) -> tuple[str, list[Any]]:
+        """The WHERE clause of a stage from `lower` on.
 
-    def where(self, stage: _Stage, lower: datetime | None) -> tuple[str, list[Any]] | None:
-        """The WHERE clause of a stage from `lower` on; None when no PR was merged then."""
-        where, args = ["prs_fts match ?"], [stage.expression]
-        rowid = ""
-        if lower is not None:
-            first = self.first_id(lower)
-            if first is None:
-                return None
-            rowid = f" and rowid >= {int(first)}"
-            where.append(f"prs_fts.rowid >= {int(first)}")
+        Row ids sort by merge time, so FTS5 reads only the window's stretch of
+        each doclist, however many PRs are older or newer.
+        """
+        where, args = [f"prs_fts match ?{_rowid_range('prs_fts.rowid', lower, self.end)}"], [stage.expression]
         if stage.required:
             # "+prs.id": a plain rowid IN would be pushed into FTS5 as one lookup (and one bm25 setup) per id.
-            where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{rowid})")
+            where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{_rowid_range('rowid', lower, self.end)})")
             args.append(stage.required)
         bounds, bound_args = _time_bounds(self.repo, lower, self.end, "prs.")
         where.append(bounds)
@@ -338,6 +326,13 @@ class _Scope:
             where.append(people)
             args.extend(people_args)
         return " and ".join(where), args
+
+
+def _rowid_range(column: str, start: datetime | None, end: datetime | None) -> str:
+    """Bounds on FTS5 rowids for PRs merged in [start, end); ids are integers of ours, never user text."""
+    lower = f" and {column} >= {first_id(start)}" if start is not None else ""
+    upper = f" and {column} < {first_id(end)}" if end is not None else ""
+    return lower + upper
 
 
 def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
@@ -351,8 +346,6 @@ def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
     1,000, and recent PRs win among equals.
     """
     whole = scope.where(stage, scope.start)
-    if whole is None:
-        return []
     some = _match_ids(scope.db, whole, RANK_WHOLE + 1)
     if len(some) <= RANK_WHOLE:
         return _rank(scope.db, stage, whole, some, limit)
@@ -362,8 +355,8 @@ def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
         if scope.start is not None and lower <= scope.start:
             break  # this window already covers the whole range asked for
         window = scope.where(stage, lower)
-        ids = _match_ids(scope.db, window, LOCAL_CAP + 1) if window else []
-        if window and len(ids) >= limit:
+        ids = _match_ids(scope.db, window, LOCAL_CAP + 1)
+        if len(ids) >= limit:
             return _rank(scope.db, stage, window, ids, limit)
     return _rank(scope.db, stage, whole, _match_ids(scope.db, whole, LOCAL_CAP + 1), limit)
 
@@ -388,8 +381,21 @@ def _rank(db: Database, stage: _Stage, query: tuple[str, list[Any]], ids: list[i
 
 
 def _store_size(db: Database) -> int:
-    """About how many PRs the store holds (ids only grow), without counting them."""
-    return db.execute("select coalesce(max(id), 0) from prs").fetchone()[0]
+    """How many PRs the FTS index holds, read from its "averages" record (row 1 of its data) instead of counted."""
+    row = db.execute("select block from prs_fts_data where id = 1").fetchone()
+    return _varint(row[0]) if row and row[0] else 0
+
+
+def _varint(data: bytes) -> int:
+    """The SQLite varint at the start of `data`: 7 bits a byte, high bit set on all but the last; a 9th byte is whole."""
+    value = 0
+    for position, byte in enumerate(data[:9]):
+        if position == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            break
+    return value
 
 
 def _score_locally(db: Database, expression: str, ids: list[int], limit: int) -> list[dict[str, Any]]:
