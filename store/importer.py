@@ -10,7 +10,7 @@ from sqlite_utils import Database
 from store.areas import classify
 from store.days import now_text
 from store.model import PullRequest
-from store.prs import get_pr, save_pr
+from store.prs import get_prs, save_prs
 from store.report_markdown import ParsedReport, ReportFormatError, parse_report
 
 
@@ -47,10 +47,11 @@ def store_report(db: Database, report: ParsedReport, source: str) -> None:
     """Write a parsed report in one transaction: every PR, or none."""
     now = now_text()
     with db.atomic():
+        stored = get_prs(db, report.repo, [pr.number for pr in report.prs]) if report.repo else {}
         for pr in report.prs:
-            keep_fetched_fields(pr, get_pr(db, pr.repo, pr.number))
+            keep_fetched_fields(pr, stored.get(pr.number))
             pr.areas = classify(pr.title, pr.files, pr.labels)
-            save_pr(db, pr)
+        save_prs(db, report.prs)
         db["repos"].upsert(
             {"name": report.repo, "report_title": report.title, "updated_at": now}, pk="name"
         )

@@ -184,6 +184,12 @@ def get_pr(db: Database, repo: str, number: int) -> PullRequest | None:
     return pr_from_row(rows[0]) if rows else None
 
 
+def get_prs(db: Database, repo: str, numbers: list[int]) -> dict[int, PullRequest]:
+    """The stored PRs of `repo` among `numbers`, by number, in one query."""
+    rows = db["prs"].rows_where("repo = ? and number in (select value from json_each(?))", [repo, json.dumps(numbers)])
+    return {row["number"]: pr_from_row(row) for row in rows}
+
+
 def prs_merged_between(
     db: Database, repo: str, start: datetime, end: datetime, area: str | None = None
 ) -> list[PullRequest]:

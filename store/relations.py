@@ -42,6 +42,9 @@ _CUE = {
 }
 _CUED = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
 _ANY_REF = re.compile(_REF, re.IGNORECASE)
+# What every reference above contains. It starts with one of a few characters, so
+# scanning a text that names no PR costs a fraction of trying _REF at each position.
+_MAYBE_REF = re.compile(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d", re.IGNORECASE)
 # Only so much of a title or text is read: relations are stated early, and regexes then stay cheap.
 MAX_TITLE_CHARS = 500
 MAX_TEXT_CHARS = 50_000
@@ -109,7 +112,7 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
         note(reverted[1], "reverts")
     for text in texts:
         text = (text or "")[:MAX_TEXT_CHARS]
-        if not _ANY_REF.search(text):
+        if not _MAYBE_REF.search(text):
             continue  # most texts name no PR; skip the cue patterns
         text = _NOISE.sub(" ", text)
         for kind, pattern in _CUED:

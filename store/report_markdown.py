@@ -116,7 +116,8 @@ def _parse_pr(chunk: list[str], tz: ZoneInfo) -> PullRequest:
     if not repo:
         raise ReportFormatError(f"{where}: cannot tell the repository from {heading['url']!r}")
     try:
-        merged_local = datetime.strptime(fields["merged_time"], LOCAL_TIME_FORMAT)
+        # The field's pattern fixed its shape, which fromisoformat reads far faster than strptime.
+        merged_local = datetime.fromisoformat(fields["merged_time"])
     except ValueError:
         raise ReportFormatError(f"{where}: bad merged time {fields['merged_time']!r}") from None
     return PullRequest(
@@ -138,14 +139,17 @@ def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]
     fields: dict[str, str] = {}
     files: list[str] = []
     for line in lines:
-        file_match = _FILE.match(line)
-        if file_match and "files" in fields:
+        file_match = _FILE.match(line) if "files" in fields and line.startswith("  - ") else None
+        if file_match:
             files.append(file_match["path"])
+            continue
+        if not line.startswith("- **"):
             continue
         for name, pattern in _FIELDS.items():
             match = pattern.match(line)
             if match:
                 fields[name] = match["v"]
+                break
     missing = [name for name in _FIELDS if name not in fields]
     if missing:
         names = ", ".join(name.replace("_", " ") for name in missing)
