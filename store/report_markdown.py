@@ -5,9 +5,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
-
-import jinja2
 
 from store.model import TYPES, PullRequest, Summary
 
@@ -33,6 +32,9 @@ _FIELDS = {
     "files": re.compile(r"^- \*\*\[Changed Files\]\(\S+\) \((?P<v>\d+)\):\*\*$"),
 }
 _FILE = re.compile(r"^  - `(?P<path>.*)`$")
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 class ReportFormatError(ValueError):
@@ -187,6 +189,9 @@ def _strip_blank(lines: list[str]) -> list[str]:
 
 @cache
 def _template() -> jinja2.Template:
+    # Imported here: parsing and most commands never render Markdown.
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("store", "templates"),
         keep_trailing_newline=True,
