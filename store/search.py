@@ -53,10 +53,8 @@ COUNT_CAP = 1000
 # FTS table of their own, at a cost that no longer grows with the store (see _score_locally).
 LOCAL_FROM = 20_000
 LOCAL_CAP = 2000
-# A stage with at most this many matches is ranked over all of them; more are ranked by recent window.
-RANK_WHOLE = 300
 # How far back (days from the newest PR asked about) text search looks before it widens to everything.
-WINDOW_DAYS = (7, 30, 180, 730)
+WINDOW_DAYS = (3, 7, 30, 180, 730)
 
 
 @dataclass
@@ -303,9 +301,14 @@ class _Scope:
         self.db, self.repo, self.question = db, repo, question
         self.start, self.end = _span(question)
 
-    def newest(self) -> datetime:
+    def edges(self) -> tuple[datetime, datetime] | None:
+        """When the first and the last PR asked about merged; None when none did."""
         bounds, args = _time_bounds(self.repo, self.start, self.end)
-        return from_utc_text(self.db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0])
+        # Two statements: SQLite reads min() or max() straight off the index only when it is alone.
+        first, last = (
+            self.db.execute(f"select {edge}(merged_at) from prs where {bounds}", args).fetchone()[0] for edge in ("min", "max")
+        )
+        return (from_utc_text(first), from_utc_text(last)) if first else None
 
     def where(self, stage: _Stage, lower: datetime | None) -> tuple[str, list[Any]]:
         """The WHERE clause of a stage from `lower` on.
@@ -336,28 +339,28 @@ def _rowid_range(column: str, start: datetime | None, end: datetime | None) -> s
 
 
 def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
-    """Top rows of a stage: all of them when there are few, else those of the narrowest recent window with enough.
+    """Top rows of a stage, from the narrowest recent window that holds `limit` of its matches.
 
-    Ranking is what costs, not matching: a stage with at most RANK_WHOLE
-    matches is ranked whole; otherwise matches are collected in windows of a
-    week, a month, half a year and two years back from the newest PR asked
-    about, and only the first window holding `limit` of them is ranked. A
-    common word then costs the same in a store of 100,000 PRs as in one of
-    1,000, and recent PRs win among equals.
+    Ranking is what costs, not matching. Matches are collected in windows of
+    three days, a week, a month, half a year and two years back from the newest
+    PR asked about, then in the whole range asked, and only the first window holding
+    `limit` of them is ranked. FTS5 reads only a window's stretch of rowids, so
+    a question costs the same in a store of 100,000 PRs as in one of 1,000,
+    whatever order they were stored in, and recent PRs win among equals.
     """
-    whole = scope.where(stage, scope.start)
-    some = _match_ids(scope.db, whole, RANK_WHOLE + 1)
-    if len(some) <= RANK_WHOLE:
-        return _rank(scope.db, stage, whole, some, limit)
-    newest = scope.newest()
+    edges = scope.edges()
+    if edges is None:
+        return []
+    oldest, newest = edges
     for days in WINDOW_DAYS:
         lower = newest - timedelta(days=days)
-        if scope.start is not None and lower <= scope.start:
-            break  # this window already covers the whole range asked for
+        if lower <= oldest:
+            break  # this window already holds every PR asked about
         window = scope.where(stage, lower)
         ids = _match_ids(scope.db, window, LOCAL_CAP + 1)
         if len(ids) >= limit:
             return _rank(scope.db, stage, window, ids, limit)
+    whole = scope.where(stage, scope.start)
     return _rank(scope.db, stage, whole, _match_ids(scope.db, whole, LOCAL_CAP + 1), limit)
 
 
