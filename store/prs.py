@@ -83,8 +83,7 @@ def save_prs(db: Database, prs: Iterable[PullRequest]) -> list[int]:
         if changed:
             assignments = ", ".join(f"{name} = ?" for name in ["id", *columns, "updated_at"])
             db.conn.executemany(f"update prs set {assignments} where id = ?", changed)
-        for pr in latest.values():
-            record_relations(db, pr)
+        record_relations(db, latest.values())
     return [ids[(pr.repo, pr.number)] for pr in prs]
 
 

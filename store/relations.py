@@ -5,7 +5,9 @@ question about one PR can bring the PRs that revert, fix or follow it.
 """
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlite_utils import Database
@@ -123,36 +125,52 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
     return [Relation(number, target, kind) for target, kind in found.items()]
 
 
-def record_relations(db: Database, pr: PullRequest) -> None:
-    """Replace what `pr` states about other PRs; call inside the transaction that saves `pr`."""
-    _record(db, pr.repo, pr.number, pr.title, _texts(pr))
+def record_relations(db: Database, prs: Iterable[PullRequest]) -> None:
+    """Replace what each of `prs` states about other PRs; call inside the transaction that saves them."""
+    by_repo: dict[str, list[tuple[int, str, list[str]]]] = {}
+    for pr in prs:
+        by_repo.setdefault(pr.repo, []).append((pr.number, pr.title, _texts(pr)))
+    for repo, stated in by_repo.items():
+        _record(db, repo, stated)
 
 
 def backfill_relations(db: Database) -> None:
     """Record the relations of every stored PR, straight from the columns (no model classes)."""
+    by_repo: dict[str, list[tuple[int, str, list[str]]]] = {}
     rows = db.execute("select repo, number, title, body, what_changed, impact, risks, insights from prs")
     for repo, number, title, *texts in rows.fetchall():
-        _record(db, repo, number, title, [title, *texts])
+        by_repo.setdefault(repo, []).append((number, title, [title, *texts]))
+    for repo, stated in by_repo.items():
+        _record(db, repo, stated)
 
 
-def _record(db: Database, repo: str, number: int, title: str, texts: list[str]) -> None:
-    relations = _from_texts(repo, number, title, texts)
-    reverted = revert_title(title)
-    if reverted and reverted[1] is None:
-        # A revert titled without the number: find the PR by its title.
-        relations.extend(
-            Relation(number, row[0], "reverts")
-            for row in db.execute(
-                "select number from prs where repo = ? and title = ? and number != ?", [repo, reverted[0], number]
+def _record(db: Database, repo: str, stated: list[tuple[int, str, list[str]]]) -> None:
+    """Relations of (number, title, texts) PRs of one repository, in a few statements whatever their count."""
+    relations: list[Relation] = []
+    for number, title, texts in stated:
+        relations.extend(_from_texts(repo, number, title, texts))
+        reverted = revert_title(title)
+        if reverted and reverted[1] is None:
+            # A revert titled without the number: find the PR by its title.
+            relations.extend(
+                Relation(number, row[0], "reverts")
+                for row in db.execute(
+                    "select number from prs where repo = ? and title = ? and number != ?", [repo, reverted[0], number]
+                )
             )
-        )
-    db.execute("delete from pr_relations where repo = ? and source = ?", [repo, number])
-    # A revert saved before the PR it reverts (reports imported out of order).
+    numbers = [number for number, _, _ in stated]
+    db.execute(
+        "delete from pr_relations where repo = ? and source in (select value from json_each(?))", [repo, json.dumps(numbers)]
+    )
+    # Reverts saved before the PRs they revert (reports imported out of order).
+    reverted_by_title = {f'Revert "{title}"': number for number, title, _ in stated}
     relations.extend(
-        Relation(row[0], number, "reverts")
-        for row in db.execute(
-            "select number from prs where repo = ? and title = ? and number != ?", [repo, f'Revert "{title}"', number]
+        Relation(source, reverted_by_title[title], "reverts")
+        for source, title in db.execute(
+            "select number, title from prs where repo = ? and title in (select value from json_each(?))",
+            [repo, json.dumps(list(reverted_by_title))],
         )
+        if source != reverted_by_title[title]
     )
     db.conn.executemany(
         "insert or replace into pr_relations (repo, source, target, kind) values (?, ?, ?, ?)",
