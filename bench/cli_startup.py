@@ -3,11 +3,13 @@
     python bench/cli_startup.py [--size 10000] [--rounds 10]
 
 Uses the merge-order store of bench/search_latency.py (built on first use) and
-the installed `prdigest` beside this Python. No model is configured.
+the installed `prdigest` beside this Python. No model is configured. The
+project's modules are byte-compiled first, as installing them does.
 """
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import statistics
 import subprocess
@@ -35,6 +37,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     store = store_for(args.size, "merge", rebuild=False)
+    root = Path(__file__).resolve().parents[1]
+    for package in ("bot", "store"):
+        compileall.compile_dir(root / package, quiet=1)
     program = Path(sys.executable).with_name("prdigest")
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PRDIGEST_", "OPENAI_", "SLACK_"))}
     env.update({"PRDIGEST_DB": str(store), "PRDIGEST_REPOS": REPO, "PRDIGEST_TIMEZONE": TZ.key})

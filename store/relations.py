@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from sqlite_utils import Database
 
@@ -42,8 +43,6 @@ _CUE = {
         rf"\b(?:continuation|continues|builds?{_GAP}on|based{_GAP}on|part{_GAP}of|split{_GAP}(?:from|out{_GAP}of)|extends?){_GAP}",
     ],
 }
-_CUED = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
-_ANY_REF = re.compile(_REF, re.IGNORECASE)
 # What every reference above contains. It starts with one of a few characters, so
 # scanning a text that names no PR costs a fraction of trying _REF at each position.
 _MAYBE_REF = re.compile(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d", re.IGNORECASE)
@@ -54,6 +53,13 @@ MAX_TEXT_CHARS = 50_000
 _REVERT_TITLE = re.compile(r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"\s*$', re.IGNORECASE)
 # PR templates: code and commented-out instructions are not statements about other PRs.
 _NOISE = re.compile(r"```.*?(?:```|$)|<!--.*?(?:-->|$)", re.DOTALL)
+
+
+@cache
+def _reference_patterns() -> tuple[list[tuple[str, re.Pattern[str]]], re.Pattern[str]]:
+    """The cued patterns by kind, and any reference; compiled on first use, as most processes never read one."""
+    cued = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
+    return cued, re.compile(_REF, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -117,10 +123,11 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
         if not _MAYBE_REF.search(text):
             continue  # most texts name no PR; skip the cue patterns
         text = _NOISE.sub(" ", text)
-        for kind, pattern in _CUED:
+        cued, any_ref = _reference_patterns()
+        for kind, pattern in cued:
             for match in pattern.finditer(text):
                 note_ref(match, kind)
-        for match in _ANY_REF.finditer(text):
+        for match in any_ref.finditer(text):
             note_ref(match, "mentions")
     return [Relation(number, target, kind) for target, kind in found.items()]
 
