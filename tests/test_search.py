@@ -263,3 +263,13 @@ def test_migration_renumbers_a_store_filled_newest_first(tmp_path):
     db = open_db(path)
     assert _merge_order(db) == [pr.number for pr in sorted(CORPUS, key=lambda pr: pr.merged_at)]
     assert _numbers(db, "drifting") == [506, 503]
+
+
+def test_a_common_word_ranks_the_newest_window_that_holds_enough_matches(db):
+    """Twelve scheduler PRs of the last days fill the answer; an older, stronger match needs words that select it."""
+    for n in range(12):
+        save_pr(db, make_pr(600 + n, f"[Core] Tune scheduler knob {n}", merged_at=_at(13, 20 - n)))
+    save_pr(db, make_pr(700, "[Core] Scheduler scheduler scheduler rewrite", merged_at=_at(2)))
+    assert 700 not in _numbers(db, "scheduler")
+    assert _numbers(db, "scheduler rewrite")[0] == 700
+    assert _numbers(db, "scheduler", limit=13)[0] == 700  # an answer of 13 reaches back to it, and it ranks first
