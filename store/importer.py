@@ -52,18 +52,17 @@ def store_report(db: Database, report: ParsedReport, source: str) -> None:
             keep_fetched_fields(pr, stored.get(pr.number))
             pr.areas = classify(pr.title, pr.files, pr.labels)
         save_prs(db, report.prs)
-        db["repos"].upsert(
-            {"name": report.repo, "report_title": report.title, "updated_at": now}, pk="name"
+        # Plain SQL upserts: the library's look the schema up again on every call, a dozen statements each.
+        db.execute(
+            "insert into repos (name, report_title, updated_at) values (?, ?, ?) on conflict (name) "
+            "do update set report_title = excluded.report_title, updated_at = excluded.updated_at",
+            [report.repo, report.title, now],
         )
-        db["reports"].upsert(
-            {
-                "repo": report.repo,
-                "date": report.date.isoformat(),
-                "tz_label": report.tz_label,
-                "source": source,
-                "imported_at": now,
-            },
-            pk=("repo", "date"),
+        db.execute(
+            "insert into reports (repo, date, tz_label, source, imported_at) values (?, ?, ?, ?, ?) "
+            "on conflict (repo, date) do update set tz_label = excluded.tz_label, source = excluded.source, "
+            "imported_at = excluded.imported_at",
+            [report.repo, report.date.isoformat(), report.tz_label, source, now],
         )
 
 

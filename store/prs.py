@@ -23,7 +23,7 @@ def first_id(moment: datetime) -> int:
     return math.ceil(moment.timestamp()) * _PER_SECOND
 
 
-def preferred_id(merged_at: datetime, number: int) -> int:
+def _preferred_id(merged_at: datetime, number: int) -> int:
     """The row id of a PR unless another PR merged in the same second already has it."""
     return int(merged_at.timestamp()) * _PER_SECOND + number % _PER_SECOND
 
@@ -88,13 +88,18 @@ def save_prs(db: Database, prs: Iterable[PullRequest]) -> list[int]:
 
 
 def _stored_ids(db: Database, keys: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
-    """The row ids of the PRs already stored among `keys`, in one query."""
-    rows = db.execute(
-        "select repo, number, id from prs where (repo, number) in "
-        "(select value ->> 0, value ->> 1 from json_each(?))",
-        [json.dumps(keys)],
-    )
-    return {(repo, number): row_id for repo, number, row_id in rows}
+    """The row ids of the PRs already stored among `keys`, in one query per repository."""
+    numbers: dict[str, list[int]] = {}
+    for repo, number in keys:
+        numbers.setdefault(repo, []).append(number)
+    return {
+        (repo, number): row_id
+        for repo, wanted in numbers.items()
+        for number, row_id in db.execute(
+            "select number, id from prs where repo = ? and number in (select value from json_each(?))",
+            [repo, json.dumps(wanted)],
+        )
+    }
 
 
 def _assign_ids(db: Database, prs: list[PullRequest], stored: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
@@ -107,7 +112,7 @@ def _assign_ids(db: Database, prs: list[PullRequest], stored: dict[tuple[str, in
         if current is not None and current // _PER_SECOND == second:
             ids[key] = current
         else:
-            wanted[key] = preferred_id(pr.merged_at, pr.number)
+            wanted[key] = _preferred_id(pr.merged_at, pr.number)
     if not wanted:
         return ids
     # Ids stay taken by their PRs until the end of the batch, even by a PR moving to another second.
@@ -142,7 +147,7 @@ def renumber_by_merge_time(db: Database) -> None:
     taken: set[int] = set()
     moves = []
     for row_id, number, merged_at in db.execute("select id, number, merged_at from prs order by merged_at, id").fetchall():
-        new = _next_free(preferred_id(from_utc_text(merged_at), number), taken.__contains__)
+        new = _next_free(_preferred_id(from_utc_text(merged_at), number), taken.__contains__)
         taken.add(new)
         moves.append((new, row_id))
     db.conn.executemany("update prs set id = ? where id = ?", moves)
