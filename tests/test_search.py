@@ -273,3 +273,13 @@ def test_a_common_word_ranks_the_newest_window_that_holds_enough_matches(db):
     assert 700 not in _numbers(db, "scheduler")
     assert _numbers(db, "scheduler rewrite")[0] == 700
     assert _numbers(db, "scheduler", limit=13)[0] == 700  # an answer of 13 reaches back to it, and it ranks first
+
+
+def test_store_size_is_read_from_the_index_without_counting(db):
+    from store.prs import save_prs
+    from store.search import _store_size
+
+    assert _store_size(db) == 0
+    save_prs(db, [make_pr(n, f"[Core] Change {n}", merged_at=_at(1 + n % 13, n % 24)) for n in range(1, 301)])
+    db.execute("delete from prs where number <= 10")
+    assert _store_size(db) == 290 == db.execute("select count(*) from prs").fetchone()[0]
