@@ -11,10 +11,7 @@ import click
 from sqlite_utils import Database
 
 from bot.config import ConfigError, Settings, parse_repos
-from store.areas import UnknownArea, require_area
 from store.db import StoreError, open_db
-from store.importer import ReportImportError, import_file
-from store.reports import load_report, report_json, report_markdown
 
 
 @dataclass
@@ -59,6 +56,8 @@ def repo_option(func):
 
 
 def area_name(value: str | None) -> str | None:
+    from store.areas import UnknownArea, require_area
+
     if value is None:
         return None
     try:
@@ -82,6 +81,8 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @pass_app
 def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
+    from store.importer import ReportImportError, import_file
+
     failed = 0
     for path in files:
         try:
@@ -104,6 +105,7 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
 def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: str | None) -> None:
     """Print the daily report of one day."""
     from bot.slack_render import daily_report_messages
+    from store.reports import load_report, report_json, report_markdown
 
     daily = load_report(
         app.db, app.repo(repo), parse_day(day) or app.today(), app.settings.timezone, area=area_name(area)

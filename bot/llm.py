@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-
-import openai
+from typing import TYPE_CHECKING
 
 from bot.config import Settings
+
+if TYPE_CHECKING:
+    import openai
 
 # Local servers (vLLM, llama.cpp) accept any key, but the client insists on one.
 NO_KEY = "EMPTY"
@@ -53,6 +55,10 @@ class LLM:
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
+        # Imported here: the client takes most of a second to load, and only a configured model needs it.
+        import openai
+
+        self._openai = openai
         self._client = openai.OpenAI(
             api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, max_retries=max_retries
         )
@@ -68,7 +74,7 @@ class LLM:
         with self._slots:
             try:
                 response = self._create(messages, max_tokens)
-            except openai.OpenAIError as exc:
+            except self._openai.OpenAIError as exc:
                 raise LLMError(f"model {self.model}: {self._describe(exc)}") from None
             except ValueError as exc:  # a body that is not the JSON the API promises
                 raise LLMError(f"model {self.model}: unreadable answer: {_one_line(exc)}") from None
@@ -95,7 +101,7 @@ class LLM:
             return self._client.chat.completions.create(
                 model=self.model, messages=messages, **{self._limit_param: max_tokens}
             )
-        except openai.BadRequestError as exc:
+        except self._openai.BadRequestError as exc:
             if self._limit_param == "max_tokens" and "max_completion_tokens" in str(exc):
                 self._limit_param = "max_completion_tokens"
                 return self._create(messages, max_tokens)
@@ -103,11 +109,11 @@ class LLM:
 
     def _describe(self, exc: openai.OpenAIError) -> str:
         where = self.base_url or "the OpenAI API"
-        if isinstance(exc, openai.APITimeoutError):
+        if isinstance(exc, self._openai.APITimeoutError):
             return f"no answer from {where} within {self.timeout:g}s (after retries)"
-        if isinstance(exc, openai.APIConnectionError):
+        if isinstance(exc, self._openai.APIConnectionError):
             return f"cannot reach {where}: {_one_line(exc.__cause__ or exc)}"
-        if isinstance(exc, openai.APIStatusError):
+        if isinstance(exc, self._openai.APIStatusError):
             return f"{where} answered HTTP {exc.status_code}: {_one_line(_error_message(exc))}"
         return f"unexpected answer from {where}: {_one_line(exc)}"
 

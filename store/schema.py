@@ -154,6 +154,17 @@ def m020_model_summaries(db: Database) -> None:
 
 
 @migrations()
+def m070_merge_time_ids(db: Database) -> None:
+    from store.prs import renumber_by_merge_time
+
+    # Row ids, and so FTS rowids, now sort by merge time. The index is rebuilt
+    # once rather than moved row by row by its update trigger.
+    db["prs"].disable_fts()
+    renumber_by_merge_time(db)
+    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
+
+
+@migrations()
 def m080_relations_read_again(db: Database) -> None:
     # Relations are read again: "was reverted in #N" no longer counts as reverting #N, and relands follow.
     from store.relations import backfill_relations

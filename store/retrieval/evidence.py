@@ -126,12 +126,13 @@ def _says(text: str, components: set[str]) -> bool:
 def rarity(db: Database, concepts: list[Concept]) -> list[float]:
     """How much each concept tells PRs apart, from 0 (in most PRs) to 1 (in very few).
 
-    Estimated on the newest-inserted slice of the index, so the cost is bounded
+    Estimated on the most recent slice of the index, so the cost is bounded
     whatever the store's size.
     """
-    top = db.execute("select coalesce(max(rowid), 0) from prs_fts").fetchone()[0]
-    floor = max(0, top - SAMPLE)
-    size = db.execute("select count(*) from prs_fts where rowid > ?", [floor]).fetchone()[0]
+    # The newest SAMPLE row ids (ids are sparse, so the slice is found by walking the key, not by arithmetic).
+    row = db.execute("select id from prs order by id desc limit 1 offset ?", [SAMPLE]).fetchone()
+    floor = row[0] if row else -1
+    size = db.execute("select count(*) from prs where id > ?", [floor]).fetchone()[0]
     if not size:
         return [1.0 for _ in concepts]
     weights = []
