@@ -19,10 +19,10 @@ from bot.config import Settings
 from bot.mrkdwn import first_sentence, truncate
 from store.extractive import join_words, sentence
 from store.model import PullRequest
-from store.question import Question
+from store.retrieval.question import Question
 from store.retrieval.choose import Choice, choose
 from store.retrieval.form import Form, read_form
-from store.search import COUNT_CAP, read_question
+from store.retrieval.search import COUNT_CAP, read_question
 from store.summaries import ModelCall, record_calls
 
 if TYPE_CHECKING:

@@ -318,7 +318,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
 @pass_app
 def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, repo: str | None) -> None:
     """Find merged PRs: words, a time ("yesterday", "since Feb 9"), a person, an area, a PR number."""
-    from store.search import search_prs
+    from store.retrieval.search import search_prs
 
     text = " ".join(query)
     result = search_prs(app.db, text, app.repo(repo), app.settings.timezone, limit=limit)

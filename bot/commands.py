@@ -21,7 +21,7 @@ from store.db import StoreError
 from store.posts import get_post
 from store.prs import get_pr, latest_merge
 from store.reports import DailyReport, load_report
-from store.search import search_prs
+from store.retrieval.search import search_prs
 from store.subscriptions import DEFAULT_POST_AT, Subscription, all_subscriptions, channel_subscriptions, subscribe, unsubscribe
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from store.days import from_utc_text, now_text, to_utc_text
 from store.model import PullRequest, Summary
-from store.relations import record_relations
+from store.retrieval.relations import record_relations
 
 # Row ids sort by merge time, so that a time window is one range of ids (and of
 # FTS rowids) in whatever order PRs were stored: a backfill stores the newest

@@ -103,7 +103,7 @@ def m010_github_updated_at(db: Database) -> None:
 
 @migrations()
 def m030_search(db: Database) -> None:
-    from store.relations import backfill_relations
+    from store.retrieval.relations import backfill_relations
 
     # One row per (PR, other PR it refers to): reverts, regression fixes, follow-ups, mentions.
     db["pr_relations"].create(
@@ -167,6 +167,6 @@ def m070_merge_time_ids(db: Database) -> None:
 @migrations()
 def m080_relations_read_again(db: Database) -> None:
     # Relations are read again: "was reverted in #N" no longer counts as reverting #N, and relands follow.
-    from store.relations import backfill_relations
+    from store.retrieval.relations import backfill_relations
 
     backfill_relations(db)

@@ -174,7 +174,7 @@ class _SynonymGroup:
 @cache
 def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
     """Every term and narrower term, as its subwords, to the groups that hold it."""
-    text = resources.files("store").joinpath("synonyms.toml").read_text(encoding="utf-8")
+    text = resources.files("store.retrieval").joinpath("synonyms.toml").read_text(encoding="utf-8")
     index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
     for spec in tomllib.loads(text)["group"]:
         group = _SynonymGroup(
