@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from sqlite_utils import Database
 
+from store.db import write_transaction
 from store.days import from_utc_text, now_text, to_utc_text
 from store.model import PullRequest, Summary
 from store.relations import record_relations
@@ -44,7 +45,7 @@ def save_pr(db: Database, pr: PullRequest) -> int:
     """Insert or update one PR by (repo, number), in one transaction; returns its row id."""
     record = pr_record(pr)
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
         existing = db.execute(
             "select id from prs where repo = ? and number = ?", [pr.repo, pr.number]
         ).fetchone()
@@ -117,7 +118,7 @@ def known_repos(db: Database) -> list[str]:
 def save_prs(db: Database, prs: Iterable[PullRequest]) -> int:
     """Save many PRs in one transaction (all or none); returns how many."""
     count = 0
-    with db.atomic():
+    with write_transaction(db):
         for pr in prs:
             save_pr(db, pr)
             count += 1
