@@ -27,7 +27,7 @@ class AppContext:
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = open_db(self.settings.db_path)
+            self._db = open_db(self.settings.db_path, self.settings.busy_timeout)
         return self._db
 
     def today(self) -> date:
@@ -299,7 +299,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
         except Exception as exc:  # post from the store as it is; the report says what it holds
             click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {exc}", err=True)
     try:
-        outcome = DailyPoster(slack_client(app.settings), runtime.db, app.settings).post(channel, name, target, chosen)
+        outcome = DailyPoster(slack_client(app.settings), runtime).post(channel, name, target, chosen)
     except SlackApiError as exc:
         raise click.ClickException(
             f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "

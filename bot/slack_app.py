@@ -15,7 +15,10 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from slack_bolt import Ack, App, Respond
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.http_retry import HttpRequest, HttpResponse, RetryState
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, ServerErrorRetryHandler,
+)
 
 from bot.commands import Reply, execute, help_text, is_slow, pr_reply
 from bot.config import Settings
@@ -36,11 +39,40 @@ WORKERS = 8
 
 
 def slack_client(settings: Settings) -> WebClient:
-    """A Web API client that waits out 429s (Retry-After) and retries Slack's own 5xx answers."""
+    """A Web API client that waits out 429s (Retry-After) and retries Slack's 5xx and dropped connections,
+    except for calls that create a message: Slack may have accepted one whose answer was lost,
+    so those are read back (bot.posted) instead of sent again.
+    """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
     client = WebClient(token=settings.slack_bot_token, base_url=base_url)
-    client.retry_handlers.extend([RateLimitErrorRetryHandler(max_retry_count=5), ServerErrorRetryHandler(max_retry_count=2)])
+    client.retry_handlers = [
+        RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
+        _ServerErrors(max_retry_count=2),
+        _ConnectionErrors(max_retry_count=1),
+    ]
     return client
+
+
+def _creates_message(request: HttpRequest) -> bool:
+    return request.url.rstrip("/").endswith("/chat.postMessage")
+
+
+class _ServerErrors(ServerErrorRetryHandler):
+    """slack_sdk's 500/503 retry, plus the 502/504 of a gateway, for every call but message creation."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        return not _creates_message(request) and response is not None and response.status_code in (500, 502, 503, 504)
+
+
+class _ConnectionErrors(ConnectionErrorRetryHandler):
+    """slack_sdk's retry of a dropped connection, for every call but message creation."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        return not _creates_message(request) and super()._can_retry(
+            state=state, request=request, response=response, error=error
+        )
 
 
 def build_app(runtime: Runtime, client: WebClient | None = None) -> App:

@@ -59,7 +59,7 @@ def test_a_model_answer_replaces_the_placeholder_with_links(app_url, slack, mode
     assert "Looking" in slack.posts()[0].params["text"] and not slack.calls_to("chat.update")  # shown while the model works
     slack.wait_for(lambda s: s.calls_to("chat.update"))
     update = slack.calls_to("chat.update")[0].params
-    assert update["ts"] == "1700000000.000001" and update["channel"] == "C0REPORTS"  # the placeholder, edited
+    assert update["ts"] == slack.thread("C0REPORTS")[1][0]["ts"] and update["channel"] == "C0REPORTS"  # the placeholder, edited
     body = shown(update)
     assert "stride fix <https://github.com/acme/engine/pull/4102|#4102>" in body
     assert "#9999" not in body  # a PR the model made up is not cited
