@@ -21,7 +21,6 @@ from bot.ingest import describe, github_client
 from bot.posted import ThreadReader, ambiguous, metadata
 from bot.runtime import Runtime
 from bot.slack_render import Message, daily_report_messages
-from bot.summarize import summarize_ingested
 from store.db import StoreError
 from store.ingest import ingest_repo, plan_window
 from store.posts import (
@@ -232,6 +231,8 @@ def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
         return None
 
     def ingest(repo: str) -> None:
+        from bot.summarize import summarize_ingested  # imports the model client: a second that posting alone never needs
+
         settings = runtime.settings
         with github_client(settings) as client:
             window = plan_window(runtime.db, repo, settings.timezone, None, None, runtime.now())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import http.client
 import logging
-import threading
 from typing import Any, Iterable
 
 from slack_sdk import WebClient
@@ -36,12 +35,11 @@ def ambiguous(exc: BaseException) -> bool:
 
 
 class ThreadReader:
-    """Reads a channel's messages back; remembers, per process, that the scope is missing."""
-
-    _warned = threading.Event()
+    """Reads a channel's messages back; warns once when the workspace did not grant reading."""
 
     def __init__(self, client: WebClient) -> None:
         self.client = client
+        self._warned = False
 
     def find_parent(self, channel: str, post_key: str, sent_at: float) -> str | None:
         """The ts of the post's parent, if it is in the channel around `sent_at`."""
@@ -63,8 +61,8 @@ class ThreadReader:
         except SlackApiError as exc:
             if exc.response.get("error") not in ("missing_scope", "not_allowed_token_type"):
                 raise
-            if not self._warned.is_set():
-                self._warned.set()
+            if not self._warned:
+                self._warned = True
                 log.warning(
                     "cannot read channels back (%s: grant channels:history and groups:history); "
                     "a message whose answer was lost is sent again and may show twice",
