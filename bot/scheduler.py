@@ -16,7 +16,7 @@ from slack_sdk import WebClient
 
 from bot.daily import DailyPoster, Pacer
 from bot.runtime import Runtime
-from store.posts import PostKey, get_post
+from store.posts import get_post
 from store.subscriptions import Subscription, all_subscriptions
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class Scheduler:
             key = (sub.channel, sub.repo)
             if day is None or now < self._retry_at.get(key, now):
                 continue
-            post = get_post(self.runtime.db, PostKey.of(sub.channel, sub.repo, day, sub.areas))
+            post = get_post(self.runtime.db, sub.channel, sub.repo, day, sub.areas)
             if post is not None and post.finished:
                 continue
             self._refresh(sub.repo, now)

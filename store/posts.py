@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from sqlite_utils import Database
 
@@ -31,7 +31,7 @@ class PostKey:
     areas: tuple[str, ...] = ()  # as the channel filters; empty: the whole report
 
     @classmethod
-    def of(cls, channel: str, repo: str, day: date, areas: tuple[str, ...] | list[str] = ()) -> "PostKey":
+    def of(cls, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> "PostKey":
         return cls(channel, repo, day, tuple(sorted(set(areas))))
 
     @property
@@ -76,7 +76,12 @@ class DailyPost:
 _WHERE = "channel = ? and repo = ? and date = ? and areas = ?"
 
 
-def get_post(db: Database, key: PostKey) -> DailyPost | None:
+def get_post(db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> DailyPost | None:
+    """The record of the day's post to the channel (filtered on `areas`), if there is one."""
+    return _load(db, PostKey.of(channel, repo, day, areas))
+
+
+def _load(db: Database, key: PostKey) -> DailyPost | None:
     rows = list(db["daily_posts"].rows_where(_WHERE, key.where))
     if not rows:
         return None
@@ -103,7 +108,7 @@ def claim_post(
     processes never record two different plans. A finished post is returned as it is.
     """
     with write_transaction(db):
-        post = get_post(db, key)
+        post = _load(db, key)
         if post is None:
             messages = plan()
             post = DailyPost(key, messages, state=POSTING if messages else EMPTY)

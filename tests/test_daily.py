@@ -55,7 +55,7 @@ def test_the_report_is_a_parent_and_a_thread(runtime, slack, poster):
     for number in [*range(1000, 1030), *range(3000, 3005)]:
         assert f"/pull/{number}|#{number} " in thread
     assert thread.index("*trivial* (5) _\u2014 any PR's full summary: `/prdigest pr N`_") > thread.index("#1029")
-    record = get_post(runtime.db, PostKey.of("C1", REPO, DAY))
+    record = get_post(runtime.db, "C1", REPO, DAY)
     assert record.state == "done" and record.parent_ts == outcome.post.parent_ts
     assert record.replies_sent == len(replies) == outcome.sent - 1
 
@@ -75,7 +75,7 @@ def test_a_crash_midway_resumes_the_same_thread(runtime, slack, poster):
     slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
     with pytest.raises(SlackApiError):
         poster.post("C1", REPO, DAY)
-    planned = get_post(runtime.db, PostKey.of("C1", REPO, DAY))
+    planned = get_post(runtime.db, "C1", REPO, DAY)
     assert planned.state == "posting" and planned.replies_sent == 1 and planned.parent_ts
 
     # Meanwhile the store changes; the resumed thread still sends what was planned.
@@ -85,7 +85,7 @@ def test_a_crash_midway_resumes_the_same_thread(runtime, slack, poster):
     assert resumed.sent == len(planned.replies) - 1
     assert all(call.params.get("thread_ts") == planned.parent_ts for call in delivered[1:])
     assert texts(delivered) == [message["text"] for message in planned.messages]
-    assert get_post(runtime.db, PostKey.of("C1", REPO, DAY)).state == "done"
+    assert get_post(runtime.db, "C1", REPO, DAY).state == "done"
     assert "#5000" not in shown(delivered)
 
 
@@ -155,7 +155,7 @@ def test_post_daily_command(run_cli, slack, monkeypatch, runtime):
     monkeypatch.setenv("PRDIGEST_SLACK_API_URL", slack.api_url)
     dry = run_cli("post-daily", "--channel", "C9", "--date", "2026-03-04", "--dry-run")
     assert dry.code == 0 and "3 merged" in dry.out and "nothing posted" in dry.err
-    assert slack.posts() == [] and get_post(runtime.db, PostKey.of("C9", REPO, DAY)) is None
+    assert slack.posts() == [] and get_post(runtime.db, "C9", REPO, DAY) is None
 
     no_token = run_cli("post-daily", "--channel", "C9", "--date", "2026-03-04")
     assert no_token.code == 1 and "SLACK_BOT_TOKEN is not set" in no_token.err

@@ -15,7 +15,7 @@ import pytest
 from servers.slack_api import BOT_TOKEN, FakeSlack, Fault
 from slack_helpers import REPO, seed_day
 from store.db import open_db
-from store.posts import PostKey, get_post
+from store.posts import get_post
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY = date(2026, 3, 4)
@@ -61,7 +61,7 @@ def finish(process: subprocess.Popen) -> Run:
 def planned_texts(store: Path, channel: str) -> list[str]:
     db = open_db(store)
     try:
-        return [message["text"] for message in get_post(db, PostKey.of(channel, REPO, DAY)).messages]
+        return [message["text"] for message in get_post(db, channel, REPO, DAY).messages]
     finally:
         db.close()
 
@@ -73,7 +73,7 @@ def assert_posted_once(slack: FakeSlack, store: Path, channel: str) -> None:
     assert [m["text"] for m in parents + replies] == planned_texts(store, channel)
     db = open_db(store)
     try:
-        assert get_post(db, PostKey.of(channel, REPO, DAY)).state == "done"
+        assert get_post(db, channel, REPO, DAY).state == "done"
     finally:
         db.close()
 

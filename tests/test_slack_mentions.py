@@ -36,7 +36,8 @@ def app_url(runtime, slack, model, monkeypatch):
                         "PRDIGEST_SLACK_API_URL": slack.api_url, "PRDIGEST_MODEL": "test-model",
                         "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "sk-test"}.items():
         monkeypatch.setenv(name, value)
-    server = http_server(build_app(Runtime(Settings.from_env())), 0, "127.0.0.1")
+    settings = Settings.from_env()
+    server = http_server(build_app(Runtime(settings)), settings.slack_signing_secret, 0, "127.0.0.1")
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
     server.shutdown()

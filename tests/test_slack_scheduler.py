@@ -13,7 +13,7 @@ from conftest import LA
 from servers.github_api import Fault as GitHubFault, day_of_pulls
 from servers.slack_api import BOT_TOKEN, Fault
 from slack_helpers import REPO, import_fixtures, seed_day
-from store.posts import PostKey, get_post
+from store.posts import get_post
 from store.subscriptions import subscribe
 
 LONG_AGO = datetime(2026, 1, 1, tzinfo=LA)
@@ -92,7 +92,7 @@ def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settin
     slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
     first = start(settings)
     tick_at(first, "2026-03-05T09:00:00-08:00")
-    post = get_post(runtime.db, PostKey.of("C1", REPO, date(2026, 3, 4)))
+    post = get_post(runtime.db, "C1", REPO, date(2026, 3, 4))
     assert post.state == "posting" and post.replies_sent == 1
     tick_at(first, "2026-03-05T09:01:00-08:00")  # the failing channel waits before trying again
     assert len(slack.posts()) == 3
@@ -102,7 +102,7 @@ def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settin
     delivered = slack.delivered("C1")
     assert [call.params["text"] for call in delivered] == [m["text"] for m in post.messages]
     assert all(call.params["thread_ts"] == post.parent_ts for call in delivered[1:])
-    assert get_post(runtime.db, PostKey.of("C1", REPO, date(2026, 3, 4))).state == "done"
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
     tick_at(restarted, "2026-03-05T10:00:00-08:00")
     assert len(slack.delivered()) == len(delivered)
 
@@ -113,9 +113,9 @@ def test_the_same_process_retries_a_failed_channel_later(runtime, slack, setting
     slack.fail("chat.postMessage", Fault(status=503, headers={}), Fault(status=503, headers={}), Fault(status=503, headers={}))
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T09:00:00-08:00")
-    assert get_post(runtime.db, PostKey.of("C1", REPO, date(2026, 3, 4))).parent_ts is None
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).parent_ts is None
     tick_at(scheduler, "2026-03-05T09:05:00-08:00")
-    assert get_post(runtime.db, PostKey.of("C1", REPO, date(2026, 3, 4))).state == "done"
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
     assert len(parents(slack)) == 1
 
 
