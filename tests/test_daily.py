@@ -1,3 +1,4 @@
+import threading
 import time
 from datetime import date, datetime, timedelta
 
@@ -279,3 +280,18 @@ def test_a_second_poster_leaves_a_live_claim_alone(runtime, slack, poster):
     outcome = make_poster(runtime).post("C1", REPO, DAY)
     assert outcome.post is None and outcome.describe() == "being posted to C1 for 2026-03-04 by another process; nothing sent"
     assert slack.posts() == []
+
+
+def test_a_poster_waiting_out_429s_keeps_its_claim(runtime, slack, poster, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_POST_LEASE", "1")
+    seed_day(runtime.db, DAY, 3)
+    slack.fail("chat.postMessage", Fault(429, {"Retry-After": "3"}))
+    first, outcomes = make_poster(runtime), []
+    waiting = threading.Thread(target=lambda: outcomes.append(first.post("C1", REPO, DAY)))
+    waiting.start()
+    slack.wait_for(lambda s: s.posts("C1"))  # refused with 429: the first poster now waits three leases
+    time.sleep(1.5)
+    second = make_poster(runtime).post("C1", REPO, DAY)
+    waiting.join()
+    assert second.post is None  # the claim was renewed while its holder waited
+    assert outcomes[0].sent == 2 and len(slack.thread("C1")[0]) == 1
