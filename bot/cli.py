@@ -277,7 +277,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
     from slack_sdk.errors import SlackApiError
 
-    from bot.daily import DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
+    from bot.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
     from bot.runtime import Runtime
     from bot.slack_app import slack_client
 
@@ -305,6 +305,8 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
             f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "
             "running the command again resumes the thread"
         ) from None
+    except ClaimLost as exc:
+        raise click.ClickException(f"{exc}; it finishes the thread") from None
     click.echo(outcome.describe())
 
 
