@@ -371,11 +371,11 @@ def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | N
         click.echo(json.dumps({"answer": answer.text, "citations": answer.citations}, indent=2, ensure_ascii=False))
         return
     click.echo(answer.text)
-    cited = {pr.number: pr for pr in answer.prs}
-    if answer.citations:
+    sources = answer.sources()
+    if sources:
         click.echo("\nSources:")
-        for number in answer.citations:
-            click.echo(f"  #{number} {cited[number].title} <{cited[number].url}>")
+        for pr in sources:
+            click.echo(f"  #{pr.number} {pr.title} <{pr.url}>")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlite_utils import Database
 
+from store.days import to_utc_text
 from store.model import PullRequest
 
 # Strongest first: when a PR refers to another in several ways, the first kind wins.
@@ -24,8 +26,10 @@ _REF = (
 )
 _GAP = r"\s{1,3}"
 _CUE = {
+    # "reverts #N", but not "was reverted in #N" (there #N is the revert).
     "reverts": [
-        rf"\brevert(?:s|ed|ing)?{_GAP}(?:(?:the|a|of|change|changes|commit|from|in){_GAP}){{0,4}}",
+        rf"\brevert(?:s|ing)?{_GAP}(?:(?:the|a|of|change|changes|commit|from|in){_GAP}){{0,4}}",
+        rf"\breverted{_GAP}(?:(?:the|a|of|change|changes|commit){_GAP}){{0,4}}",
         rf"\brolls?{_GAP}back{_GAP}(?:(?:the|change|changes|from|in){_GAP}){{0,4}}",
     ],
     "fixes": [
@@ -37,6 +41,7 @@ _CUE = {
     ],
     "follows": [
         rf"\bfollow[\s-]?ups?{_GAP}(?:(?:to|of|for|on){_GAP})?",
+        rf"\bre-?lands?{_GAP}(?:(?:the|a|change|changes|from|of){_GAP}){{0,3}}",
         rf"\b(?:continuation|continues|builds?{_GAP}on|based{_GAP}on|part{_GAP}of|split{_GAP}(?:from|out{_GAP}of)|extends?){_GAP}",
     ],
 }
@@ -171,3 +176,33 @@ def related(db: Database, repo: str, number: int) -> list[Link]:
     for other, kind, outgoing in sorted(rows, key=lambda row: (KINDS.index(row[1]), -row[0])):
         links.setdefault(other, Link(number, other, kind, bool(outgoing)))
     return list(links.values())
+
+
+def stated(
+    db: Database, repo: str, kind: str, start: datetime | None = None, end: datetime | None = None
+) -> list[tuple[int, int | None]]:
+    """(PR, the PR it names) for every PR merged in [start, end) that states `kind`, newest merge first.
+
+    A revert counts even when the PR it reverts is unknown (named None): its
+    title says what it is. A regression fix counts only when the PR it fixes
+    is in the store, since "Fixes #N" names issues far more often than PRs.
+    """
+    bounds, args = ["p.repo = ?"], [repo]
+    if start is not None:
+        bounds.append("p.merged_at >= ?")
+        args.append(to_utc_text(start))
+    if end is not None:
+        bounds.append("p.merged_at < ?")
+        args.append(to_utc_text(end))
+    where = " and ".join(bounds)
+    stored = "exists (select 1 from prs t where t.repo = r.repo and t.number = r.target)" if kind == "fixes" else "1"
+    unnamed = (
+        f" union select p.number, null, p.merged_at from prs p where {where} and p.title like 'revert%'"
+        " and not exists (select 1 from pr_relations r where r.repo = p.repo and r.source = p.number and r.kind = 'reverts')"
+    ) if kind == "reverts" else ""
+    rows = db.execute(
+        "select r.source, r.target, p.merged_at from pr_relations r join prs p on p.repo = r.repo and p.number = r.source "
+        f"where {where} and r.kind = ? and {stored}{unnamed} order by 3 desc, 1 desc, 2 desc",
+        [*args, kind, *(args if unnamed else [])],
+    )
+    return [(source, target) for source, target, _ in rows]

@@ -154,6 +154,14 @@ def m020_model_summaries(db: Database) -> None:
 
 
 @migrations()
+def m080_relations_read_again(db: Database) -> None:
+    # Relations are read again: "was reverted in #N" no longer counts as reverting #N, and relands follow.
+    from store.relations import backfill_relations
+
+    backfill_relations(db)
+
+
+@migrations()
 def m060_post_claims(db: Database) -> None:
     # A channel may be posted a day's report once per set of areas, so the areas join the key.
     # The holder (owner) of a post renews lease_until (unix seconds) while it sends; a

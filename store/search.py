@@ -121,7 +121,7 @@ def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetim
 def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchResult:
     """Run a parsed question: named PRs and their relations first, else filters and text, relaxed if empty."""
     limit = max(1, limit)
-    missing = _missing_note(db, repo, asked)
+    missing = missing_note(db, repo, asked)
     named = _named(db, repo, asked, limit)
     if named:
         return SearchResult(named, missing, asked, len(named))
@@ -161,7 +161,7 @@ def _named(db: Database, repo: str, question: Question, limit: int) -> list[Hit]
     return ordered[:limit]
 
 
-def _missing_note(db: Database, repo: str, question: Question) -> str | None:
+def missing_note(db: Database, repo: str, question: Question) -> str | None:
     unknown = [n for n in question.numbers if get_pr(db, repo, n) is None]
     if not unknown:
         return None
