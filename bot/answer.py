@@ -142,6 +142,8 @@ def _lead(choice: Choice, form: Form) -> str:
     links = "; ".join(link.sentence() for link in choice.links)
     note = f"{choice.note} " if choice.note else ""
     if not choice.answer:
+        if choice.note and not (choice.question.has_filters or choice.question.concepts):
+            return choice.note  # asked only about PRs the store does not have
         return f"{note}No {choice.question.noun(1)} {described}." + (" The nearest, which may not answer it:" if choice.context else "")
     if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
         named = join_words([f"[#{n}]" for n in choice.question.numbers])

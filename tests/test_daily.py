@@ -109,7 +109,9 @@ def test_posts_to_one_channel_are_paced(runtime, slack, poster):
     make_poster(runtime, pace=0.3).post("C1", REPO, DAY)
     stamps = [call.at for call in slack.posts("C1")]
     assert len(stamps) >= 3
-    assert all(later - earlier >= 0.29 for earlier, later in zip(stamps, stamps[1:]))
+    # Sends start 0.3 s apart; arrival stamps also carry each request's own latency, so allow it some jitter.
+    assert all(later - earlier >= 0.2 for earlier, later in zip(stamps, stamps[1:]))
+    assert stamps[-1] - stamps[0] >= 0.29 * (len(stamps) - 1)
 
 
 def test_a_channel_filtered_by_area(runtime, slack, poster):
