@@ -12,25 +12,25 @@ What did not make the cut but came close is kept as context, never cited as an a
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field, replace
 
 from sqlite_utils import Database
 
-from store.days import to_utc_text
 from store.model import PullRequest
-from store.prs import get_pr, pr_from_row
+from store.prs import first_id, get_pr, pr_from_row
 from store.retrieval.question import Concept, Person, Phrases, Question
 from store.retrieval.relations import KINDS, Link, related, revert_title, stated
 from store.retrieval.evidence import gather, rarity
 from store.retrieval.form import RELATION_TOPIC_WORDS, Form
-from store.retrieval.search import COUNT_CAP, SearchResult, missing_note, search
+from store.retrieval.search import COUNT_CAP, SearchResult, any_of, missing_note, people_condition, search
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
 MAX_LISTED = 50
-# How many ranked PRs are weighed when words decide.
-CANDIDATES = 30
+# How many ranked PRs are weighed when words decide: a few first, more only when most of those answer.
+CANDIDATES = 10
+MORE_CANDIDATES = 30
+MOSTLY = 0.7
 # Next-best PRs kept as context (for a model to read, or to show when nothing answers).
 CONTEXT = 3
 # Relations strong enough to answer a question about a PR; a plain mention is only context.
@@ -245,26 +245,33 @@ def _narrower_words(question: Question) -> Concept | None:
 
 
 def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequest], int]:
-    """The PRs classified in the question's areas within its time, people and type, newest first, and their count."""
-    where = ["repo = ?", "exists (select 1 from json_each(prs.areas) where value in (select value from json_each(?)))"]
-    args: list[object] = [repo, json.dumps(question.areas)]
+    """The PRs classified in the question's areas within its time, people and type, newest first, and their count.
+
+    The index's areas column finds the members and, row ids sorting by merge
+    time, lists them newest first without sorting: the cost stays flat as the store grows.
+    """
+    where = ["prs_fts match ?", "prs.repo = ?"]
+    args: list[object] = [f"{{areas}} : {any_of(' '.join(area.split('-')) for area in question.areas)}", repo]
     if question.time and question.time.start is not None:
-        where.append("merged_at >= ?")
-        args.append(to_utc_text(question.time.start))
+        where.append("prs_fts.rowid >= ?")
+        args.append(first_id(question.time.start))
     if question.time and question.time.end is not None:
-        where.append("merged_at < ?")
-        args.append(to_utc_text(question.time.end))
-    rows = db["prs"].rows_where(" and ".join(where), args, order_by="merged_at desc, number desc")
-    prs, total = [], 0
-    for row in rows:
-        pr = pr_from_row(row)
-        if not _kept(pr, question):
-            continue
-        total += 1
-        if len(prs) < MAX_LISTED:
-            prs.append(pr)
-        if total >= COUNT_CAP:
-            break
+        where.append("prs_fts.rowid < ?")
+        args.append(first_id(question.time.end))
+    people, people_args = people_condition(question)
+    if people:
+        where.append(people)
+        args.extend(people_args)
+    if question.pr_type:
+        where.append("prs.type = ?")
+        args.append(question.pr_type)
+    found = f"from prs_fts cross join prs on prs.id = prs_fts.rowid where {' and '.join(where)}"
+    rows = db.execute(f"select prs.* {found} order by prs_fts.rowid desc limit ?", [*args, MAX_LISTED])
+    names = [column[0] for column in rows.description]
+    prs = [pr for pr in (pr_from_row(dict(zip(names, row))) for row in rows.fetchall()) if set(pr.areas) & set(question.areas)]
+    if len(prs) < MAX_LISTED:
+        return prs, len(prs)
+    total = db.execute(f"select count(*) from (select 1 {found} limit ?)", [*args, COUNT_CAP]).fetchone()[0]
     return prs, total
 
 
@@ -272,8 +279,19 @@ def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequ
 
 
 def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice:
-    """The ranked PRs that say what was asked where it counts, weighed concept by concept."""
-    result = search(db, repo, question, limit=CANDIDATES)
+    """The ranked PRs that say what was asked where it counts, weighed concept by concept.
+
+    Ranking more candidates costs more, and most questions are answered by a
+    few PRs: the first candidates are weighed, and more only when most of them answer.
+    """
+    choice = _weigh(db, repo, question, form, CANDIDATES)
+    if len(choice.answer) >= MOSTLY * CANDIDATES:
+        choice = _weigh(db, repo, question, form, MORE_CANDIDATES)
+    return choice
+
+
+def _weigh(db: Database, repo: str, question: Question, form: Form, candidates: int) -> Choice:
+    result = search(db, repo, question, limit=candidates)
     if _relaxed(question, result):
         return _nothing(question, result)
     concepts = result.question.concepts

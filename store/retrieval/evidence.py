@@ -37,7 +37,7 @@ COLUMNS = tuple(FIELD_WEIGHT)
 RELATED_FACTOR = 0.7
 WIDER_FACTOR = 0.4
 # Word rarity is estimated on at most this many PRs: any slice of the store shows how common a word is.
-SAMPLE = 4000
+SAMPLE = 2000
 
 
 @dataclass

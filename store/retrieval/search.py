@@ -325,7 +325,7 @@ class _Scope:
         bounds, bound_args = _time_bounds(self.repo, lower, self.end, "prs.")
         where.append(bounds)
         args.extend(bound_args)
-        people, people_args = _people_condition(self.question)
+        people, people_args = people_condition(self.question)
         if people:
             where.append(people)
             args.extend(people_args)
@@ -449,7 +449,7 @@ def _time_bounds(repo: str, start: datetime | None, end: datetime | None, table:
     return " and ".join(where), args
 
 
-def _people_condition(question: Question) -> tuple[str, list[str]]:
+def people_condition(question: Question) -> tuple[str, list[str]]:
     either, args = [], []
     for person in question.people:
         if person.role in ("any", "author"):
