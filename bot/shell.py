@@ -1,4 +1,4 @@
-"""`prdigest run` and `prdigest shell`: the bot's exact Slack replies (mrkdwn), without Slack."""
+"""`prdigest run` and `prdigest shell`: the bot's Slack replies without Slack, as mrkdwn or terminal text."""
 from __future__ import annotations
 
 import logging
@@ -11,6 +11,7 @@ from bot.empty_store import empty_store_notice
 from bot.mentions import EMPTY_QUESTION, answer, apology, question_text
 from bot.runtime import Runtime
 from bot.slack_render import text_message
+from bot.terminal import Style, render
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +68,9 @@ def quiet_logging() -> None:
 
 
 def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None) -> None:
-    """Answer lines until EOF or `quit`; every answer is printed exactly as the bot would post it."""
+    """Answer lines until EOF or `quit`; every answer is the bot's Slack reply rendered for `out`."""
     talk = Conversation(runtime, channel)
+    style = Style.for_stream(out)
     print(
         f"prdigest shell on {runtime.settings.db_path} ({runtime.settings.default_repo}). "
         "Type a command (`help`, `today`, `area rocm`...), `@prdigest QUESTION`, or `quit`.",
@@ -82,7 +84,7 @@ def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], ch
             return
         if not line.strip():
             continue
-        print(talk.say(line).text + "\n", file=out, flush=True)
+        print(render(talk.say(line).text, style) + "\n", file=out, flush=True)
 
 
 def prompted_lines(prompt: str = "prdigest> ") -> Iterable[str]:

@@ -179,7 +179,8 @@ def test_cli_ask_json_and_plain(run_cli, store, monkeypatch):
     data = json.loads(result.out)
     assert set(data) == {"answer", "citations"} and data["citations"] == [501, 507]
     plain = run_cli("ask", "what merged yesterday?")
-    assert plain.code == 0 and "Sources:" not in plain.out and plain.out.count("[#507]") == 1
+    assert plain.code == 0 and "Sources" not in plain.out and "[#" not in plain.out
+    assert plain.out.count("#507 <https://github.com/acme/engine/pull/507>") == 1
     empty = run_cli("ask")
     assert empty.code == 0 and "for example" in empty.out
 
