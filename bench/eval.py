@@ -33,7 +33,7 @@ from bot.config import Settings  # noqa: E402
 from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402
 from store.importer import import_file  # noqa: E402
-from store.search import search  # noqa: E402
+from store.retrieval.search import search  # noqa: E402
 
 QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
 REPORTS = ROOT / "tests" / "eval" / "reports"

@@ -35,7 +35,7 @@ from store.db import open_db  # noqa: E402
 from store.model import PullRequest, Summary  # noqa: E402
 from store.days import local_day  # noqa: E402
 from store.prs import save_prs  # noqa: E402
-from store.search import search_prs  # noqa: E402
+from store.retrieval.search import search_prs  # noqa: E402
 
 REPO = "acme/engine"
 TZ = ZoneInfo("America/Los_Angeles")

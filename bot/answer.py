@@ -20,10 +20,10 @@ from bot.empty_store import empty_store_notice
 from bot.mrkdwn import first_sentence, truncate
 from store.extractive import join_words, sentence
 from store.model import PullRequest
-from store.question import Question
+from store.retrieval.question import Question
 from store.retrieval.choose import Choice, choose
 from store.retrieval.form import Form, read_form
-from store.search import COUNT_CAP, read_question
+from store.retrieval.search import COUNT_CAP, read_question
 from store.summaries import ModelCall, record_calls
 
 if TYPE_CHECKING:
@@ -146,35 +146,33 @@ def _lead(choice: Choice, form: Form) -> str:
     links = "; ".join(link.sentence() for link in choice.links)
     note = f"{choice.note} " if choice.note else ""
     if not choice.answer:
-        return f"{note}No PR {described}." + (" The nearest, which may not answer it:" if choice.context else "")
+        if choice.note and not (choice.question.has_filters or choice.question.concepts):
+            return choice.note  # asked only about PRs the store does not have
+        return f"{note}No {choice.question.noun(1)} {described}." + (" The nearest, which may not answer it:" if choice.context else "")
     if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
         named = join_words([f"[#{n}]" for n in choice.question.numbers])
         return f"{note}No PR {_RELATION_PHRASE[form.relation]} {named} in the store."
     count = _count(choice.total)
     if form.kind == "count":
-        noun = _RELATION_NOUNS[form.relation][choice.total != 1] if form.relation else _noun(choice.total)
+        noun = _RELATION_NOUNS[form.relation][choice.total != 1] if form.relation else choice.question.noun(choice.total)
         return f"{note}{count} {noun} {described}" + (f": {links}." if links else ".")
     if form.kind == "who":
         return note + _people(choice, form) + "."
     if form.kind == "yesno":
-        return f"{note}Yes: {links or f'{count} {_noun(choice.total)} {described}'}."
+        return f"{note}Yes: {links or f'{count} {choice.question.noun(choice.total)} {described}'}."
     if links:
         return f"{note}{sentence(links)}"
     if choice.question.numbers:
         return f"{note}About {join_words([f'[#{n}]' for n in choice.question.numbers])}:"
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
-    return f"{note}{count} {_noun(choice.total)} {described}{tail}"
+    return f"{note}{count} {choice.question.noun(choice.total)} {described}{tail}"
 
 
 _RELATION_NOUNS = {
     "reverts": ("revert", "reverts"), "fixes": ("regression fix", "regression fixes"), "follows": ("follow-up", "follow-ups"),
 }
 _RELATION_PHRASE = {"reverts": "reverts", "fixes": "fixes a regression from", "follows": "follows up on"}
-
-
-def _noun(total: int) -> str:
-    return "PR" if total == 1 else "PRs"
 
 
 def _count(total: int) -> str:

@@ -24,7 +24,7 @@ class AppContext:
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = open_db(self.settings.db_path)
+            self._db = open_db(self.settings.db_path, self.settings.busy_timeout)
         return self._db
 
     def today(self) -> date:
@@ -285,7 +285,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
     from slack_sdk.errors import SlackApiError
 
-    from bot.daily import DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
+    from bot.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
     from bot.runtime import Runtime
     from bot.slack_app import slack_client
 
@@ -307,12 +307,14 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
         except Exception as exc:  # post from the store as it is; the report says what it holds
             click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {exc}", err=True)
     try:
-        outcome = DailyPoster(slack_client(app.settings), runtime.db, app.settings).post(channel, name, target, chosen)
+        outcome = DailyPoster(slack_client(app.settings), runtime).post(channel, name, target, chosen)
     except SlackApiError as exc:
         raise click.ClickException(
             f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "
             "running the command again resumes the thread"
         ) from None
+    except ClaimLost as exc:
+        raise click.ClickException(f"{exc}; it finishes the thread") from None
     click.echo(outcome.describe())
 
 
@@ -324,7 +326,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
 @pass_app
 def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, repo: str | None) -> None:
     """Find merged PRs: words, a time ("yesterday", "since Feb 9"), a person, an area, a PR number."""
-    from store.search import search_prs
+    from store.retrieval.search import search_prs
 
     text = " ".join(query)
     result = search_prs(app.db, text, app.repo(repo), app.settings.timezone, limit=limit)

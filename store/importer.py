@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from store.areas import classify
+from store.db import write_transaction
 from store.days import now_text
 from store.model import PullRequest
 from store.prs import get_prs, save_prs
@@ -46,7 +47,7 @@ def read_report(path: Path, tz: ZoneInfo) -> ParsedReport:
 def store_report(db: Database, report: ParsedReport, source: str) -> None:
     """Write a parsed report in one transaction: every PR, or none."""
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
         stored = get_prs(db, report.repo, [pr.number for pr in report.prs]) if report.repo else {}
         for pr in report.prs:
             keep_fetched_fields(pr, stored.get(pr.number))

@@ -8,9 +8,10 @@ from typing import Any, Callable, Iterable
 
 from sqlite_utils import Database
 
+from store.db import write_transaction
 from store.days import from_utc_text, now_text, to_utc_text
 from store.model import PullRequest, Summary
-from store.relations import record_relations
+from store.retrieval.relations import record_relations
 
 # Row ids sort by merge time, so that a time window is one range of ids (and of
 # FTS rowids) in whatever order PRs were stored: a backfill stores the newest
@@ -72,7 +73,7 @@ def save_prs(db: Database, prs: Iterable[PullRequest]) -> list[int]:
     records = {key: pr_record(pr) for key, pr in latest.items()}
     columns = list(next(iter(records.values())))
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
         stored = _stored_ids(db, list(latest))
         ids = _assign_ids(db, list(latest.values()), stored)
         new = [[ids[key], *record.values(), now, now] for key, record in records.items() if key not in stored]

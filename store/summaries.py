@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from store.days import from_utc_text, local_day, now_text, range_bounds, to_utc_text
+from store.db import write_transaction
 from store.model import PullRequest, Summary
 from store.prs import pr_from_row
 
@@ -75,7 +76,7 @@ def save_model_summary(
 ) -> None:
     """Store a complete model summary and its calls in one transaction; clears any retry mark."""
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
         db.execute(
             "update prs set type = ?, what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
             " summary_prompt = ?, summarized_at = ?, summary_retry = null, updated_at = ? where repo = ? and number = ?",
@@ -91,7 +92,7 @@ def mark_for_retry(
 ) -> None:
     """Keep the PR's summary (or store `fallback` when it has none), note why, and record the calls."""
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
         db.execute(
             "update prs set what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
             " updated_at = ? where repo = ? and number = ? and summary_source is null",

@@ -317,3 +317,14 @@ def test_cite_only_marks_allowed_references_and_reports_the_rest():
     text, unknown = cite_only("Fixed in [#502] and #508 (PR 502), not [#9999] or #77.", [501, 502, 508])
     assert text == "Fixed in [#502] and [#508] ([#502]), not [#9999] or #77."
     assert unknown == [9999, 77]
+
+
+def test_trivial_or_substantial_is_a_filter_and_parts_of_a_day_narrow_it(db, settings):
+    save_prs(db, [make_pr(801, "[Doc] Fix a typo", merged_at=_at(13, 9), type="trivial"),
+                  make_pr(802, "[Core] Rework the queue", merged_at=_at(13, 10)),
+                  make_pr(803, "[Doc] Reword the FAQ", merged_at=_at(13, 19), type="trivial")])
+    assert _first(_ask(db, settings, "how many trivial PRs merged yesterday?")) == "2 trivial PRs merged yesterday (Fri Mar 13)."
+    evening = _ask(db, settings, "what merged yesterday evening?")
+    assert evening.citations == [803] and _first(evening) == "1 PR merged in the evening of Fri Mar 13:"
+    morning = _ask(db, settings, "substantial PRs before noon yesterday")
+    assert morning.citations == [802]

@@ -8,7 +8,7 @@ from conftest import LA
 from pr_factory import REPO, make_pr
 from store.model import Summary
 from store.prs import save_pr
-from store.search import match_expression, read_question, search_prs
+from store.retrieval.search import match_expression, read_question, search_prs
 
 # Saturday Mar 14 2026, evening in Los Angeles.
 NOW = datetime(2026, 3, 14, 18, 0, tzinfo=LA)
@@ -194,7 +194,7 @@ def test_cli_search_errors_are_one_line(run_cli, store):
 
 def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
     """Stores past LOCAL_FROM rank a window's matches in a table of their own; the answers stay the same."""
-    import store.search as search_module
+    import store.retrieval.search as search_module
 
     queries = ["scheduler", "speculative decoding", "ROCm fixes today", "drifting", "OpenAI-compatible server", "MI300"]
     small = {query: _numbers(store, query) for query in queries}
@@ -207,7 +207,7 @@ def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
 
 
 def test_listing_counts_stop_at_the_cap(store, monkeypatch):
-    import store.search as search_module
+    import store.retrieval.search as search_module
 
     monkeypatch.setattr(search_module, "COUNT_CAP", 2)
     assert search_prs(store, "merged by linus-t", REPO, LA, now=NOW).total == 2
@@ -277,7 +277,7 @@ def test_a_common_word_ranks_the_newest_window_that_holds_enough_matches(db):
 
 def test_store_size_is_read_from_the_index_without_counting(db):
     from store.prs import save_prs
-    from store.search import _store_size
+    from store.retrieval.search import _store_size
 
     assert _store_size(db) == 0
     save_prs(db, [make_pr(n, f"[Core] Change {n}", merged_at=_at(1 + n % 13, n % 24)) for n in range(1, 301)])

@@ -36,7 +36,8 @@ def app_url(runtime, slack, model, monkeypatch):
                         "PRDIGEST_SLACK_API_URL": slack.api_url, "PRDIGEST_MODEL": "test-model",
                         "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "sk-test"}.items():
         monkeypatch.setenv(name, value)
-    server = http_server(build_app(Runtime(Settings.from_env())), 0, "127.0.0.1")
+    settings = Settings.from_env()
+    server = http_server(build_app(Runtime(settings)), settings.slack_signing_secret, 0, "127.0.0.1")
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
     server.shutdown()
@@ -59,7 +60,7 @@ def test_a_model_answer_replaces_the_placeholder_with_links(app_url, slack, mode
     assert "Looking" in slack.posts()[0].params["text"] and not slack.calls_to("chat.update")  # shown while the model works
     slack.wait_for(lambda s: s.calls_to("chat.update"))
     update = slack.calls_to("chat.update")[0].params
-    assert update["ts"] == "1700000000.000001" and update["channel"] == "C0REPORTS"  # the placeholder, edited
+    assert update["ts"] == slack.thread("C0REPORTS")[1][0]["ts"] and update["channel"] == "C0REPORTS"  # the placeholder, edited
     body = shown(update)
     assert "stride fix <https://github.com/acme/engine/pull/4102|#4102>" in body
     assert "#9999" not in body and "Your last answer named #9999" in model.requests[1].user  # asked again

@@ -21,11 +21,11 @@ from sqlite_utils import Database
 from store.days import to_utc_text
 from store.model import PullRequest
 from store.prs import get_pr, pr_from_row
-from store.question import Concept, Person, Phrases, Question
-from store.relations import KINDS, Link, related, revert_title, stated
+from store.retrieval.question import Concept, Person, Phrases, Question
+from store.retrieval.relations import KINDS, Link, related, revert_title, stated
 from store.retrieval.evidence import gather, rarity
 from store.retrieval.form import RELATION_TOPIC_WORDS, Form
-from store.search import COUNT_CAP, SearchResult, missing_note, search
+from store.retrieval.search import COUNT_CAP, SearchResult, missing_note, search
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
 MAX_LISTED = 50

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from store.question import Concept
 from store.extractive import lead_and_rest
+from store.retrieval.question import Concept
+from store.retrieval.search import any_of
 
 # How much a match in each column says that a PR is about the words. The title
 # and what changed are what a PR is; risks and insights speculate about neighbours.
@@ -45,14 +46,6 @@ class Evidence:
 
     strengths: list[float] = field(default_factory=list)
     fields: list[str | None] = field(default_factory=list)
-
-
-def _phrase(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
-
-
-def _any(phrases: tuple[str, ...]) -> str:
-    return "(" + " OR ".join(_phrase(p) for p in dict.fromkeys(phrases)) + ")"
 
 
 def gather(db: Database, ids: list[int], concepts: list[Concept]) -> dict[int, Evidence]:
@@ -99,7 +92,7 @@ def _load_candidates(db: Database, ids: list[int]) -> None:
 def _fields(db: Database, phrases: tuple[str, ...]) -> dict[int, list[str]]:
     """Per candidate matching any of `phrases`, the columns that say one of them."""
     marked = ", ".join(f"highlight(answer_candidates, {i}, char(1), char(2))" for i in range(len(COLUMNS)))
-    rows = db.execute(f"select rowid, {marked} from temp.answer_candidates where answer_candidates match ?", [_any(phrases)])
+    rows = db.execute(f"select rowid, {marked} from temp.answer_candidates where answer_candidates match ?", [any_of(phrases)])
     components = {word for phrase in phrases for word in phrase.split() if _COMPONENT.search(word)}
     found = {}
     for pr_id, *texts in rows:
@@ -138,7 +131,7 @@ def rarity(db: Database, concepts: list[Concept]) -> list[float]:
     weights = []
     for concept in concepts:
         df = db.execute(
-            "select count(*) from prs_fts where prs_fts match ? and rowid > ?", [_any(concept.phrases.same), floor]
+            "select count(*) from prs_fts where prs_fts match ? and rowid > ?", [any_of(concept.phrases.same), floor]
         ).fetchone()[0]
         # idf scaled to [0, 1]: a word in every PR says nothing, one in 1% of them or fewer says all it can.
         share = max(df, 1) / size

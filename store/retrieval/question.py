@@ -98,14 +98,18 @@ class Question:
             merged.numbers = list(earlier.numbers)
         return merged
 
+    def noun(self, count: int) -> str:
+        """What the question counts: "PR", "trivial PRs"."""
+        return f"{self.pr_type + ' ' if self.pr_type else ''}{'PR' if count == 1 else 'PRs'}"
+
     def describe(self) -> str:
-        """The filters and topic in words, for framing an answer: 'merged on Fri Feb 13 in ci about "fixes"'."""
+        """The filters and topic in words, for framing an answer: 'merged on Fri Feb 13 in ci about "fixes"'.
+
+        Whether the PRs are trivial or substantial is said by `noun`."""
         roles = {person.role for person in self.people}
         logins = " or ".join(person.login for person in self.people)
         single_role = len(roles) == 1 and roles != {"any"}
         parts = [f"{'authored' if roles == {'author'} else 'merged'} by {logins}" if single_role else "merged"]
-        if self.pr_type:
-            parts.insert(0, self.pr_type)
         if self.time:
             parts.append(self.time.label)
         if self.people and not single_role:
@@ -170,7 +174,7 @@ class _SynonymGroup:
 @cache
 def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
     """Every term and narrower term, as its subwords, to the groups that hold it."""
-    text = resources.files("store").joinpath("synonyms.toml").read_text(encoding="utf-8")
+    text = resources.files("store.retrieval").joinpath("synonyms.toml").read_text(encoding="utf-8")
     index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
     for spec in tomllib.loads(text)["group"]:
         group = _SynonymGroup(

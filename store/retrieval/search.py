@@ -16,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from store.question import Question, TimeRange, parse_question
+from store.retrieval.question import Question, TimeRange, parse_question
 from store.days import from_utc_text, to_utc_text
 from store.model import PullRequest
 from store.prs import first_id, get_pr, pr_from_row
-from store.relations import Link, related
+from store.retrieval.relations import Link, related
 from store.schema import FTS_COLUMNS
 
 # bm25 weight per FTS column. A word in the title says most about a PR; the
@@ -173,7 +173,7 @@ def _without_unknown_words(db: Database, repo: str, question: Question) -> Quest
     known, unknown = [], []
     for concept in question.concepts:
         found = db.execute(
-            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [_any(concept.phrases.all), repo]
+            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [any_of(concept.phrases.all), repo]
         ).fetchone()
         (known if found else unknown).append(concept)
     if not unknown or not (known or question.has_filters or question.areas):
@@ -206,13 +206,13 @@ def _relaxed_note(asked: Question, found: Question) -> str:
 # ---------------------------------------------------------------- FTS expressions
 
 
-def _phrase(text: str) -> str:
+def _quoted(text: str) -> str:
     """A phrase as an FTS5 string: user words never reach FTS unquoted."""
     return '"' + text.replace('"', '""') + '"'
 
 
-def _any(phrases: Iterable[str]) -> str:
-    return "(" + " OR ".join(_phrase(p) for p in dict.fromkeys(phrases)) + ")"
+def any_of(phrases: Iterable[str]) -> str:
+    return "(" + " OR ".join(_quoted(p) for p in dict.fromkeys(phrases)) + ")"
 
 
 def _area_expression(question: Question) -> str | None:
@@ -220,7 +220,7 @@ def _area_expression(question: Question) -> str | None:
     if not question.areas:
         return None
     names = _area_names(question)
-    return f"({{areas}} : {_any(names)} OR {{title what_changed impact}} : {_any(question.area_phrases or names)})"
+    return f"({{areas}} : {any_of(names)} OR {{title what_changed impact}} : {any_of(question.area_phrases or names)})"
 
 
 def _area_names(question: Question) -> list[str]:
@@ -232,13 +232,13 @@ def match_expression(question: Question) -> str | None:
     words = [p for concept in question.concepts for p in concept.phrases.all]
     area = _area_expression(question)
     if area and words:
-        return f"{area} OR {_any(words)}"
-    return area or (_any(words) if words else None)
+        return f"{area} OR {any_of(words)}"
+    return area or (any_of(words) if words else None)
 
 
 def strict_expression(question: Question) -> str | None:
     """The strict FTS5 query: in the areas AND saying something for every concept."""
-    parts = [_any(concept.phrases.all) for concept in question.concepts]
+    parts = [any_of(concept.phrases.all) for concept in question.concepts]
     area = _area_expression(question)
     return " AND ".join(([area] if area else []) + parts) or None
 
@@ -249,9 +249,9 @@ def exact_expression(question: Question) -> str | None:
     Scored on these words alone, so a PR in core that says "scheduler" comes
     before one that only carries the [Core] tag.
     """
-    parts = [_any(concept.phrases.same) for concept in question.concepts]
+    parts = [any_of(concept.phrases.same) for concept in question.concepts]
     if question.areas and question.area_same:
-        parts.insert(0, f"{{title what_changed impact}} : {_any(question.area_same)}")
+        parts.insert(0, f"{{title what_changed impact}} : {any_of(question.area_same)}")
     return " AND ".join(parts) or None
 
 
@@ -271,7 +271,7 @@ def _stages(question: Question) -> list[_Stage]:
     assert strict is not None and loose is not None
     area = _area_expression(question) if question.areas else None
     # First: PRs classified in the area that also say what was asked.
-    member = f"{{areas}} : {_any(_area_names(question))}" if question.areas else None
+    member = f"{{areas}} : {any_of(_area_names(question))}" if question.areas else None
     stages = [_Stage(exact, member, 2)] if exact else []
     if strict != exact:
         stages.append(_Stage(strict, None, 1))
