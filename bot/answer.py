@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from bot.config import Settings
+from bot.empty_store import empty_store_notice
 from bot.mrkdwn import first_sentence, truncate
 from store.extractive import join_words, sentence
 from store.model import PullRequest
@@ -92,6 +93,9 @@ def answer_question(
     Raises bot.llm.LLMError when the model fails, so the caller can say so and ask again without it.
     """
     repo = repo or settings.default_repo
+    notice = empty_store_notice(db, repo)
+    if notice:
+        return Answer(notice, [], [])
     asked = read_in_thread(db, question, history, repo, settings.timezone, now)
     if asked.is_empty:
         return Answer(help_text(repo, asked.problems), [], [])

@@ -243,15 +243,21 @@ def channel_option(func):
 @cli.command()
 @click.argument("text")
 @channel_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["mrkdwn", "text"]), default="mrkdwn", show_default=True,
+    help="mrkdwn: exactly what Slack gets; text: as the shell prints it.",
+)
 @pass_app
-def run(app: AppContext, text: str, channel: str | None) -> None:
+def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
     from bot.runtime import Runtime
     from bot.shell import Conversation, quiet_logging
+    from bot.terminal import Style, neutralize, render
 
     quiet_logging()
     reply = Conversation(Runtime(app.settings), channel).say(text)
-    click.echo(reply.text)
+    # Even the exact mrkdwn loses the control characters a PR title could use to drive the terminal.
+    click.echo(neutralize(reply.text) if fmt == "mrkdwn" else render(reply.text, Style.for_stream(sys.stdout)))
     if reply.error:
         sys.exit(1)
 
@@ -361,6 +367,8 @@ def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | N
     """Answer a question about merged PRs as an @-mention would, with the PRs it cites."""
     from bot.answer import answer_question
     from bot.llm import LLMError, llm_from_settings
+    from bot.slack_render import answer_message
+    from bot.terminal import Style, render
 
     text, name = " ".join(question), app.repo(repo)
     llm = llm_from_settings(app.settings)
@@ -372,12 +380,7 @@ def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | N
     if as_json:
         click.echo(json.dumps({"answer": answer.text, "citations": answer.citations}, indent=2, ensure_ascii=False))
         return
-    click.echo(answer.text)
-    sources = answer.sources()
-    if sources:
-        click.echo("\nSources:")
-        for pr in sources:
-            click.echo(f"  #{pr.number} {pr.title} <{pr.url}>")
+    click.echo(render(answer_message(answer, app.settings.timezone).shown, Style.for_stream(sys.stdout)))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,6 +11,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Callable
 from zoneinfo import ZoneInfo
 
+from bot.empty_store import empty_store_notice
 from bot.mentions import answer
 from bot.mrkdwn import escape
 from bot.runtime import Runtime
@@ -34,9 +35,6 @@ _TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
 _PR_NUMBER = re.compile(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
 _SLACK_USER = re.compile(r"^[UW][A-Z0-9]+$")
-EMPTY_STORE_HINT = (
-    "Fill the store with `prdigest ingest` (from GitHub) or `prdigest import FILE` (daily report Markdown)."
-)
 
 
 class CommandError(ValueError):
@@ -103,6 +101,7 @@ class Command:
     about: str
     run: Callable[[Call], Reply]
     slow: bool = False  # may wait on a model: acknowledged with a "looking" note first
+    reads_prs: bool = True  # answered with the empty-store notice while the store has no PRs
 
 
 # ------------------------------------------------------------------ periods
@@ -175,9 +174,7 @@ def _nothing(call: Call, report: DailyReport, scope: str | None, live: bool) -> 
     as_of = f", as of {call.now.strftime('%H:%M')}" if live else ""
     lines = [f"Nothing merged{scoped} in {escape(call.repo)} for {report.label} ({report.tz_label}){as_of}."]
     latest = latest_merge(call.runtime.db, call.repo)
-    if latest is None:
-        lines.append(f"The store holds no merged PRs of {escape(call.repo)} yet. {EMPTY_STORE_HINT}")
-    else:
+    if latest is not None:  # the dispatcher answers an empty store before any command runs
         day = local_day(latest, call.tz).isoformat()
         lines.append(f"The latest day with merged PRs is {day}: `/prdigest {day}`.")
     return _reply("\n".join(lines))
@@ -391,10 +388,11 @@ COMMANDS: dict[str, Command] = {
         "subscribe [AREA...] [at HH:MM]",
         f"yesterday's report in this channel every day (default {DEFAULT_POST_AT.strftime('%H:%M')})",
         cmd_subscribe,
+        reads_prs=False,
     ),
-    "unsubscribe": Command("unsubscribe", "stop this channel's daily report", cmd_unsubscribe),
-    "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions),
-    "help": Command("help", "this list", cmd_help),
+    "unsubscribe": Command("unsubscribe", "stop this channel's daily report", cmd_unsubscribe, reads_prs=False),
+    "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions, reads_prs=False),
+    "help": Command("help", "this list", cmd_help, reads_prs=False),
 }
 
 
@@ -444,7 +442,15 @@ def execute(
     if command is None:
         return _unknown(name, text, runtime.settings.default_repo)
     call = Call(runtime, rest, now or runtime.now(), channel, user)
-    return guarded(text.strip(), lambda: command.run(call))
+    return guarded(text.strip(), lambda: _run(command, call))
+
+
+def _run(command: Command, call: Call) -> Reply:
+    """The command's reply; one that reads PRs says instead when the store holds none to read."""
+    notice = command.reads_prs and empty_store_notice(call.runtime.db, call.repo)
+    if notice:
+        return _reply(escape(notice))
+    return command.run(call)
 
 
 def guarded(what: str, work: Callable[[], Reply]) -> Reply:

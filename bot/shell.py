@@ -1,4 +1,4 @@
-"""`prdigest run` and `prdigest shell`: the bot's exact Slack replies (mrkdwn), without Slack."""
+"""`prdigest run` and `prdigest shell`: the bot's Slack replies without Slack, as mrkdwn or terminal text."""
 from __future__ import annotations
 
 import logging
@@ -6,11 +6,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import IO, Iterable
 
-from bot.commands import EMPTY_STORE_HINT, Reply, execute
+from bot.commands import Reply, execute
+from bot.empty_store import empty_store_notice
 from bot.mentions import EMPTY_QUESTION, answer, apology, question_text
 from bot.runtime import Runtime
 from bot.slack_render import text_message
-from store.prs import known_repos
+from bot.terminal import Style, render
 
 log = logging.getLogger(__name__)
 
@@ -66,30 +67,24 @@ def quiet_logging() -> None:
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
 
-def store_hint(runtime: Runtime) -> str | None:
-    """What to do when the store holds no PRs yet."""
-    if known_repos(runtime.db):
-        return None
-    return f"The store ({runtime.settings.db_path}) holds no PRs yet. {EMPTY_STORE_HINT}"
-
-
 def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None) -> None:
-    """Answer lines until EOF or `quit`; every answer is printed exactly as the bot would post it."""
+    """Answer lines until EOF or `quit`; every answer is the bot's Slack reply rendered for `out`."""
     talk = Conversation(runtime, channel)
+    style = Style.for_stream(out)
     print(
         f"prdigest shell on {runtime.settings.db_path} ({runtime.settings.default_repo}). "
         "Type a command (`help`, `today`, `area rocm`...), `@prdigest QUESTION`, or `quit`.",
         file=err,
     )
-    hint = store_hint(runtime)
-    if hint:
-        print(hint, file=err)
+    notice = empty_store_notice(runtime.db, runtime.settings.default_repo)
+    if notice:  # said once at the start, before every answer says it again
+        print(notice, file=err)
     for line in lines:
         if line.strip().lower() in QUIT:
             return
         if not line.strip():
             continue
-        print(talk.say(line).text + "\n", file=out, flush=True)
+        print(render(talk.say(line).text, style) + "\n", file=out, flush=True)
 
 
 def prompted_lines(prompt: str = "prdigest> ") -> Iterable[str]:

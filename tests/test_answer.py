@@ -6,6 +6,7 @@ import pytest
 
 from bot.answer import answer_question, cite_only
 from bot.config import Settings
+from bot.empty_store import EMPTY_STORE
 from bot.llm import LLMError, llm_from_settings
 from pr_factory import REPO, make_pr
 from servers.github_api import FakeGitHub, FakePull
@@ -178,9 +179,18 @@ def test_cli_ask_json_and_plain(run_cli, store, monkeypatch):
     data = json.loads(result.out)
     assert set(data) == {"answer", "citations"} and data["citations"] == [501, 507]
     plain = run_cli("ask", "what merged yesterday?")
-    assert plain.code == 0 and "Sources:" not in plain.out and plain.out.count("[#507]") == 1
+    assert plain.code == 0 and "Sources" not in plain.out and "[#" not in plain.out
+    assert plain.out.count("#507 <https://github.com/acme/engine/pull/507>") == 1
     empty = run_cli("ask")
     assert empty.code == 0 and "for example" in empty.out
+
+
+def test_an_empty_store_says_so_for_every_question(run_cli, db, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_REPOS", REPO)
+    for args in (["ask", "anything", "on", "rocm?"], ["run", "@prdigest what merged in rocm?"], ["ask"]):
+        result = run_cli(*args)
+        assert result.code == 0 and result.out == EMPTY_STORE + "\n", args
+    assert json.loads(run_cli("ask", "--json", "rocm").out) == {"answer": EMPTY_STORE, "citations": []}
 
 
 # ---------------------------------------------------------------- with a model

@@ -5,6 +5,7 @@ from datetime import date, datetime
 import pytest
 
 from bot.commands import execute, parse_time
+from bot.empty_store import EMPTY_STORE
 from conftest import LA
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
 from store.posts import PostKey, claim_post
@@ -94,10 +95,13 @@ def test_a_day_without_prs_points_to_the_latest_day(filled):
     assert "latest day with merged PRs is 2026-03-08" in later.text
 
 
-def test_an_empty_store_says_how_to_fill_it(runtime):
-    reply = say(runtime, "today")
-    assert "holds no merged PRs of acme/engine yet" in reply.text
-    assert "`prdigest ingest`" in reply.text and "`prdigest import FILE`" in reply.text
+def test_an_empty_store_says_so_for_every_command_that_reads_prs(runtime):
+    for text in ("today", "area rocm", "areas week", "author ada-l", "pr 4090", "search eagle", "ask anything on rocm?"):
+        assert say(runtime, text).text == EMPTY_STORE, text
+    assert "/prdigest search TEXT" in say(runtime, "help").text
+    assert "This channel now gets" in say(runtime, "subscribe rocm", channel="C1").text
+    seed_day(runtime.db, date(2026, 3, 8), 1, repo="other/repo")
+    assert say(runtime, "area rocm").text.startswith("The store holds no PRs of acme/engine yet: fill it with")
 
 
 def test_area_defaults_to_the_last_seven_days(filled):

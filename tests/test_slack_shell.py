@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.empty_store import EMPTY_STORE
 from conftest import FIXTURES
 from servers.slack_api import BOT_TOKEN, FakeSlack
 from slack_helpers import LOUD_TITLE, REPO
@@ -61,7 +62,7 @@ def test_shell_answers_until_quit_and_survives_bad_lines(run_cli, monkeypatch, i
     assert "No PR merged on Sat Mar 7 in rocm" in out  # the follow-up kept the day of the first question
     assert "merged PRs in rocm for 2026-03-08" in out
     assert "as of" not in out  # `today` came after quit
-    assert "Traceback" not in result.stderr and "holds no PRs" not in result.stderr
+    assert "Traceback" not in result.stderr and EMPTY_STORE not in result.stderr
 
 
 def test_serve_without_tokens_is_the_shell_on_the_local_store(tmp_path):
@@ -69,10 +70,10 @@ def test_serve_without_tokens_is_the_shell_on_the_local_store(tmp_path):
     result = prdigest("serve", stdin="today\nhelp\n", PRDIGEST_DB=str(store))
     assert result.returncode == 0
     assert "no Slack tokens (SLACK_BOT_TOKEN, SLACK_APP_TOKEN) are set, so this is the local shell" in result.stderr
-    assert f"The store ({store}) holds no PRs yet." in result.stderr
-    assert "`prdigest ingest`" in result.stderr and "`prdigest import FILE`" in result.stderr
-    assert "holds no merged PRs of acme/engine yet" in result.stdout  # and the shell keeps working
-    assert "/prdigest search TEXT" in result.stdout
+    assert f"prdigest shell on {store}" in result.stderr and EMPTY_STORE in result.stderr
+    today, help_ = result.stdout.split("\n\n", 1)
+    assert today == EMPTY_STORE and "Nothing merged" not in result.stdout
+    assert "/prdigest search TEXT" in help_  # and the shell keeps working
 
 
 def test_serve_with_incomplete_or_bad_tokens_says_what_is_missing(tmp_path):
