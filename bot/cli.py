@@ -11,6 +11,7 @@ import click
 from sqlite_utils import Database
 
 from bot.config import ConfigError, Settings, parse_repos
+from bot.terminal import Style, neutralize, render
 from store.db import StoreError, open_db
 
 
@@ -113,7 +114,7 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
     if fmt == "json":
         click.echo(json.dumps(report_json(daily), indent=2, ensure_ascii=False))
     elif fmt == "slack":
-        click.echo("\n\n".join(message.shown for message in daily_report_messages(daily)))
+        click.echo(neutralize("\n\n".join(message.shown for message in daily_report_messages(daily))))
     else:
         click.echo(report_markdown(daily), nl=False)
 
@@ -252,7 +253,6 @@ def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
     from bot.runtime import Runtime
     from bot.shell import Conversation, quiet_logging
-    from bot.terminal import Style, neutralize, render
 
     quiet_logging()
     reply = Conversation(Runtime(app.settings), channel).say(text)
@@ -295,7 +295,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     chosen = [area_name(area) for area in areas] or channel_areas(runtime.db, channel, name)
     if dry_run:
         messages = report_messages(channel_report(runtime.db, app.settings, name, target, chosen), chosen)
-        click.echo("\n\n".join(message.shown for message in messages))
+        click.echo(neutralize("\n\n".join(message.shown for message in messages)))
         click.echo(f"dry run: {len(messages)} message(s) for {channel}; nothing posted", err=True)
         return
     if not app.settings.slack_bot_token:
@@ -351,11 +351,11 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if result.note:
-        click.echo(result.note)
+        click.echo(neutralize(result.note))
     for hit in result.hits:
         pr = hit.pr
         areas = f"  ({', '.join(pr.areas)})" if pr.areas else ""
-        click.echo(f"{hit.score:.2f}  #{pr.number}  {pr.merged_at.astimezone(tz):%Y-%m-%d %H:%M}  {pr.author}  {pr.title}{areas}")
+        click.echo(neutralize(f"{hit.score:.2f}  #{pr.number}  {pr.merged_at.astimezone(tz):%Y-%m-%d %H:%M}  {pr.author}  {pr.title}{areas}"))
 
 
 @cli.command()
@@ -368,7 +368,6 @@ def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | N
     from bot.answer import answer_question
     from bot.llm import LLMError, llm_from_settings
     from bot.slack_render import answer_message
-    from bot.terminal import Style, render
 
     text, name = " ".join(question), app.repo(repo)
     llm = llm_from_settings(app.settings)

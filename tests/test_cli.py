@@ -89,3 +89,17 @@ def test_report_slack_format_is_not_cut_on_a_busy_day(run_cli):
     data = json.loads(run_cli("report", "--date", day, "--format", "json").out)
     shown = run_cli("report", "--date", day, "--format", "slack").out
     assert all(f"/pull/{pr['number']}|" in shown for pr in data["prs"])
+
+
+def test_search_and_slack_reports_print_no_terminal_control_codes(run_cli, db, monkeypatch):
+    from datetime import datetime, timezone
+
+    from pr_factory import REPO, make_pr
+    from store.prs import save_pr
+
+    monkeypatch.setenv("PRDIGEST_REPOS", REPO)
+    save_pr(db, make_pr(901, "[Core] Clear\x1b[2J the \x9bscreen\x07", merged_at=datetime(2026, 3, 7, 18, tzinfo=timezone.utc)))
+    for args in (("search", "clear"), ("report", "--date", "2026-03-07", "--format", "slack")):
+        result = run_cli(*args)
+        assert result.code == 0, result.err
+        assert "Clear" in result.out and not any(c in result.out for c in "\x1b\x9b\x07")
