@@ -151,3 +151,17 @@ def m020_model_summaries(db: Database) -> None:
     )
     db["model_calls"].create_index(["at"])
     db["model_calls"].create_index(["repo", "number"])
+
+
+@migrations()
+def m050_model_replies(db: Database) -> None:
+    # Failed attempts since the last good summary; at PRDIGEST_SUMMARY_MAX_FAILURES a PR
+    # stops being retried until a forced run, so one unreadable PR does not cost a call every run.
+    db["prs"].add_column("summary_failures", int)
+    # Reasoning models spend tokens that never reach the reply; they are part of tokens_out.
+    db["model_calls"].add_column("reasoning_tokens", int, not_null_default=0)
+    db["structured_output"].create(
+        {"base_url": str, "model": str, "accepted": int, "note": str, "checked_at": str},
+        pk=("base_url", "model"),
+        not_null={"accepted", "checked_at"},
+    )
