@@ -7,7 +7,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from pr_factory import REPO, make_pr
-from servers.openai_api import REPLY_SHAPES, SCHEMA_REFUSALS, FakeOpenAI, Reply, rotating_responder, summary_sections
+from servers.openai_api import (
+    REPLY_SHAPES, SCHEMA_REFUSALS, FakeOpenAI, Reply, rotating_responder, summary_json, summary_reply, summary_sections,
+)
 
 from bot.config import Settings
 from bot.llm import LLM
@@ -64,7 +66,7 @@ _NO_DIFF = "This summary is based on the title, description and file list; the d
 @pytest.mark.parametrize("server", ["refuses a schema", "ignores a schema"])
 def test_every_reply_shape_is_stored_as_the_models_four_sections(db, shape, server):
     """Without structured output, whichever way the server lacks it, every shape real models use is read."""
-    responder = lambda request: REPLY_SHAPES[shape]("300", "trivial")  # noqa: E731
+    responder = lambda request: REPLY_SHAPES[shape](summary_sections("300"), "trivial")  # noqa: E731
     with FakeOpenAI(responder, json_schema="openai" if server == "refuses a schema" else "ignore") as api:
         run = summarize(db, api, day_prs(1))
     assert run.summarized == [300] and not run.failed
@@ -154,10 +156,7 @@ def test_a_pr_that_keeps_failing_is_given_up_until_forced(db, run_cli, monkeypat
         given_up = json.loads(run_cli("stats", "--json").out)["given_up"]
         assert given_up[0]["number"] == pr.number and given_up[0]["failures"] == 2
         assert given_up[0]["last_error"].startswith("the reply could not be read")
-        api.responder = lambda request: Reply(json.dumps({"type": "trivial", **{
-            "_".join(label.lower().split()): text for label, text in zip(
-                ("What changed and why", "Technical impact", "Potential risks", "Key insights"),
-                summary_sections(pr.number).values())}}))
+        api.responder = lambda request: Reply(summary_json(pr.number))
         assert run_cli("summarize", "--missing", "--force").code == 0
     assert get_pr(db, REPO, pr.number).summary.source == f"model:{MODEL}"
     assert json.loads(run_cli("stats", "--json").out)["given_up"] == []
@@ -179,9 +178,8 @@ def test_failures_of_the_server_do_not_count_toward_the_cap(db):
 
 def test_reasoning_never_reaches_a_summary_and_its_tokens_are_counted(db):
     thinking = "Let me think about the scheduler change in detail. " * 8
-    replies = [Reply(f"<think>{thinking}</think>\n{REPLY_SHAPES['as asked']('300', 'trivial').text}"),
-               Reply(REPLY_SHAPES["as asked"]("301", "trivial").text, reasoning=thinking),
-               Reply(REPLY_SHAPES["as asked"]("302", "trivial").text, reasoning=thinking, reasoning_tokens=False)]
+    replies = [Reply(f"<think>{thinking}</think>\n{summary_reply(300)}"), Reply(summary_reply(301), reasoning=thinking),
+               Reply(summary_reply(302), reasoning=thinking, reasoning_tokens=False)]
     with FakeOpenAI(json_schema="ignore") as api:
         api.script(*replies)
         run = summarize(db, api, day_prs(3))

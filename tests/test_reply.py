@@ -78,7 +78,7 @@ def test_crafted_replies_are_refused_without_stalling(text, hang_guard):
 
 @pytest.mark.parametrize("shape", REPLY_SHAPES)
 def test_every_shape_gives_the_four_sections_and_nothing_else(shape):
-    reply = REPLY_SHAPES[shape]("42", "trivial")
+    reply = REPLY_SHAPES[shape](summary_sections("42"), "trivial")
     parsed = parse_reply(reply.text)  # reasoning beside the content never reaches the parser
     assert parsed.type == "trivial"
     assert parsed.sections == summary_sections("42")

@@ -98,47 +98,53 @@ def summary_sections(pr_number: int | str = "?") -> dict[str, str]:
 
 def summary_reply(pr_number: int | str = "?", kind: str = "substantial") -> str:
     """A reply in the four-section format prdigest asks for."""
-    words = summary_sections(pr_number)
-    parts = [f"TYPE: {kind}"] + [f"## {label}\n{words[key]}" for key, label in SECTIONS]
-    return "\n\n".join(parts)
+    return _markdown(summary_sections(pr_number), kind, lambda i, label: f"## {label}", f"TYPE: {kind}")
 
 
 def summary_json(pr_number: int | str = "?", kind: str = "substantial") -> str:
     """A reply in the JSON schema prdigest asks for with structured output."""
-    words = summary_sections(pr_number)
+    return _json(summary_sections(pr_number), kind)
+
+
+def _json(words: dict[str, str], kind: str) -> str:
     return json.dumps({"type": kind, **{"_".join(label.lower().split()): words[key] for key, label in SECTIONS}})
 
 
-def _markdown(pr_number: str, kind: str, heading: Callable[[int, str], str], type_line: str, type_last: bool = False) -> str:
-    words = summary_sections(pr_number)
+def _markdown(
+    words: dict[str, str], kind: str, heading: Callable[[int, str], str], type_line: str, type_last: bool = False
+) -> str:
     sections = [f"{heading(index, label)}\n{words[key]}" for index, (key, label) in enumerate(SECTIONS, 1)]
     return "\n\n".join(sections + [type_line] if type_last else [type_line] + sections)
 
 
+def _as_asked(words: dict[str, str], kind: str) -> str:
+    return _markdown(words, kind, lambda i, label: f"## {label}", f"TYPE: {kind}")
+
+
 _THINKING = "Okay, the user wants a summary of this PR. The diff touches the scheduler, so the type is substantial."
 
-# Each shape a real model gives a summary in, from the PR number and the type.
-REPLY_SHAPES: dict[str, Callable[[str, str], Reply]] = {
-    "as asked": lambda n, k: Reply(summary_reply(n, k)),
-    "preamble and closing remarks": lambda n, k: Reply(
-        f"Here is the summary of the pull request:\n\n{summary_reply(n, k)}\n\n"
+# Each shape a real model gives a summary in, from the sections (by key) and the type.
+REPLY_SHAPES: dict[str, Callable[[dict[str, str], str], Reply]] = {
+    "as asked": lambda w, k: Reply(_as_asked(w, k)),
+    "preamble and closing remarks": lambda w, k: Reply(
+        f"Here is the summary of the pull request:\n\n{_as_asked(w, k)}\n\n"
         "Let me know if you would like more detail on any part."),
-    "think block": lambda n, k: Reply(f"<think>\n{_THINKING}\n</think>\n\n{summary_reply(n, k)}"),
-    "template-opened think block": lambda n, k: Reply(f"{_THINKING}\n</think>\n\n{summary_reply(n, k)}"),
-    "reasoning beside the content": lambda n, k: Reply(summary_reply(n, k), reasoning=_THINKING),
-    "bold headings": lambda n, k: Reply(_markdown(n, k, lambda i, label: f"**{label}**", f"**Type:** {k.upper()}")),
-    "bold headings with text": lambda n, k: Reply(_markdown(
-        n, k, lambda i, label: f"**{label}:**", f"Type: {k.capitalize()}").replace(":**\n", ":** ")),
-    "### headings with colons": lambda n, k: Reply(_markdown(n, k, lambda i, label: f"### {label}:", f"TYPE: {k}")),
-    "numbered headings": lambda n, k: Reply(_markdown(n, k, lambda i, label: f"{i}. {label}", f"Type: {k.upper()}")),
-    "fenced": lambda n, k: Reply(f"```markdown\n{summary_reply(n, k)}\n```"),
-    "type last in capitals": lambda n, k: Reply(
-        _markdown(n, k, lambda i, label: f"## {label}", f"Type: {k.upper()}", type_last=True)),
-    "JSON object": lambda n, k: Reply(summary_json(n, k)),
-    "fenced JSON with a preamble": lambda n, k: Reply(f"Sure! Here is the JSON:\n```json\n{summary_json(n, k)}\n```"),
-    "everything at once": lambda n, k: Reply(
+    "think block": lambda w, k: Reply(f"<think>\n{_THINKING}\n</think>\n\n{_as_asked(w, k)}"),
+    "template-opened think block": lambda w, k: Reply(f"{_THINKING}\n</think>\n\n{_as_asked(w, k)}"),
+    "reasoning beside the content": lambda w, k: Reply(_as_asked(w, k), reasoning=_THINKING),
+    "bold headings": lambda w, k: Reply(_markdown(w, k, lambda i, label: f"**{label}**", f"**Type:** {k.upper()}")),
+    "bold headings with text": lambda w, k: Reply(_markdown(
+        w, k, lambda i, label: f"**{label}:**", f"Type: {k.capitalize()}").replace(":**\n", ":** ")),
+    "### headings with colons": lambda w, k: Reply(_markdown(w, k, lambda i, label: f"### {label}:", f"TYPE: {k}")),
+    "numbered headings": lambda w, k: Reply(_markdown(w, k, lambda i, label: f"{i}. {label}", f"Type: {k.upper()}")),
+    "fenced": lambda w, k: Reply(f"```markdown\n{_as_asked(w, k)}\n```"),
+    "type last in capitals": lambda w, k: Reply(
+        _markdown(w, k, lambda i, label: f"## {label}", f"Type: {k.upper()}", type_last=True)),
+    "JSON object": lambda w, k: Reply(_json(w, k)),
+    "fenced JSON with a preamble": lambda w, k: Reply(f"Sure! Here is the JSON:\n```json\n{_json(w, k)}\n```"),
+    "everything at once": lambda w, k: Reply(
         f"<think>{_THINKING}</think>\nSure! Here's a summary of the PR:\n\n```\n"
-        + _markdown(n, k, lambda i, label: f"### {i}. **{label.title()}:**", f"**TYPE:** `{k.upper()}`", type_last=True)
+        + _markdown(w, k, lambda i, label: f"### {i}. **{label.title()}:**", f"**TYPE:** `{k.upper()}`", type_last=True)
         + "\n```\n\n---\nI hope this helps! Feel free to ask for more detail.",
         reasoning="The user message holds one pull request."),
 }
@@ -157,17 +163,21 @@ def summarizing_responder(request: Recorded) -> Reply:
     return Reply(summary_json(number) if request.wants_json else summary_reply(number))
 
 
-def rotating_responder() -> Callable[[Recorded], Reply]:
-    """Each request gets the next of REPLY_SHAPES; a request with a schema that the server takes gets JSON."""
+def rotating_responder(
+    sections: Callable[[str], dict[str, str]] = summary_sections,
+) -> Callable[[Recorded], Reply]:
+    """Each request gets the next of REPLY_SHAPES, with `sections(PR number)`; a request with a
+    schema that the server takes gets JSON, as constrained decoding guarantees."""
     shapes = itertools.cycle(REPLY_SHAPES.values())
     lock = threading.Lock()
 
     def respond(request: Recorded) -> Reply:
+        words = sections(_pr_number(request))
         if request.wants_json:
-            return summarizing_responder(request)
+            return Reply(_json(words, "substantial"))
         with lock:
             shape = next(shapes)
-        return shape(_pr_number(request), "substantial")
+        return shape(words, "substantial")
 
     return respond
 
