@@ -52,7 +52,6 @@ class LLMError(Exception):
         self.transient = transient
         self.seconds = seconds
 
-    @property
     def call(self) -> ModelCall:
         """This failure as a ledger entry."""
         return ModelCall("error", 0, 0, self.seconds, str(self))

@@ -189,14 +189,11 @@ def _from_markdown(text: str) -> tuple[str | None, dict[str, list[str]]]:
 
 def _type_line(line: str) -> str | None:
     """The type a TYPE line gives (lower case, maybe not a valid one), "" for a type heading alone, else None."""
-    text = _without_openers(line)
-    name = _TYPE_NAME.match(text)
-    if not name:
+    marker = _marker(line, _TYPE_NAME)
+    if marker is None:
         return None
-    after = text[name.end() :]
-    closer = _CLOSER.match(after).group(0)
-    rest = after[len(closer) :]
-    if not rest.strip():
+    _, closer, rest = marker
+    if not rest:
         return ""
     value = _TYPE_VALUE.match(rest) if ":" in closer else None
     if value is None:
@@ -208,20 +205,29 @@ def _type_line(line: str) -> str | None:
 
 def _heading(line: str) -> tuple[str, str] | None:
     """(section key, text after the heading on the same line) when `line` opens a section."""
-    text = _without_openers(line)
-    name = _NAME.match(text)
-    if not name:
+    marker = _marker(line, _NAME)
+    if marker is None:
         return None
-    after = text[name.end() :]
-    closer = _CLOSER.match(after).group(0)
-    rest = after[len(closer) :].strip()
-    words = _words(name.group(0))
+    name, closer, rest = marker
+    words = _words(name)
     if not rest:
         return (_FULL_NAMES | _SHORT_NAMES)[words], ""
     # Text on the heading's line only after a full label closed by a colon or bold: "**Key insights:** ...".
     if words in _FULL_NAMES and (":" in closer or "**" in closer or "__" in closer):
         return _FULL_NAMES[words], rest
     return None
+
+
+def _marker(line: str, name: re.Pattern[str]) -> tuple[str, str, str] | None:
+    """(name, closer, rest) when `line` past its markup starts with `name`:
+    "**Type:** trivial" gives ("Type", ":** ", "trivial")."""
+    text = _without_openers(line)
+    found = name.match(text)
+    if not found:
+        return None
+    after = text[found.end() :]
+    closer = _CLOSER.match(after).group(0)
+    return found.group(0), closer, after[len(closer) :].strip()
 
 
 def _without_openers(line: str) -> str:

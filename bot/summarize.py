@@ -150,11 +150,11 @@ def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_fo
                 json_schema=REPLY_SCHEMA if structured else None, earlier=earlier,
             )
         except SchemaRefused as exc:
-            done.calls.append(exc.call)
+            done.calls.append(exc.call())
             reply_format.refused(str(exc))
             continue  # the same request, asking for Markdown
         except LLMError as exc:
-            done.calls.append(exc.call)
+            done.calls.append(exc.call())
             done.error, done.counts = str(exc), not exc.transient
             return done
         done.schema_taken = done.schema_taken or structured

@@ -156,7 +156,7 @@ def test_a_refused_schema_is_told_apart_from_other_bad_requests(api, style):
     with FakeOpenAI(json_schema=style) as refusing, LLM("m", base_url=refusing.base_url) as llm:
         with pytest.raises(SchemaRefused, match="answered HTTP 400: .*(response_format|json_object)") as caught:
             llm.complete("s", "u", json_schema=schema)
-        assert not caught.value.transient and caught.value.call.outcome == "error"
+        assert not caught.value.transient and caught.value.call().outcome == "error"
         assert llm.complete("s", "u").text  # without a schema the same server answers
     api.script(Reply(status=400, raw=json.dumps({"error": {"message": "prompt is too long"}}).encode()))
     with LLM("m", base_url=api.base_url) as llm, pytest.raises(LLMError) as other:
@@ -173,7 +173,7 @@ def test_server_failures_are_transient_and_bad_requests_are_not(api):
         with pytest.raises(LLMError) as missing:
             llm.complete("s", "u")
     assert busy.value.transient and not missing.value.transient
-    assert busy.value.call.error == str(busy.value) and busy.value.call.tokens_in == 0
+    assert busy.value.call().error == str(busy.value) and busy.value.call().tokens_in == 0
 
 
 def test_concurrent_calls_are_bounded(api):

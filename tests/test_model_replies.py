@@ -12,10 +12,11 @@ from servers.openai_api import (
 )
 
 from bot.config import Settings
-from bot.llm import LLM
+from bot.llm import LLM, LLMError
 from bot.prompt import JSON_SYSTEM_PROMPT, PROMPT_VERSION, REPLY_SCHEMA, SYSTEM_PROMPT
 from bot.summarize import summarize_prs
 from store.extractive import classify_type, extractive_summary
+from store.model_calls import record_calls
 from store.prs import get_pr, save_pr
 from store.structured_output import RECHECK_AFTER, json_schema_support
 
@@ -191,3 +192,19 @@ def test_reasoning_never_reaches_a_summary_and_its_tokens_are_counted(db):
     assert all(abs(tokens - len(thinking) / 4) <= 5 for tokens in ledger)
     assert run.reasoning_tokens == sum(ledger) and f"({run.reasoning_tokens:,} reasoning)" in run.describe()
     assert db.execute("select count(*) from model_calls where prompt_version = ?", [PROMPT_VERSION]).fetchone()[0] == 3
+
+
+def test_any_caller_records_its_calls_in_the_same_ledger(db):
+    """As answers do: a completion, or a failure, recorded with its own purpose."""
+    with FakeOpenAI() as api, LLM(MODEL, base_url=api.base_url, max_retries=0) as llm:
+        api.script(Reply("The answer [#300].", reasoning="Which PR fits?"), Reply(status=503, raw=b'{"error": {}}'))
+        done = llm.complete("s", "u")
+        with pytest.raises(LLMError) as failed:
+            llm.complete("s", "u")
+    record_calls(db, [done.call(), failed.value.call()], model=MODEL, purpose="answer", repo=REPO)
+    rows = db.execute(
+        "select purpose, outcome, tokens_in, tokens_out, reasoning_tokens, number, error from model_calls order by id"
+    ).fetchall()
+    assert rows[0] == ("answer", "ok", done.tokens_in, done.tokens_out, done.reasoning_tokens, None, None)
+    assert rows[1][:2] == ("answer", "error") and "HTTP 503" in rows[1][6]
+    assert done.reasoning_tokens > 0
