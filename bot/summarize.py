@@ -118,7 +118,7 @@ class SummaryRun:
     tokens_in: int = 0
     tokens_out: int = 0
     reasoning_tokens: int = 0
-    structured: bool | None = None  # whether replies were asked for as JSON; None when no call was made
+    structured: bool | None = None  # whether replies were asked for as JSON (last); None when no call was made
     github_problem: str | None = None
 
     def describe(self) -> str:
@@ -132,6 +132,8 @@ class SummaryRun:
             text += f"; {self.given_up} skipped after failing too often (--force tries them again)"
         if self.failed:
             text += f"; {len(self.failed)} failed and marked for retry"
+        if self.structured is False:
+            text += "; replies asked for in Markdown, as the server takes no JSON schema"
         if self.github_problem:
             text += f"; without diffs from GitHub after: {self.github_problem}"
         return text

@@ -3,6 +3,7 @@ every reply shape, with and without structured output, servers that refuse it, t
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -57,6 +58,7 @@ def assert_models_sections(db, number: int) -> None:
     assert not [w for w in WRAPPING for key in FIELDS if w in getattr(stored.summary, key)]
 
 
+PR_NUMBER = re.compile(r"^Number: #(\d+)$", re.MULTILINE)
 _NO_DIFF = "This summary is based on the title, description and file list; the diff was not available."
 
 
@@ -97,6 +99,7 @@ def test_a_server_that_refuses_a_schema_costs_one_refused_call_ever(db, style):
         assert [r.wants_json for r in api.requests] == [True] + [False] * 5
         assert {r.system for r in api.requests[1:]} == {SYSTEM_PROMPT}
         assert first.structured is False and len(first.summarized) == 5 and first.calls == 6
+        assert "replies asked for in Markdown, as the server takes no JSON schema" in first.describe()
         assert json_schema_support(db, api.base_url, MODEL) is False
         second = summarize(db, api, prs)  # a later run: straight to Markdown
         assert [r.wants_json for r in api.requests[6:]] == [False]
@@ -179,10 +182,11 @@ def test_failures_of_the_server_do_not_count_toward_the_cap(db):
 
 def test_reasoning_never_reaches_a_summary_and_its_tokens_are_counted(db):
     thinking = "Let me think about the scheduler change in detail. " * 8
-    replies = [Reply(f"<think>{thinking}</think>\n{summary_reply(300)}"), Reply(summary_reply(301), reasoning=thinking),
-               Reply(summary_reply(302), reasoning=thinking, reasoning_tokens=False)]
-    with FakeOpenAI(json_schema="ignore") as api:
-        api.script(*replies)
+    replies = {"300": Reply(f"<think>{thinking}</think>\n{summary_reply(300)}"),
+               "301": Reply(summary_reply(301), reasoning=thinking),
+               "302": Reply(summary_reply(302), reasoning=thinking, reasoning_tokens=False)}
+    # By PR, not in turn: after the first, the PRs are summarized concurrently.
+    with FakeOpenAI(lambda request: replies[PR_NUMBER.search(request.user).group(1)], json_schema="ignore") as api:
         run = summarize(db, api, day_prs(3))
     for number in (300, 301, 302):
         assert_models_sections(db, number)
