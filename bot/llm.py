@@ -150,7 +150,8 @@ class LLM:
             text=text,
             tokens_in=getattr(usage, "prompt_tokens", None) or estimate_tokens(system + user),
             tokens_out=getattr(usage, "completion_tokens", None) or estimate_tokens(text + reasoning),
-            reasoning_tokens=reported if reported is not None else estimate_tokens(reasoning.strip()),
+            # Some servers report 0 beside reasoning they did send; then the text seen is the better count.
+            reasoning_tokens=reported or estimate_tokens(reasoning.strip()),
             model=self.model,
             seconds=seconds,
         )
