@@ -1,18 +1,23 @@
-"""How well search and ask find the PRs a person expects: recall@5, recall@10 and MRR for search, hit@3 for ask.
+"""How well search finds and answers choose: search recall@10 and hit@3, and the precision and recall of citations.
 
     python bench/eval.py [--questions tests/eval/questions.json] [--seeds ../shared/seeds] [--misses]
 
-Imports the seed reports into a fresh store, asks every question of the set
-(without a model) and compares with the PRs a person reading the reports
-expects. recall@k is the share of the expected PRs in the first k results,
-out of at most k (a question expecting 27 PRs is fully answered by 10 right
-ones). MRR is the mean of 1/rank of the first expected PR. hit@3: one of the
-answer's first three citations is expected. Skips (exit 0) without the seeds.
+Imports the seed reports and our own reports (tests/eval/reports) into a fresh
+store, asks every question of the set without a model, and compares with the
+PRs a careful person would cite. For search: recall@10 is the share of the
+expected PRs in the first 10 results, out of at most 10; hit@3 is whether one
+of the first three is expected. For answers: precision is the share of cited
+PRs that are expected, recall the share of expected PRs cited (a question
+expecting none is answered right by citing none). "first line" is the share of
+questions with a known answer (yes/no, who, how many) whose first line gives it.
+The baseline is plain BM25 over the question's words, citing its top 8 as the
+answers once did. Skips (exit 0) without the seeds.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -25,101 +30,167 @@ sys.path.insert(0, str(ROOT))
 
 from bot.answer import answer_question, read_in_thread  # noqa: E402
 from bot.config import Settings  # noqa: E402
+from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402
 from store.importer import import_file  # noqa: E402
-from store.search import search  # noqa: E402
+from store.retrieval.search import search  # noqa: E402
 
 QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
+REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
+BASELINE_CITES = 8
+METRICS = ("recall@10", "hit@3", "precision", "recall")
 
 
 @dataclass
 class Scores:
     count: int = 0
-    recall5: float = 0.0
-    recall10: float = 0.0
-    mrr: float = 0.0
-    hit3: float = 0.0
+    sums: dict[str, float] = field(default_factory=lambda: dict.fromkeys(METRICS, 0.0))
+    searched: int = 0  # questions that expect PRs: search is scored on those only
+    lines: int = 0  # questions with a known first-line answer
+    lines_right: int = 0
 
-    def add(self, recall5: float, recall10: float, rr: float, hit3: float) -> None:
+    def add(self, figures: dict[str, float | None], line_right: bool | None) -> None:
         self.count += 1
-        self.recall5 += recall5
-        self.recall10 += recall10
-        self.mrr += rr
-        self.hit3 += hit3
+        self.searched += figures["recall@10"] is not None
+        for name in METRICS:
+            self.sums[name] += figures[name] or 0.0
+        if line_right is not None:
+            self.lines += 1
+            self.lines_right += line_right
 
     def mean(self) -> dict[str, float]:
-        n = max(self.count, 1)
-        return {
-            "questions": self.count,
-            "recall@5": self.recall5 / n,
-            "recall@10": self.recall10 / n,
-            "mrr": self.mrr / n,
-            "ask hit@3": self.hit3 / n,
-        }
+        means = {"questions": self.count}
+        for name in METRICS:
+            n = self.searched if name in ("recall@10", "hit@3") else self.count
+            means[name] = self.sums[name] / max(n, 1)
+        means["first line"] = self.lines_right / self.lines if self.lines else float("nan")
+        return means
 
 
 @dataclass
 class Report:
     overall: Scores = field(default_factory=Scores)
+    baseline: Scores = field(default_factory=Scores)
     by_kind: dict[str, Scores] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
 
 
-def recall(found: list[int], expected: set[int], k: int) -> float:
-    return len(set(found[:k]) & expected) / min(k, len(expected))
+def search_figures(found: list[int], expected: set[int]) -> dict[str, float | None]:
+    if not expected:
+        return {"recall@10": None, "hit@3": None}
+    return {
+        "recall@10": len(set(found[:10]) & expected) / min(10, len(expected)),
+        "hit@3": float(bool(set(found[:3]) & expected)),
+    }
 
 
-def reciprocal_rank(found: list[int], expected: set[int]) -> float:
-    return next((1 / rank for rank, number in enumerate(found, 1) if number in expected), 0.0)
+def citation_figures(cited: list[int], expected: set[int]) -> dict[str, float]:
+    right = len(set(cited) & expected)
+    return {
+        "precision": right / len(set(cited)) if cited else float(not expected),
+        "recall": right / len(expected) if expected else float(not cited),
+    }
 
 
-def evaluate(seeds: list[Path], questions_path: Path = QUESTIONS) -> Report:
+def first_line_right(item: dict, text: str) -> bool | None:
+    """Whether the answer's first line gives the known answer; None when the question has none to check."""
+    if "answer" not in item:
+        return None
+    line = text.split("\n", 1)[0]
+    form, known = item.get("form"), item["answer"]
+    if form == "yesno":
+        return line.startswith("Yes") if known else line.startswith("No PR")
+    if form == "who":
+        return all(re.search(rf"\b{re.escape(login)}\b", line, re.IGNORECASE) for login in known)
+    if form == "count":
+        return bool(re.search(rf"(?<![\d#]){int(known)}(?!\d)", line))
+    return None
+
+
+def baseline_ranking(db, repo: str, text: str) -> list[int]:
+    """Plain BM25 over every word of the question, no filters, synonyms or fields."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    if not words:
+        return []
+    expression = " OR ".join(f'"{word}"' for word in words)
+    rows = db.execute(
+        "select prs.number from prs_fts join prs on prs.id = prs_fts.rowid "
+        "where prs_fts match ? and prs.repo = ? order by bm25(prs_fts) limit 10",
+        [expression, repo],
+    )
+    return [row[0] for row in rows]
+
+
+def evaluate(seeds: list[Path], questions_path: Path = QUESTIONS, reports: Path = REPORTS) -> Report:
     spec = json.loads(questions_path.read_text(encoding="utf-8"))
     tz = ZoneInfo(spec["timezone"])
     repo = spec["repo"]
     settings = Settings.from_env({"PRDIGEST_REPOS": repo, "PRDIGEST_TIMEZONE": tz.key, "PRDIGEST_DB": "unused"})
     report = Report()
+    by_now: dict[datetime, list[dict]] = {}
+    for item in spec["questions"]:
+        by_now.setdefault(datetime.fromisoformat(item.get("now", spec["now"])), []).append(item)
     with tempfile.TemporaryDirectory() as folder:
-        db = open_db(Path(folder) / "eval.db")
-        for path in seeds:
-            import_file(db, path, tz, repo)
-        for item in spec["questions"]:
-            now = datetime.fromisoformat(item.get("now", spec["now"]))
-            expected = set(item["expected"])
-            history = item.get("history", [])
-            question = read_in_thread(db, item["q"], history, repo, tz, now)
-            found = search(db, repo, question, limit=10).numbers
-            cited = answer_question(db, settings, item["q"], history=history, now=now, repo=repo).citations
-            scores = (recall(found, expected, 5), recall(found, expected, 10), reciprocal_rank(found, expected),
-                      float(bool(set(cited[:3]) & expected)))
-            report.overall.add(*scores)
-            report.by_kind.setdefault(item["kind"], Scores()).add(*scores)
-            if scores[1] < 1 or not scores[3]:
-                report.misses.append(
-                    f"[{item['kind']}] {item['q']!r}: recall@10 {scores[1]:.2f}, ask hit@3 {int(scores[3])}; "
-                    f"search {found}, ask {cited[:3]}, expected {sorted(expected)}"
-                )
-        db.close()
+        for index, (now, items) in enumerate(sorted(by_now.items())):
+            db = store_as_of(Path(folder) / f"eval-{index}.db", [*seeds, *sorted(reports.glob("*.md"))], now, tz, repo)
+            for item in items:
+                ask(db, settings, repo, tz, now, item, report)
+            db.close()
     return report
+
+
+def store_as_of(path: Path, files: list[Path], now: datetime, tz: ZoneInfo, repo: str):
+    """A store holding what had merged by `now`: a question never sees PRs merged after it was asked."""
+    db = open_db(path)
+    for file in files:
+        import_file(db, file, tz, repo)
+    db.execute("delete from prs where merged_at > ?", [to_utc_text(now)])
+    db.conn.commit()
+    return db
+
+
+def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: dict, report: Report) -> None:
+    expected = set(item["expected"])
+    history = item.get("history", [])
+    question = read_in_thread(db, item["q"], history, repo, tz, now)
+    found = search(db, repo, question, limit=10).numbers
+    answer = answer_question(db, settings, item["q"], history=history, now=now, repo=repo)
+    figures = {**search_figures(found, expected), **citation_figures(answer.citations, expected)}
+    line_right = first_line_right(item, answer.text)
+    report.overall.add(figures, line_right)
+    report.by_kind.setdefault(item["kind"], Scores()).add(figures, line_right)
+    ranked = baseline_ranking(db, repo, item["q"])
+    report.baseline.add({**search_figures(ranked, expected), **citation_figures(ranked[:BASELINE_CITES], expected)}, None)
+    if figures["precision"] < 1 or figures["recall"] < 1 or line_right is False or (figures["recall@10"] or 1) < 1:
+        extra = sorted(set(answer.citations) - expected)
+        missed = sorted(expected - set(answer.citations))
+        report.misses.append(
+            f"[{item['kind']}] {item['q']!r}: precision {figures['precision']:.2f}, recall {figures['recall']:.2f}, "
+            f"search recall@10 {figures['recall@10'] if figures['recall@10'] is None else round(figures['recall@10'], 2)}"
+            f"{'' if line_right is not False else ', first line wrong'}; extra {extra}, missed {missed}; "
+            f"first line: {answer.text.splitlines()[0][:160]!r}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--seeds", type=Path, default=SEEDS)
-    parser.add_argument("--misses", action="store_true", help="list the questions not fully answered")
+    parser.add_argument("--misses", action="store_true", help="list the questions not answered exactly")
     args = parser.parse_args()
     seeds = sorted(args.seeds.glob("*.md")) if args.seeds.is_dir() else []
     if not seeds:
         print(f"no seed reports in {args.seeds}; skipping the evaluation")
         return
     report = evaluate(seeds, args.questions)
-    print(f"{'kind':<10} {'n':>3} {'recall@5':>9} {'recall@10':>10} {'MRR':>6} {'ask hit@3':>10}")
-    rows = [*sorted(report.by_kind.items()), ("all", report.overall)]
+    print(f"{'kind':<12} {'n':>4} {'recall@10':>10} {'hit@3':>7} {'precision':>10} {'recall':>7} {'first line':>11}")
+    rows = [*sorted(report.by_kind.items()), ("all", report.overall), ("BM25 only", report.baseline)]
     for kind, scores in rows:
         m = scores.mean()
-        print(f"{kind:<10} {m['questions']:>3} {m['recall@5']:>9.3f} {m['recall@10']:>10.3f} {m['mrr']:>6.3f} {m['ask hit@3']:>10.3f}")
+        line = "" if m["first line"] != m["first line"] else f"{m['first line']:.3f}"
+        print(f"{kind:<12} {m['questions']:>4} {m['recall@10']:>10.3f} {m['hit@3']:>7.3f} "
+              f"{m['precision']:>10.3f} {m['recall']:>7.3f} {line:>11}")
     if args.misses:
         print("\n".join(["", *report.misses]))
 

@@ -1,14 +1,17 @@
 """Latency of `search` and `ask` (without a model) on synthetic stores of 1k, 10k and 100k merged PRs.
 
-    python bench/search_latency.py [--sizes 1000,10000,100000] [--rounds 3] [--rebuild]
+    python bench/search_latency.py [--sizes 1000,10000,100000] [--orders merge,backfill,random] [--rounds 3] [--rebuild]
 
-Stores are generated once into $TMPDIR/prdigest-bench/ (100k takes a minute or
-two) and reused. PRs look like a busy repository's: bracketed title tags, model
-and component names, file paths, four-section summaries drawn from a shared
-vocabulary with a Zipf-like skew, a long tail of authors, a bot that merges a
-third of everything, 50 merges a day, reverts and regression fixes. Rows go in
-through the same insert as save_pr (FTS kept in sync by its triggers); relations
-are recorded by the same code save_pr uses.
+Each store is filled in one of three orders: in merge order, as a newest-first
+backfill (the most recent day first, then each older day), or in random order.
+Stores are generated once into $TMPDIR/prdigest-bench/ and reused. PRs look
+like a busy repository's: 40 merges a day (100k PRs span almost seven years),
+bracketed title tags, model and component names, file paths, four-section
+summaries drawn from a shared vocabulary with a Zipf-like skew, a long tail of
+authors, a bot that merges a third of everything, reverts and regression fixes.
+They are written by save_prs, a day (or, in random order, 40 PRs) at a time.
+Figures are p50 and p95 in milliseconds per query kind, then the 100k/1k ratio
+of each kind for each order.
 """
 from __future__ import annotations
 
@@ -30,15 +33,17 @@ from bot.config import Settings  # noqa: E402
 from store.areas import classify  # noqa: E402
 from store.db import open_db  # noqa: E402
 from store.model import PullRequest, Summary  # noqa: E402
-from store.prs import pr_record  # noqa: E402
-from store.relations import backfill_relations  # noqa: E402
-from store.search import search_prs  # noqa: E402
+from store.days import local_day  # noqa: E402
+from store.prs import save_prs  # noqa: E402
+from store.retrieval.search import search_prs  # noqa: E402
 
 REPO = "acme/engine"
 TZ = ZoneInfo("America/Los_Angeles")
 END = datetime(2026, 2, 14, 18, 0, tzinfo=TZ)
-PER_DAY = 50
-GENERATOR_VERSION = 3
+PER_DAY = 40
+GENERATOR_VERSION = 4
+ORDERS = ("merge", "backfill", "random")
+KINDS = ("day", "week", "person", "area", "text", "text+time", "number", "ask")
 
 TAGS = [
     "Bugfix", "Core", "ROCm", "CI", "CI/Build", "Frontend", "Kernel", "Model", "Perf", "Doc", "Misc", "Spec Decode",
@@ -179,39 +184,47 @@ def generate(count: int, seed: int = 7) -> list[PullRequest]:
     return prs
 
 
-def build_store(path: Path, count: int) -> None:
-    """Write `count` PRs: the rows save_pr writes (FTS in sync by its triggers), then their relations."""
+def arrival(prs: list[PullRequest], order: str) -> list[list[PullRequest]]:
+    """The batches PRs reach the store in: day by day, oldest or newest day first, or 40 at a time at random."""
+    if order == "random":
+        shuffled = random.Random(11).sample(prs, len(prs))
+        return [shuffled[i:i + PER_DAY] for i in range(0, len(shuffled), PER_DAY)]
+    days: dict[object, list[PullRequest]] = {}
+    for pr in prs:
+        days.setdefault(local_day(pr.merged_at, TZ), []).append(pr)
+    batches = list(days.values())
+    return batches[::-1] if order == "backfill" else batches
+
+
+def build_store(path: Path, count: int, order: str) -> None:
     path.unlink(missing_ok=True)
     db = open_db(path)
-    now = END.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    rows = ({**pr_record(pr), "created_at": now, "updated_at": now} for pr in generate(count))
-    with db.atomic():
-        db["prs"].insert_all(rows, batch_size=1000)
-        backfill_relations(db)
+    for batch in arrival(generate(count), order):
+        save_prs(db, batch)
     db.execute("analyze")
     db.close()
 
 
-def store_for(count: int, rebuild: bool) -> Path:
+def store_for(count: int, order: str, rebuild: bool) -> Path:
     folder = Path(tempfile.gettempdir()) / "prdigest-bench"
     folder.mkdir(exist_ok=True)
-    path = folder / f"store-v{GENERATOR_VERSION}-{count}.db"
+    path = folder / f"store-v{GENERATOR_VERSION}-{order}-{count}.db"
     if rebuild or not path.exists():
         started = time.perf_counter()
-        build_store(path, count)
-        print(f"built {path} ({count} PRs) in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        build_store(path, count, order)
+        print(f"built {path} ({count} PRs, {order} order) in {time.perf_counter() - started:.1f}s", file=sys.stderr)
     return path
 
 
 def queries(db) -> dict[str, list[str]]:
     """Several instances of each kind of question, drawn from the store itself."""
     logins = [row[0] for row in db.execute("select author from prs group by author order by count(*) desc limit 200")]
-    numbers = [row[0] for row in db.execute("select number from prs where id % 97 = 0 limit 20")]
-    reverted = [row[0] for row in db.execute("select target from pr_relations where kind = 'reverts' limit 20")]
+    numbers = [row[0] for row in db.execute("select number from prs where number % 97 = 0 order by number limit 5")]
+    reverted = [row[0] for row in db.execute("select target from pr_relations where kind = 'reverts' order by target limit 5")]
     people = [logins[0], logins[len(logins) // 10], logins[len(logins) // 2], logins[-1], "vllm-bot"]
     return {
-        "time": ["what merged yesterday?", "what merged on Feb 10?", "anything last week", "since Monday",
-                 "between Feb 2 and Feb 6", "what merged today"],
+        "day": ["what merged yesterday?", "what merged on Feb 10?", "what merged today", "PRs from Feb 3"],
+        "week": ["anything last week", "since Monday", "between Feb 2 and Feb 6", "what merged this week"],
         "person": [f"what did {login} merge?" for login in people] + [f"PRs by {people[1]} this week", "merged by vllm-bot yesterday"],
         "area": ["anything on ROCm?", "spec decode changes this week", "what changed in the scheduler this week?",
                  "MRV2", "CI fixes yesterday", "quantization last month"],
@@ -219,7 +232,7 @@ def queries(db) -> dict[str, list[str]]:
                  "fix accuracy drop for Qwen3", "why did startup get slow", "nixl connector hang", "fix", "tokens batch memory"],
         "text+time": ["memory leak yesterday", "EAGLE3 drafter fixes last week", "segfault since Feb 1",
                       "fused MoE OOM this month"],
-        "number": [f"#{n}" for n in numbers[:5]] + [f"why was #{n} reverted?" for n in reverted[:5]],
+        "number": [f"#{n}" for n in numbers] + [f"why was #{n} reverted?" for n in reverted],
     }
 
 
@@ -232,34 +245,53 @@ def measure(fn, samples: list[str], rounds: int) -> list[float]:
             started = time.perf_counter()
             fn(text)
             timings.append((time.perf_counter() - started) * 1000)
-    return timings
+    return sorted(timings)
+
+
+def percentile(timings: list[float], share: float) -> float:
+    return timings[min(len(timings) - 1, int(len(timings) * share))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--orders", default=",".join(ORDERS))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
     settings = Settings.from_env({"PRDIGEST_REPOS": REPO, "PRDIGEST_TIMEZONE": TZ.key, "PRDIGEST_DB": "unused"})
-    figures = []
-    print(f"{'size':>7}  {'kind':<10} {'calls':>5}  {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}")
-    for size in (int(s) for s in args.sizes.split(",")):
-        db = open_db(store_for(size, args.rebuild))
-        kinds = queries(db)
-        runs = {f"search:{kind}": (lambda text: search_prs(db, text, REPO, TZ, now=END), texts) for kind, texts in kinds.items()}
-        mix = [text for texts in kinds.values() for text in texts]
-        runs["ask:mix"] = (lambda text: answer_question(db, settings, text, now=END, repo=REPO), mix)
-        for name, (fn, texts) in runs.items():
-            timings = sorted(measure(fn, texts, args.rounds))
-            p50 = statistics.median(timings)
-            p95 = timings[min(len(timings) - 1, int(len(timings) * 0.95))]
-            figures.append({"size": size, "kind": name, "calls": len(timings), "p50": p50, "p95": p95, "max": timings[-1]})
-            print(f"{size:>7}  {name:<10} {len(timings):>5}  {p50:>7.2f} {p95:>7.2f} {timings[-1]:>7.2f}")
-        db.close()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    figures: dict[tuple[str, int, str], tuple[float, float]] = {}
+    for order in args.orders.split(","):
+        print(f"\n{order} order: p50 / p95 ms")
+        print(f"{'size':>7}  " + "  ".join(f"{kind:>13}" for kind in KINDS))
+        for size in sizes:
+            db = open_db(store_for(size, order, args.rebuild))
+            cells = []
+            for kind, (fn, texts) in runs(db, settings).items():
+                timings = measure(fn, texts, args.rounds)
+                figures[order, size, kind] = (statistics.median(timings), percentile(timings, 0.95))
+                cells.append("{:>6.1f} /{:>5.1f}".format(*figures[order, size, kind]))
+            db.close()
+            print(f"{size:>7}  " + "  ".join(cells))
+        if len(sizes) > 1:
+            low, high = min(sizes), max(sizes)
+            ratios = [figures[order, high, kind][1] / figures[order, low, kind][1] for kind in KINDS]
+            print(f"{f'{high // 1000}k/{low // 1000}k':>7}  " + "  ".join(f"{ratio:>13.2f}" for ratio in ratios) + "   (p95)")
     if args.json:
-        print(json.dumps(figures, indent=2))
+        rows = [{"order": o, "size": n, "kind": k, "p50": v[0], "p95": v[1]} for (o, n, k), v in figures.items()]
+        print(json.dumps(rows, indent=2))
+
+
+
+def runs(db, settings: Settings) -> dict[str, tuple]:
+    """Each kind's call and question texts; `ask` answers a mix of every kind."""
+    kinds = queries(db)
+    found = {kind: (lambda text: search_prs(db, text, REPO, TZ, now=END), texts) for kind, texts in kinds.items()}
+    mix = [text for texts in kinds.values() for text in texts]
+    found["ask"] = (lambda text: answer_question(db, settings, text, now=END, repo=REPO), mix)
+    return {kind: found[kind] for kind in KINDS}
 
 
 if __name__ == "__main__":

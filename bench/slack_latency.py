@@ -33,6 +33,7 @@ import httpx  # noqa: E402
 
 from bot.config import Settings  # noqa: E402
 from bot.daily import DailyPoster  # noqa: E402
+from bot.runtime import Runtime  # noqa: E402
 from bot.slack_app import slack_client  # noqa: E402
 from servers.slack_api import (  # noqa: E402
     BOT_TOKEN, SIGNING_SECRET, FakeSlack, mention_event, signed_headers, slash_command,
@@ -159,9 +160,8 @@ def main() -> None:
 
         settings = Settings.from_env({"PRDIGEST_DB": str(work / "bench.db"), "SLACK_BOT_TOKEN": BOT_TOKEN,
                                       "PRDIGEST_SLACK_API_URL": slack.api_url, "PRDIGEST_REPOS": REPO})
-        db = open_db(settings.db_path)
         started = time.perf_counter()
-        outcome = DailyPoster(slack_client(settings), db, settings).post("CBENCH", REPO, today - timedelta(days=1))
+        outcome = DailyPoster(slack_client(settings), Runtime(settings)).post("CBENCH", REPO, today - timedelta(days=1))
         took = time.perf_counter() - started
         blocks = [len(call.params["blocks"]) for call in slack.posts("CBENCH")]
         print(f"daily report of a {PER_DAY}-PR day: {outcome.sent} messages ({', '.join(map(str, blocks))} blocks), "

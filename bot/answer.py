@@ -1,8 +1,13 @@
-"""Answering a question about merged PRs: from the store alone, or with a model that cites what it read."""
+"""Answering a question about merged PRs: the answer first, then only the PRs that answer it.
+
+Retrieval chooses the PRs (store.retrieval.choose); this module says what they
+mean in the shape the question asked for ("Yes: …", "ywang96 …", "27 PRs …"),
+from the store alone or with a model that may cite only the PRs it was given.
+"""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
 from zoneinfo import ZoneInfo
@@ -10,24 +15,26 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from bot.config import Settings
-from bot.mrkdwn import truncate
-from store.question import Question
-from bot.slack_render import first_sentence
-from store.extractive import sentence
+from bot.mrkdwn import first_sentence, truncate
+from store.extractive import join_words, sentence
 from store.model import PullRequest
-from store.search import COUNT_CAP, SearchResult, read_question, search
+from store.retrieval.question import Question
+from store.retrieval.choose import Choice, choose
+from store.retrieval.form import Form, read_form
+from store.retrieval.search import COUNT_CAP, read_question
+from store.model_calls import record_calls
 
 if TYPE_CHECKING:
     from bot.llm import LLM
 
-# Enough PRs to answer most questions in one Slack message (a model reads as many); more is a report.
-ANSWER_LIMIT = 8
-# With a model: how much of each summary section it reads, and how long it may answer.
-MODEL_SECTION_CHARS = 700
-MODEL_ANSWER_TOKENS = 500
 # A question about a few named PRs gets their whole "What changed", not a sentence.
 DETAILED_UP_TO = 3
 DETAIL_CHARS = 700
+# With a model: how much of each summary section it reads, and how long it may answer.
+MODEL_SECTION_CHARS = 700
+MODEL_ANSWER_TOKENS = 500
+# Changes when the answer prompt changes, so the ledger tells answer prompts apart.
+ANSWER_PROMPT_VERSION = "answer-2"
 
 EXAMPLES = (
     "what changed in the scheduler this week?",
@@ -39,19 +46,35 @@ EXAMPLES = (
 
 SYSTEM_PROMPT = """\
 You answer an engineering team's questions about pull requests merged into {repo}.
-Use only the pull requests listed in the message; they are the search results for the question.
-Answer in at most four short sentences of plain text, without headings.
+The first line of the answer is already written and states the facts; continue it.
+Use only the pull requests listed in the message. Those under "Answer" answer the question;
+those under "Context" are nearby and may be mentioned only if they help.
+Write at most four short sentences of plain text, without headings, and do not repeat the first line.
 Cite every pull request you rely on as [#NUMBER], for example [#{example}].
-Never cite a number that is not in the list. If the list does not answer the question, say so in one sentence."""
+Never write any other PR or issue number, even one you see in a title."""
 
-_REFERENCE = re.compile(r"\[?#(\d+)\]?")
+# Every way a reply can name a PR: [#N], #N, PR N, "pull request #N", or a link to one.
+_REFERENCE = re.compile(
+    r"\[#(?P<bracketed>\d{1,9})\]"
+    r"|(?<![\w&/#])#(?P<hash>\d{1,9})\b"
+    r"|\b(?:PRs?|pull\s{1,3}requests?)\s{0,3}#?(?P<word>\d{1,9})\b"
+    r"|https?://github\.com/[\w.-]{1,39}/[\w.-]{1,100}/pull/(?P<link>\d{1,9})\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass
 class Answer:
     text: str  # plain text, not escaped; PRs written as [#N]
-    citations: list[int]  # PR numbers in the store, most relevant first
-    prs: list[PullRequest]  # the PRs the answer draws on, citations among them
+    citations: list[int]  # the PRs that answer, all in the store, most relevant first
+    prs: list[PullRequest]  # every PR the text may name: the citations, then context
+    listed: list[int] = field(default_factory=list)  # PRs the text lists on a line of their own
+
+    def sources(self) -> list[PullRequest]:
+        """Cited PRs the text names only by number: a renderer lists them once below the answer."""
+        by_number = {pr.number: pr for pr in self.prs}
+        return [by_number[n] for n in self.citations if n in by_number and n not in self.listed]
 
 
 def answer_question(
@@ -71,12 +94,13 @@ def answer_question(
     asked = read_in_thread(db, question, history, repo, settings.timezone, now)
     if asked.is_empty:
         return Answer(help_text(repo, asked.problems), [], [])
-    result = search(db, repo, asked, limit=ANSWER_LIMIT)
-    if not result.hits:
-        return Answer(_nothing(result, repo), [], [])
-    if llm is not None:
-        return _model_answer(db, settings, llm, question, history, result, repo)
-    return extractive_answer(result, settings)
+    form = read_form(asked.text)
+    choice = choose(db, repo, asked, form)
+    if not choice.answer and not choice.context:
+        return Answer(lead_line(choice, form), [], [])
+    if llm is None or not choice.answer:
+        return extractive_answer(choice, form, settings)
+    return _model_answer(db, settings, llm, question, history, choice, form, repo)
 
 
 def read_in_thread(
@@ -98,22 +122,82 @@ def help_text(repo: str, problems: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def _nothing(result: SearchResult, repo: str) -> str:
-    said = result.note or f"No PRs {result.question.describe()}."
-    return f"{said}\n{help_text(repo)}"
+def more_note(left_out: int) -> str:
+    """The line under a list cut short, shared with the slash commands."""
+    return f"\u2026and {left_out} more; narrow it down with an area, an author or a shorter period."
+
+
+# ---------------------------------------------------------------- the first line
+
+
+def lead_line(choice: Choice, form: Form) -> str:
+    """The answer to what was asked, in its form, before any PR is listed."""
+    problems = " ".join(f"({sentence(problem)})" for problem in choice.question.problems)
+    return f"{problems} {_lead(choice, form)}".strip()
+
+
+def _lead(choice: Choice, form: Form) -> str:
+    described = choice.question.describe()
+    links = "; ".join(link.sentence() for link in choice.links)
+    note = f"{choice.note} " if choice.note else ""
+    if not choice.answer:
+        return f"{note}No {choice.question.noun(1)} {described}." + (" The nearest, which may not answer it:" if choice.context else "")
+    if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
+        named = join_words([f"[#{n}]" for n in choice.question.numbers])
+        return f"{note}No PR {_RELATION_PHRASE[form.relation]} {named} in the store."
+    count = _count(choice.total)
+    if form.kind == "count":
+        noun = _RELATION_NOUNS[form.relation][choice.total != 1] if form.relation else choice.question.noun(choice.total)
+        return f"{note}{count} {noun} {described}" + (f": {links}." if links else ".")
+    if form.kind == "who":
+        return note + _people(choice, form) + "."
+    if form.kind == "yesno":
+        return f"{note}Yes: {links or f'{count} {choice.question.noun(choice.total)} {described}'}."
+    if links:
+        return f"{note}{sentence(links)}"
+    if choice.question.numbers:
+        return f"{note}About {join_words([f'[#{n}]' for n in choice.question.numbers])}:"
+    shown = len(choice.answer)
+    tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
+    return f"{note}{count} {choice.question.noun(choice.total)} {described}{tail}"
+
+
+_RELATION_NOUNS = {
+    "reverts": ("revert", "reverts"), "fixes": ("regression fix", "regression fixes"), "follows": ("follow-up", "follow-ups"),
+}
+_RELATION_PHRASE = {"reverts": "reverts", "fixes": "fixes a regression from", "follows": "follows up on"}
+
+
+def _count(total: int) -> str:
+    return f"{total}+" if total >= COUNT_CAP else str(total)
+
+
+def _people(choice: Choice, form: Form) -> str:
+    """'ywang96 ([#34183]) and mgoin ([#34530], [#33936])': who did it, with their PRs."""
+    mergers = bool(re.search(r"\bwho\s{1,3}merged\b", choice.question.text.lower()))
+    # Who reverted or fixed: the people on the stating side of the relation; who broke it: the other side.
+    stating = {link.other if form.culprit else link.number for link in choice.links}
+    people: dict[str, list[int]] = {}
+    for pr in [pr for pr in choice.answer if pr.number in stating] or choice.answer:
+        person = (pr.merged_by or pr.author) if mergers else pr.author
+        people.setdefault(person, []).append(pr.number)
+    return join_words([f"{person} ({', '.join(f'[#{n}]' for n in numbers)})" for person, numbers in people.items()])
 
 
 # ---------------------------------------------------------------- without a model
 
 
-def extractive_answer(result: SearchResult, settings: Settings) -> Answer:
-    """One line of framing, then each PR with date, author and what changed."""
-    prs = [hit.pr for hit in result.hits]
-    lines = [_framing(result)]
-    detailed = len(prs) <= DETAILED_UP_TO and bool(result.question.numbers)
-    for pr in prs:
+def extractive_answer(choice: Choice, form: Form, settings: Settings) -> Answer:
+    """The first line, then each answering PR once, with date, author and what changed."""
+    lines = [lead_line(choice, form)]
+    shown = choice.answer or choice.context
+    detailed = len(shown) <= DETAILED_UP_TO and bool(choice.question.numbers)
+    for pr in shown:
         lines.extend(pr_lines(pr, settings, detailed))
-    return Answer("\n".join(lines), [pr.number for pr in prs], prs)
+    if choice.total > len(choice.answer) and choice.answer:
+        lines.append(more_note(choice.total - len(choice.answer)))
+    citations = [pr.number for pr in choice.answer]
+    return Answer("\n".join(lines), citations, [*choice.answer, *choice.context], [pr.number for pr in shown])
 
 
 def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> list[str]:
@@ -122,26 +206,6 @@ def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> lis
     what = pr.summary.what_changed if pr.summary else ""
     what = truncate(" ".join(what.split()), DETAIL_CHARS) if detailed else first_sentence(what)
     return [head, f"    {what}"] if what else [head]
-
-
-def _framing(result: SearchResult) -> str:
-    question = result.question
-    problems = " ".join(f"({sentence(problem)})" for problem in question.problems)
-    links = [hit.link.sentence() for hit in result.hits if hit.link is not None]
-    if question.numbers and result.hits[0].link is None:
-        head = "; ".join(links) + "." if links else f"About [#{result.hits[0].pr.number}]:"
-        if result.note:
-            head = f"{result.note} {head}"
-    elif result.note:
-        head = result.note
-    elif result.total is None:  # ranked by text: counting every match would cost as much as ranking
-        head = f"PRs {question.describe()}, best matches first:"
-    else:
-        shown, total = len(result.hits), result.total
-        count = f"{total}+" if total >= COUNT_CAP else str(total)
-        noun = "PR" if total == 1 else "PRs"
-        head = f"{count} {noun} {question.describe()}" + (f"; the {shown} newest:" if total > shown else ":")
-    return f"{problems} {head}".strip()
 
 
 # ---------------------------------------------------------------- with a model
@@ -153,65 +217,112 @@ def _model_answer(
     llm: LLM,
     question: str,
     history: Sequence[str],
-    result: SearchResult,
+    choice: Choice,
+    form: Form,
     repo: str,
 ) -> Answer:
+    """The first line as without a model, then the model's explanation, citing only PRs it was given."""
     from bot.summarize import ensure_summary  # imported on use, like the model client
 
-    prs = [ensure_summary(db, settings, hit.pr, llm) if hit.pr.summary is None else hit.pr for hit in result.hits]
-    system = SYSTEM_PROMPT.format(repo=repo, example=prs[0].number)
-    completion = llm.complete(system, _model_prompt(question, history, result, prs, settings), MODEL_ANSWER_TOKENS)
-    text, cited = cite_only(completion.text, [pr.number for pr in prs])
-    if not cited:
-        # The model answered without naming its sources: show what it read.
-        cited = [pr.number for pr in prs[:3]]
-        text = f"{text}\nRelated PRs: " + ", ".join(f"[#{n}]" for n in cited)
-    return Answer(text, cited, prs)
+    answer = [ensure_summary(db, settings, pr, llm) if pr.summary is None else pr for pr in choice.answer]
+    choice = replace(choice, answer=answer)
+    given = [*answer, *choice.context]
+    allowed = [pr.number for pr in given]
+    lead = lead_line(choice, form)
+    system = SYSTEM_PROMPT.format(repo=repo, example=allowed[0])
+    prompt = _model_prompt(question, history, lead, answer, choice.context, settings)
+    text = _ask(db, llm, repo, system, prompt)
+    cleaned, unknown = cite_only(text, allowed)
+    if unknown:
+        retry = f"{prompt}\n\nYour last answer named {', '.join(f'#{n}' for n in unknown)}, which is not listed. " \
+            f"Answer again, citing only {', '.join(f'[#{n}]' for n in allowed)}."
+        cleaned, unknown = cite_only(_ask(db, llm, repo, system, retry), allowed)
+        cleaned = _without_sentences_naming(cleaned, unknown)
+    if not cleaned:
+        return extractive_answer(choice, form, settings)
+    cited = [n for n in allowed if f"[#{n}]" in cleaned]
+    citations = [n for n in cited if n in {pr.number for pr in answer}] or [pr.number for pr in answer]
+    body = cleaned
+    if not set(cited) & set(citations):
+        body += "\nPRs: " + ", ".join(f"[#{n}]" for n in citations)
+    return Answer(f"{lead}\n{body}", citations, given)
+
+
+def _ask(db: Database, llm: LLM, repo: str, system: str, prompt: str) -> str:
+    """One model call, recorded in the ledger whatever its outcome."""
+    from bot.llm import LLMError
+
+    ledger = {"model": llm.model, "purpose": "answer", "prompt": ANSWER_PROMPT_VERSION, "repo": repo}
+    try:
+        completion = llm.complete(system, prompt, MODEL_ANSWER_TOKENS)
+    except LLMError as exc:
+        record_calls(db, [exc.call()], **ledger)
+        raise
+    record_calls(db, [completion.call()], **ledger)
+    return completion.text
 
 
 def _model_prompt(
-    question: str, history: Sequence[str], result: SearchResult, prs: list[PullRequest], settings: Settings
+    question: str,
+    history: Sequence[str],
+    lead: str,
+    answer: list[PullRequest],
+    context: list[PullRequest],
+    settings: Settings,
 ) -> str:
     lines = [f"Question: {question.strip()}"]
     if history:
         lines.append("Earlier questions in this thread: " + " | ".join(h.strip() for h in history))
-    lines.append(f"Search: PRs {result.question.describe()}.")
-    if result.note:
-        lines.append(f"Note: {result.note}")
-    links = [hit.link.sentence() for hit in result.hits if hit.link is not None]
-    if links:
-        lines.append("Relations: " + "; ".join(links) + ".")
-    lines.append("")
-    for pr in prs:
-        day = pr.merged_at.astimezone(settings.timezone)
-        lines.append(f"[#{pr.number}] {pr.title}")
-        merged_by = f", merged by {pr.merged_by}" if pr.merged_by else ""
-        areas = f"; areas: {', '.join(pr.areas)}" if pr.areas else ""
-        lines.append(f"Merged {day:%Y-%m-%d %H:%M} by author {pr.author}{merged_by}{areas}")
-        if pr.summary:
-            for label, text in (
-                ("What changed", pr.summary.what_changed),
-                ("Impact", pr.summary.impact),
-                ("Risks", pr.summary.risks),
-            ):
-                if text:
-                    lines.append(f"{label}: {truncate(' '.join(text.split()), MODEL_SECTION_CHARS)}")
-        lines.append("")
+    lines += [f"First line (already written): {lead}", "", "Answer:"]
+    lines += [line for pr in answer for line in _pr_brief(pr, settings)]
+    if context:
+        lines += ["Context:"] + [line for pr in context for line in _pr_brief(pr, settings)]
     return "\n".join(lines).strip()
 
 
+def _pr_brief(pr: PullRequest, settings: Settings) -> list[str]:
+    day = pr.merged_at.astimezone(settings.timezone)
+    merged_by = f", merged by {pr.merged_by}" if pr.merged_by else ""
+    areas = f"; areas: {', '.join(pr.areas)}" if pr.areas else ""
+    lines = [f"[#{pr.number}] {pr.title}", f"Merged {day:%Y-%m-%d %H:%M} by author {pr.author}{merged_by}{areas}"]
+    if pr.summary:
+        for label, text in (
+            ("What changed", pr.summary.what_changed),
+            ("Impact", pr.summary.impact),
+            ("Risks", pr.summary.risks),
+        ):
+            if text:
+                lines.append(f"{label}: {truncate(' '.join(text.split()), MODEL_SECTION_CHARS)}")
+    return [*lines, ""]
+
+
 def cite_only(text: str, allowed: Sequence[int]) -> tuple[str, list[int]]:
-    """The answer with references to PRs outside `allowed` removed, and the cited ones in `allowed` order."""
+    """The text with every reference to an allowed PR written [#N], and the numbers it names that are not allowed."""
     permitted = set(allowed)
-    cited: set[int] = set()
+    unknown: list[int] = []
 
-    def keep(match: re.Match[str]) -> str:
-        number = int(match.group(1))
+    def mark(match: re.Match[str]) -> str:
+        number = int(next(group for group in match.groups() if group))
         if number in permitted:
-            cited.add(number)
             return f"[#{number}]"
-        return "" if match.group(0).startswith("[") else match.group(0)
+        if number not in unknown:
+            unknown.append(number)
+        return match.group(0)
 
-    cleaned = _REFERENCE.sub(keep, text.strip())
-    cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned))
-    return cleaned.strip(), [n for n in allowed if n in cited]
+    return _REFERENCE.sub(mark, text.strip()).strip(), unknown
+
+
+def _without_sentences_naming(text: str, numbers: Sequence[int]) -> str:
+    """Drop every sentence that names a PR outside the list: a sentence without its subject would mislead."""
+    if not numbers:
+        return text
+    kept = []
+    for line in text.split("\n"):
+        sentences = [s for s in _SENTENCE.split(line) if not _names_any(s, numbers)]
+        if sentences:
+            kept.append(" ".join(sentences))
+    return "\n".join(kept).strip()
+
+
+def _names_any(text: str, numbers: Sequence[int]) -> bool:
+    return any(int(next(g for g in m.groups() if g)) in numbers for m in _REFERENCE.finditer(text))

@@ -11,10 +11,7 @@ import click
 from sqlite_utils import Database
 
 from bot.config import ConfigError, Settings, parse_repos
-from store.areas import UnknownArea, require_area
 from store.db import StoreError, open_db
-from store.importer import ReportImportError, import_file
-from store.reports import load_report, report_json, report_markdown
 
 
 @dataclass
@@ -27,7 +24,7 @@ class AppContext:
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = open_db(self.settings.db_path)
+            self._db = open_db(self.settings.db_path, self.settings.busy_timeout)
         return self._db
 
     def today(self) -> date:
@@ -59,6 +56,8 @@ def repo_option(func):
 
 
 def area_name(value: str | None) -> str | None:
+    from store.areas import UnknownArea, require_area
+
     if value is None:
         return None
     try:
@@ -82,6 +81,8 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @pass_app
 def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
+    from store.importer import ReportImportError, import_file
+
     failed = 0
     for path in files:
         try:
@@ -104,6 +105,7 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
 def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: str | None) -> None:
     """Print the daily report of one day."""
     from bot.slack_render import daily_report_messages
+    from store.reports import load_report, report_json, report_markdown
 
     daily = load_report(
         app.db, app.repo(repo), parse_day(day) or app.today(), app.settings.timezone, area=area_name(area)
@@ -277,7 +279,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
     from slack_sdk.errors import SlackApiError
 
-    from bot.daily import DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
+    from bot.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
     from bot.runtime import Runtime
     from bot.slack_app import slack_client
 
@@ -299,12 +301,14 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
         except Exception as exc:  # post from the store as it is; the report says what it holds
             click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {exc}", err=True)
     try:
-        outcome = DailyPoster(slack_client(app.settings), runtime.db, app.settings).post(channel, name, target, chosen)
+        outcome = DailyPoster(slack_client(app.settings), runtime).post(channel, name, target, chosen)
     except SlackApiError as exc:
         raise click.ClickException(
             f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "
             "running the command again resumes the thread"
         ) from None
+    except ClaimLost as exc:
+        raise click.ClickException(f"{exc}; it finishes the thread") from None
     click.echo(outcome.describe())
 
 
@@ -316,7 +320,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
 @pass_app
 def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, repo: str | None) -> None:
     """Find merged PRs: words, a time ("yesterday", "since Feb 9"), a person, an area, a PR number."""
-    from store.search import search_prs
+    from store.retrieval.search import search_prs
 
     text = " ".join(query)
     result = search_prs(app.db, text, app.repo(repo), app.settings.timezone, limit=limit)
@@ -369,11 +373,11 @@ def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | N
         click.echo(json.dumps({"answer": answer.text, "citations": answer.citations}, indent=2, ensure_ascii=False))
         return
     click.echo(answer.text)
-    cited = {pr.number: pr for pr in answer.prs}
-    if answer.citations:
+    sources = answer.sources()
+    if sources:
         click.echo("\nSources:")
-        for number in answer.citations:
-            click.echo(f"  #{number} {cited[number].title} <{cited[number].url}>")
+        for pr in sources:
+            click.echo(f"  #{pr.number} {pr.title} <{pr.url}>")
 
 
 def main(argv: list[str] | None = None) -> None:

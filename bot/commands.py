@@ -21,7 +21,7 @@ from store.db import StoreError
 from store.posts import get_post
 from store.prs import get_pr, latest_merge
 from store.reports import DailyReport, load_report
-from store.search import search_prs
+from store.retrieval.search import search_prs
 from store.subscriptions import DEFAULT_POST_AT, Subscription, all_subscriptions, channel_subscriptions, subscribe, unsubscribe
 
 log = logging.getLogger(__name__)
@@ -310,7 +310,7 @@ def describe(sub: Subscription, tz: ZoneInfo) -> str:
 
 def next_report(call: Call, sub: Subscription) -> str:
     """When the next report comes: today if its time is still ahead and today's is not out yet, else tomorrow."""
-    posted = get_post(call.runtime.db, sub.channel, sub.repo, call.today - timedelta(days=1))
+    posted = get_post(call.runtime.db, sub.channel, sub.repo, call.today - timedelta(days=1), sub.areas)
     return "today" if call.now.time() < sub.post_at and posted is None else "tomorrow"
 
 

@@ -37,6 +37,9 @@ class Settings:
     llm_timeout: int = 120  # seconds per model call, before the client's own retries
     summary_max_failures: int = 3  # failed attempts after which only --force summarizes a PR again
     repos_configured: bool = False  # PRDIGEST_REPOS was set: `serve` keeps those repositories ingested
+    busy_timeout: float = 10.0  # seconds a writer waits for another process's write to finish
+    post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
+    post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
 
     @property
     def default_repo(self) -> str:
@@ -66,6 +69,9 @@ class Settings:
             llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", 120),
             summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", 3),
             repos_configured=get("PRDIGEST_REPOS") is not None,
+            busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", 10.0),
+            post_lease=_seconds(env, "PRDIGEST_POST_LEASE", 30.0, least=1.0),
+            post_pace=_seconds(env, "PRDIGEST_POST_PACE", 1.0, least=0.0),
         )
 
     def with_db(self, path: str | Path | None) -> "Settings":
@@ -102,3 +108,16 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
     if not raw.isdigit() or int(raw) < 1:
         raise ConfigError(f"{name}: expected a positive whole number, got {raw!r}")
     return int(raw)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, least: float = 0.1) -> float:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value >= least or value == float("inf"):
+        raise ConfigError(f"{name}: expected a number of seconds of at least {least:g}, got {raw!r}")
+    return value

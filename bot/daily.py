@@ -1,10 +1,14 @@
 """Posting a day's report to a channel as a thread, exactly once, within Slack's rate limits."""
 from __future__ import annotations
 
+import itertools
 import logging
+import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Any, Callable, Sequence
@@ -14,11 +18,14 @@ from sqlite_utils import Database
 
 from bot.config import Settings
 from bot.ingest import describe, github_client
+from bot.posted import ThreadReader, ambiguous, metadata
 from bot.runtime import Runtime
 from bot.slack_render import Message, daily_report_messages
-from bot.summarize import summarize_ingested
+from store.db import StoreError
 from store.ingest import ingest_repo, plan_window
-from store.posts import EMPTY, DailyPost, get_post, plan_post, record_done, record_parent, record_reply
+from store.posts import (
+    EMPTY, DailyPost, PostKey, begin_send, claim_post, record_done, record_parent, record_replies, release, renew,
+)
 from store.reports import DailyReport, load_report
 from store.subscriptions import get_subscription
 
@@ -61,19 +68,28 @@ def report_messages(report: DailyReport, areas: Sequence[str] = ()) -> list[Mess
 
 @dataclass
 class Outcome:
-    post: DailyPost | None
+    key: PostKey
+    post: DailyPost | None  # None: another process holds it
     sent: int  # messages sent by this call
 
     def describe(self) -> str:
-        post = self.post
+        post, key = self.post, self.key
+        where = f"{key.channel} for {key.date.isoformat()}"
         if post is None:
-            return "another poster is on it; nothing sent"
-        where = f"{post.channel} for {post.date.isoformat()}"
+            return f"being posted to {where} by another process; nothing sent"
         if post.state == EMPTY:
-            return f"nothing merged on {post.date.isoformat()} for {post.channel}; nothing posted"
+            return f"nothing merged on {key.date.isoformat()} for {key.channel}; nothing posted"
         if not self.sent:
             return f"already posted to {where}; nothing sent"
         return f"posted {self.sent} message(s) to {where} (thread {post.parent_ts}, {post.replies_sent} replies)"
+
+
+class ClaimLost(Exception):
+    """Another process took the post over (this one stalled past its lease)."""
+
+
+# A message whose answer was lost is looked for in the channel, then sent again, this many times in all.
+SEND_ATTEMPTS = 3
 
 
 class DailyPoster:
@@ -81,46 +97,129 @@ class DailyPoster:
 
     The planned messages and each sent one are recorded in the store, so that a
     second run posts nothing and a run after a crash continues the same thread.
+    A claim in the store keeps two processes from posting the same report at once.
     """
 
-    def __init__(self, client: WebClient, db: Database, settings: Settings, pacer: Pacer | None = None) -> None:
+    def __init__(self, client: WebClient, runtime: Runtime, pacer: Pacer | None = None) -> None:
         self.client = client
-        self.db = db
-        self.settings = settings
-        self.pacer = pacer or Pacer()
+        self.runtime = runtime
+        self.settings = runtime.settings
+        self.pacer = pacer or Pacer(runtime.settings.post_pace)
+        self.reader = ThreadReader(client)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+    @property
+    def db(self) -> Database:
+        return self.runtime.db
 
     def post(self, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> Outcome:
-        post = get_post(self.db, channel, repo, day)
-        if post is None:
-            messages = report_messages(channel_report(self.db, self.settings, repo, day, areas), areas)
-            try:
-                post = plan_post(self.db, channel, repo, day, [asdict(message) for message in messages])
-            except sqlite3.IntegrityError:
-                return Outcome(None, 0)  # planned by another process between our read and write
-        sent = 0
-        if post.parent_ts is None and not post.finished:
-            record_parent(self.db, post, self._send(channel, post.messages[0]))
-            sent += 1
-        for reply in post.replies[post.replies_sent:]:
-            self._send(channel, reply, thread_ts=post.parent_ts)
-            record_reply(self.db, post)
-            sent += 1
-        if not post.finished:
-            record_done(self.db, post)
-            log.info("daily report of %s for %s posted to %s", repo, day, channel)
-        return Outcome(post, sent)
+        key = PostKey.of(channel, repo, day, tuple(areas))
 
-    def _send(self, channel: str, message: dict[str, Any], thread_ts: str | None = None) -> str:
-        self.pacer.wait(channel)
+        def plan() -> list[dict[str, Any]]:
+            report = channel_report(self.db, self.settings, repo, day, key.areas)
+            return [asdict(message) for message in report_messages(report, key.areas)]
+
+        post = claim_post(self.db, key, self.owner, plan, self.settings.post_lease, time.time())
+        if post is None or post.finished:
+            return Outcome(key, post, 0)
+        with Heartbeat(self.runtime, post):
+            try:
+                sent = self._post_thread(post)
+            except BaseException:
+                release(self.db, post)
+                raise
+        record_done(self.db, post)
+        log.info("daily report of %s for %s posted to %s", repo, day, channel)
+        return Outcome(key, post, sent)
+
+    def _post_thread(self, post: DailyPost) -> int:
+        if post.in_flight is not None:  # the last holder sent a part and died before recording it
+            self._read_back(post)
+        sent = 0
+        if post.parent_ts is None:
+            record_parent(self.db, post, self._deliver(post, 0))
+            sent += 1
+        while post.replies_sent < len(post.replies):
+            part = post.replies_sent + 1
+            self._deliver(post, part)
+            record_replies(self.db, post, part)
+            sent += 1
+        return sent
+
+    def _read_back(self, post: DailyPost) -> None:
+        if post.parent_ts is None and post.sent_at is not None:
+            ts = self.reader.find_parent(post.channel, post.key.text, post.sent_at)
+            if ts is None:
+                return
+            record_parent(self.db, post, ts)
+        parts = self.reader.reply_parts(post.channel, post.parent_ts, post.key.text)
+        # Replies go out one after another, so the thread holds a prefix of them.
+        record_replies(self.db, post, max([post.replies_sent, *parts]))
+
+    def _deliver(self, post: DailyPost, part: int) -> str:
+        """Send one part and return its ts, reading the channel back instead of blindly sending twice."""
+        for attempt in itertools.count(1):
+            self.pacer.wait(post.channel)
+            if not begin_send(self.db, post, part, self.settings.post_lease, time.time()):
+                raise ClaimLost(f"the post to {post.channel} was taken over by another process")
+            try:
+                return self._send(post, part)
+            except Exception as exc:
+                if not ambiguous(exc) or attempt == SEND_ATTEMPTS:
+                    raise
+                log.warning("Slack's answer to part %d of the post to %s was lost (%s); reading it back", part,
+                            post.channel, exc)
+                found = self._find(post, part)
+                if found is not None:
+                    return found
+
+    def _find(self, post: DailyPost, part: int) -> str | None:
+        if part == 0:
+            return self.reader.find_parent(post.channel, post.key.text, post.sent_at or time.time())
+        return self.reader.reply_parts(post.channel, post.parent_ts, post.key.text).get(part)
+
+    def _send(self, post: DailyPost, part: int) -> str:
+        message = post.messages[part]
         response = self.client.chat_postMessage(
-            channel=channel,
+            channel=post.channel,
             text=message["text"],
             blocks=message["blocks"],
-            thread_ts=thread_ts,
+            thread_ts=post.parent_ts if part else None,
+            metadata=metadata(post.key.text, part),
             unfurl_links=False,
             unfurl_media=False,
         )
         return response["ts"]
+
+
+class Heartbeat:
+    """Renews the post's lease from a thread of its own while the poster waits on Slack (429s included)."""
+
+    def __init__(self, runtime: Runtime, post: DailyPost) -> None:
+        self.runtime = runtime
+        self.post = post
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="prdigest-lease", daemon=True)
+
+    def __enter__(self) -> "Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        lease = self.runtime.settings.post_lease
+        try:
+            while not self._stop.wait(lease / 3):
+                try:
+                    if not renew(self.runtime.db, self.post, lease, time.time()):
+                        return  # taken over; the poster finds out before its next send
+                except (sqlite3.Error, StoreError) as exc:  # a busy store: try again at the next beat
+                    log.warning("could not renew the claim on the post to %s: %s", self.post.channel, exc)
+        finally:
+            self.runtime.close()
 
 
 def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
@@ -132,6 +231,8 @@ def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
         return None
 
     def ingest(repo: str) -> None:
+        from bot.summarize import summarize_ingested  # imports the model client: a second that posting alone never needs
+
         settings = runtime.settings
         with github_client(settings) as client:
             window = plan_window(runtime.db, repo, settings.timezone, None, None, runtime.now())

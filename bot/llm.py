@@ -11,12 +11,13 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings
 from store.model_calls import ModelCall
+
+if TYPE_CHECKING:
+    import openai
 
 # Local servers (vLLM, llama.cpp) accept any key, but the client insists on one.
 NO_KEY = "EMPTY"
@@ -84,6 +85,10 @@ class LLM:
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
+        # Imported here: the client takes most of a second to load, and only a configured model needs it.
+        import openai
+
+        self._openai = openai
         self._client = openai.OpenAI(
             api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, max_retries=max_retries
         )
@@ -122,12 +127,12 @@ class LLM:
         with self._slots:
             try:
                 response = self._create(messages, max_tokens, extra)
-            except openai.OpenAIError as exc:
+            except self._openai.OpenAIError as exc:
                 seconds = time.monotonic() - started
-                if json_schema and _refuses_schema(exc):
+                if json_schema and self._refuses_schema(exc):
                     raise SchemaRefused(f"model {self.model}: {self._describe(exc)}", seconds=seconds) from None
                 raise LLMError(
-                    f"model {self.model}: {self._describe(exc)}", transient=_transient(exc), seconds=seconds
+                    f"model {self.model}: {self._describe(exc)}", transient=self._transient(exc), seconds=seconds
                 ) from None
             except ValueError as exc:  # a body that is not the JSON the API promises
                 raise LLMError(
@@ -170,7 +175,7 @@ class LLM:
             return self._client.chat.completions.create(
                 model=self.model, messages=messages, **{self._limit_param: max_tokens}, **extra
             )
-        except openai.BadRequestError as exc:
+        except self._openai.BadRequestError as exc:
             if self._limit_param == "max_tokens" and "max_completion_tokens" in str(exc):
                 self._limit_param = "max_completion_tokens"
                 return self._create(messages, max_tokens, extra)
@@ -178,25 +183,24 @@ class LLM:
 
     def _describe(self, exc: openai.OpenAIError) -> str:
         where = self.base_url or "the OpenAI API"
-        if isinstance(exc, openai.APITimeoutError):
+        if isinstance(exc, self._openai.APITimeoutError):
             return f"no answer from {where} within {self.timeout:g}s (after retries)"
-        if isinstance(exc, openai.APIConnectionError):
+        if isinstance(exc, self._openai.APIConnectionError):
             return f"cannot reach {where}: {_one_line(exc.__cause__ or exc)}"
-        if isinstance(exc, openai.APIStatusError):
+        if isinstance(exc, self._openai.APIStatusError):
             return f"{where} answered HTTP {exc.status_code}: {_one_line(_error_message(exc))}"
         return f"unexpected answer from {where}: {_one_line(exc)}"
 
+    def _refuses_schema(self, exc: openai.OpenAIError) -> bool:
+        if not isinstance(exc, (self._openai.BadRequestError, self._openai.UnprocessableEntityError)):
+            return False
+        return bool(_SCHEMA_REFUSAL.search(f"{_error_message(exc)} {exc.body}"))
 
-def _refuses_schema(exc: openai.OpenAIError) -> bool:
-    if not isinstance(exc, (openai.BadRequestError, openai.UnprocessableEntityError)):
-        return False
-    return bool(_SCHEMA_REFUSAL.search(f"{_error_message(exc)} {exc.body}"))
-
-
-def _transient(exc: openai.OpenAIError) -> bool:
-    if isinstance(exc, (openai.APIConnectionError, openai.RateLimitError)):  # timeouts are connection errors
-        return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+    def _transient(self, exc: openai.OpenAIError) -> bool:
+        # Timeouts are connection errors too.
+        if isinstance(exc, (self._openai.APIConnectionError, self._openai.RateLimitError)):
+            return True
+        return isinstance(exc, self._openai.APIStatusError) and exc.status_code >= 500
 
 
 def _reasoning_field(message: Any) -> str:

@@ -6,6 +6,7 @@ import re
 _SAFE_URL = re.compile(r"^https?://[^\s<>|\"']+$")
 # Plain-text broadcast words; defused as well in case a client auto-parses them.
 _BROADCAST = re.compile(r"@(channel|here|everyone)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
 
 
 def escape(text: str) -> str:
@@ -26,3 +27,9 @@ def truncate(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[: max(limit - 1, 0)].rstrip() + "\u2026"
+
+
+def first_sentence(text: str, limit: int = 280) -> str:
+    """The first sentence of the first paragraph, at most `limit` characters."""
+    paragraph = (text or "").strip().split("\n", 1)[0].strip()
+    return truncate(_SENTENCE_END.split(paragraph, 1)[0], limit)

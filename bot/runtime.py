@@ -35,7 +35,7 @@ class Runtime:
     def db(self) -> Database:
         db = getattr(self._local, "db", None)
         if db is None:
-            db = self._local.db = open_db(self.settings.db_path)
+            db = self._local.db = open_db(self.settings.db_path, self.settings.busy_timeout)
         return db
 
     @property

@@ -56,7 +56,7 @@ class Scheduler:
         self.runtime = runtime
         self.client = client
         self.ingest = ingest
-        self.pacer = pacer or Pacer()
+        self.pacer = pacer or Pacer(runtime.settings.post_pace)
         self._ingested: dict[str, datetime] = {}
         self._retry_at: dict[tuple[str, str], datetime] = {}
 
@@ -69,13 +69,14 @@ class Scheduler:
             key = (sub.channel, sub.repo)
             if day is None or now < self._retry_at.get(key, now):
                 continue
-            post = get_post(self.runtime.db, sub.channel, sub.repo, day)
+            post = get_post(self.runtime.db, sub.channel, sub.repo, day, sub.areas)
             if post is not None and post.finished:
                 continue
             self._refresh(sub.repo, now)
             try:
-                poster = DailyPoster(self.client, self.runtime.db, self.runtime.settings, self.pacer)
-                poster.post(sub.channel, sub.repo, day, sub.areas)
+                outcome = DailyPoster(self.client, self.runtime, self.pacer).post(sub.channel, sub.repo, day, sub.areas)
+                if outcome.post is None:
+                    log.info("%s", outcome.describe())
                 self._retry_at.pop(key, None)
             except Exception as exc:  # one channel's trouble must not stop the others
                 log.warning("daily report of %s for %s to %s failed, retrying later: %s", sub.repo, day, sub.channel, exc)

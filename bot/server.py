@@ -40,7 +40,7 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     threading.Thread(target=scheduler.run, args=(stop,), name="prdigest-scheduler", daemon=True).start()
     try:
         if port is not None:
-            server = http_server(app, port, host)
+            server = http_server(app, settings.slack_signing_secret or "", port, host)
             log.info("serving Slack requests at http://%s:%d%s", host, server.server_port, EVENTS_PATH)
             server.serve_forever()
         else:

@@ -12,13 +12,17 @@ from socketserver import ThreadingMixIn
 from typing import Any, Callable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App, BoltResponse, Respond
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.http_retry import HttpRequest, HttpResponse, RetryState
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, ServerErrorRetryHandler,
+)
 
 from bot.commands import Reply, execute, help_text, is_slow, pr_reply
 from bot.config import Settings
+from bot.http_guard import SignedRequestsOnly
 from bot.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
 from bot.runtime import Runtime
 from bot.slack_render import SUMMARY_ACTION, Message, mrkdwn_section, parent_message, text_message
@@ -36,11 +40,40 @@ WORKERS = 8
 
 
 def slack_client(settings: Settings) -> WebClient:
-    """A Web API client that waits out 429s (Retry-After) and retries Slack's own 5xx answers."""
+    """A Web API client that waits out 429s (Retry-After) and retries Slack's 5xx and dropped connections,
+    except for calls that create a message: Slack may have accepted one whose answer was lost,
+    so those are read back (bot.posted) instead of sent again.
+    """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
     client = WebClient(token=settings.slack_bot_token, base_url=base_url)
-    client.retry_handlers.extend([RateLimitErrorRetryHandler(max_retry_count=5), ServerErrorRetryHandler(max_retry_count=2)])
+    client.retry_handlers = [
+        RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
+        _ServerErrors(max_retry_count=2),
+        _ConnectionErrors(max_retry_count=1),
+    ]
     return client
+
+
+def _creates_message(request: HttpRequest) -> bool:
+    return request.url.rstrip("/").endswith("/chat.postMessage")
+
+
+class _ServerErrors(ServerErrorRetryHandler):
+    """slack_sdk's 500/503 retry, plus the 502/504 of a gateway, for every call but message creation."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        return not _creates_message(request) and response is not None and response.status_code in (500, 502, 503, 504)
+
+
+class _ConnectionErrors(ConnectionErrorRetryHandler):
+    """slack_sdk's retry of a dropped connection, for every call but message creation."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        return not _creates_message(request) and super()._can_retry(
+            state=state, request=request, response=response, error=error
+        )
 
 
 def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
@@ -53,7 +86,14 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
         name="prdigest",
     )
     Listeners(runtime).register(app)
+    app.error(_malformed)
     return app
+
+
+def _malformed(error: Exception) -> BoltResponse:
+    """A request bolt could not follow (a signed body with fields of the wrong shape): one line, and 400."""
+    log.warning("could not handle a request (%s: %s); answered 400", type(error).__name__, error)
+    return BoltResponse(status=400, body="malformed request")
 
 
 class Listeners:
@@ -77,6 +117,10 @@ class Listeners:
         self.work.submit(_logged, job, *args)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
+        if not command.get("response_url"):
+            ack()
+            log.warning("a command without a response_url; nothing to answer it with")
+            return
         text = command.get("text") or ""
         if is_slow(text):
             ack(WORKING)
@@ -88,11 +132,14 @@ class Listeners:
         reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
         send_reply(respond, reply)
 
-    def on_summary_button(self, ack: Ack, action: dict[str, Any], respond: Respond) -> None:
+    def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
-        match = _SUMMARY_VALUE.match(action.get("value") or "")
+        match = _SUMMARY_VALUE.match(str(action.get("value") or ""))
         if not match:
             log.warning("summary button with an unexpected value %r", action.get("value"))
+            return
+        if not body.get("response_url"):
+            log.warning("a summary button click without a response_url; nothing to answer it with")
             return
         self.later(self.answer_button, match.group(1), int(match.group(2)), respond)
 
@@ -100,12 +147,16 @@ class Listeners:
         send_reply(respond, pr_reply(self.runtime, repo, number))
 
     def on_mention(self, event: dict[str, Any], client: WebClient) -> None:
+        if not (isinstance(event.get("channel"), str) and isinstance(event.get("ts"), str)):
+            log.warning("a mention without its channel or ts; nothing to answer it in")
+            return
         self.later(self.answer_mention, event, client)
 
     def answer_mention(self, event: dict[str, Any], client: WebClient) -> None:
         channel, ts = event["channel"], event["ts"]
         thread_ts = event.get("thread_ts") or ts
-        question = question_text(event.get("text", ""))
+        text = event.get("text")
+        question = question_text(text if isinstance(text, str) else "")
         if not question:
             post(client, channel, thread_ts, text_message(EMPTY_QUESTION))
             return
@@ -126,8 +177,12 @@ class Listeners:
         client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
 
     def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab") == "home":
-            self.later(self.publish_home, event["user"], client)
+        if event.get("tab") != "home":
+            return
+        if not isinstance(event.get("user"), str):
+            log.warning("a Home tab opened by no user; nothing to publish")
+            return
+        self.later(self.publish_home, event["user"], client)
 
     def publish_home(self, user: str, client: WebClient) -> None:
         client.views_publish(user_id=user, view={"type": "home", "blocks": self.home_blocks()})
@@ -185,9 +240,7 @@ class _QuietHandler(WSGIRequestHandler):
         log.debug("%s " + format, self.address_string(), *args)
 
 
-def http_server(app: App, port: int, host: str = "0.0.0.0") -> WSGIServer:
+def http_server(app: App, signing_secret: str, port: int, host: str = "0.0.0.0") -> WSGIServer:
     """A threaded HTTP server taking commands, events and interactions at POST /slack/events."""
-    return make_server(
-        host, port, SlackRequestHandler(app, path=EVENTS_PATH),
-        server_class=_ThreadingWSGIServer, handler_class=_QuietHandler,
-    )
+    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH)
+    return make_server(host, port, handler, server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)

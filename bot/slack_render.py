@@ -5,17 +5,16 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.mrkdwn import escape, link, truncate
+from bot.answer import Answer, more_note
+from bot.mrkdwn import escape, first_sentence, link, truncate
 from store.areas import AREAS, resolve_area, title_tags
 from store.model import PullRequest
 from store.report_markdown import SECTIONS
 from store.reports import DailyReport
 
-if TYPE_CHECKING:
-    from bot.answer import Answer
 
 # Slack allows 50 blocks and 3000 characters per section; leave headroom for the
 # undocumented cumulative limit on block text.
@@ -27,7 +26,6 @@ MAX_FALLBACK_CHARS = 3900
 SUMMARY_ACTION = "prdigest_pr_summary"
 # PRs listed one by one in a reply; keeps a week within the five messages a response_url takes.
 MAX_LISTED = 50
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
 
 
 @dataclass
@@ -56,12 +54,6 @@ def mrkdwn_section(text: str, accessory: dict[str, Any] | None = None) -> dict[s
 def text_sections(lines: list[str]) -> list[dict[str, Any]]:
     """Lines of our own mrkdwn in as few sections as Slack's per-section limit allows."""
     return [mrkdwn_section(chunk) for chunk in pack_lines(lines, MAX_SECTION_CHARS)]
-
-
-def first_sentence(text: str, limit: int = 280) -> str:
-    paragraph = (text or "").strip().split("\n", 1)[0].strip()
-    sentence = _SENTENCE_END.split(paragraph, 1)[0]
-    return truncate(sentence, limit)
 
 
 def pr_link(pr: PullRequest) -> str:
@@ -175,7 +167,7 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
         blocks.extend(text_sections(lines))
     left_out = len(substantial) - len(shown) + len(trivial) - len(shown_trivial)
     if left_out:
-        blocks.append(mrkdwn_section(f"_\u2026and {left_out} more; narrow it down with an area, an author or a shorter period._"))
+        blocks.append(mrkdwn_section(f"_{more_note(left_out)}_"))
     return split_blocks(blocks)
 
 
@@ -264,7 +256,7 @@ _CITATION = re.compile(r"\[#(\d+)\]")
 MAX_SOURCES = 5
 
 
-def answer_message(answer: "Answer", tz: ZoneInfo) -> Message:
+def answer_message(answer: Answer, tz: ZoneInfo) -> Message:
     """An answer: its text escaped, [#N] turned into links for the cited PRs, and the sources it names only by number."""
     cited = {pr.number: pr for pr in answer.prs}
 
@@ -274,7 +266,7 @@ def answer_message(answer: "Answer", tz: ZoneInfo) -> Message:
 
     body = _CITATION.sub(cite, escape(answer.text.strip()))
     blocks = text_sections(body.split("\n"))
-    sources = [cited[n] for n in answer.citations if n in cited and cited[n].title not in answer.text][:MAX_SOURCES]
+    sources = answer.sources()[:MAX_SOURCES]
     if sources:
         lines = ["*Sources*"] + [
             f"\u2022 {pr_link(pr)} _by {escape(pr.author)}, merged {pr.merged_at.astimezone(tz).date().isoformat()}_" for pr in sources

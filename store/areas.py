@@ -10,7 +10,7 @@ import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 
 _AREA_KEYS = frozenset({"aliases", "tags", "words", "title", "files", "files_all", "labels"})
@@ -58,7 +58,8 @@ class _Area:
 
 @dataclass(frozen=True)
 class _Rules:
-    areas: tuple[_Area, ...]
+    names: tuple[str, ...]
+    specs: dict[str, dict]  # each area's rules as written, for its patterns
     aliases: dict[str, str]
     tag_synonyms: dict[str, str]
     # Exact-match signals as indexes (tag, word or label -> areas), so a PR
@@ -66,6 +67,11 @@ class _Rules:
     by_tag: dict[str, frozenset[str]]
     by_word: dict[str, frozenset[str]]
     by_label: dict[str, frozenset[str]]
+
+    @cached_property
+    def areas(self) -> tuple[_Area, ...]:
+        """The patterns, compiled on first use: most commands never classify a PR, and compiling is most of loading."""
+        return tuple(_parse_area(name, spec) for name, spec in self.specs.items())
 
 
 def _compile(area: str, field: str, source: str) -> re.Pattern[str]:
@@ -125,7 +131,8 @@ def _parse_area(name: str, spec: dict) -> _Area:
     )
 
 
-def _parse_rules(text: str) -> _Rules:
+def _parse_rules(text: str, compile_now: bool = True) -> _Rules:
+    """The rules in `text`; every mistake raises ValueError, those in patterns only once compiled."""
     data = tomllib.loads(text)
     synonyms = {normalize_name(k): normalize_name(v) for k, v in data.get("tag_synonyms", {}).items()}
     aliases: dict[str, str] = {}
@@ -139,22 +146,27 @@ def _parse_rules(text: str) -> _Rules:
         _index(by_tag, (_normalize_tag(tag, synonyms) for tag in spec.get("tags", [])), name)
         _index(by_word, (word.lower() for word in spec.get("words", [])), name)
         _index(by_label, (normalize_name(label) for label in spec.get("labels", [])), name)
-    return _Rules(
-        areas=tuple(_parse_area(name, spec) for name, spec in data["areas"].items()),
+    rules = _Rules(
+        names=tuple(data["areas"]),
+        specs=data["areas"],
         aliases=aliases,
         tag_synonyms=synonyms,
         by_tag=_freeze(by_tag),
         by_word=_freeze(by_word),
         by_label=_freeze(by_label),
     )
+    if compile_now:
+        rules.areas  # noqa: B018  (compiling is what reports a bad pattern)
+    return rules
 
 
 @cache
 def _rules() -> _Rules:
-    return _parse_rules(resources.files(__package__).joinpath("areas.toml").read_text(encoding="utf-8"))
+    text = resources.files(__package__).joinpath("areas.toml").read_text(encoding="utf-8")
+    return _parse_rules(text, compile_now=False)
 
 
-AREAS: tuple[str, ...] = tuple(area.name for area in _rules().areas)
+AREAS: tuple[str, ...] = _rules().names
 
 
 class UnknownArea(ValueError):

@@ -1,34 +1,79 @@
-"""Opening the SQLite store: one place that sets the pragmas and applies migrations."""
+"""Opening the SQLite store: one place that sets the pragmas and applies migrations, and one way to write."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import sqlite_utils
 
 from store.schema import migrations
 
-# Long enough to ride out an ingest transaction from another process, short
-# enough that a Slack request still answers inside its window.
-BUSY_TIMEOUT_SECONDS = 5.0
+# Long enough to ride out an import or ingest transaction of another process;
+# PRDIGEST_BUSY_TIMEOUT changes it.
+BUSY_TIMEOUT_SECONDS = 10.0
 
 
 class StoreError(Exception):
     """The store cannot be opened or used; the message is one line for a person."""
 
 
-def open_db(path: str | Path) -> sqlite_utils.Database:
+class StoreBusy(StoreError):
+    """Another process held the store's write lock for longer than the busy timeout."""
+
+
+def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sqlite_utils.Database:
     """Open (creating if needed) the store at `path`, in WAL mode, fully migrated."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # check_same_thread=False because Slack handlers run on a thread pool;
         # each caller still serialises its own use of a connection.
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
+        conn = sqlite3.connect(str(path), timeout=busy_timeout, check_same_thread=False)
         db = sqlite_utils.Database(conn, execute_plugins=False)
         if db.journal_mode != "wal":
             db.enable_wal()
-        migrations.apply(db)
+        if migrations.pending(db):
+            # Under the write lock: processes opening a new store together migrate it once.
+            with write_transaction(db):
+                migrations.apply(db)
+    except StoreError:
+        raise
     except (sqlite3.DatabaseError, OSError) as exc:
         raise StoreError(f"cannot open store {path}: {exc}") from exc
     return db
+
+
+@contextmanager
+def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """A transaction that takes the write lock at its start, or a savepoint inside one already open.
+
+    A deferred BEGIN reads first and fails at once with "database is locked"
+    when it later needs to write after another process did; BEGIN IMMEDIATE
+    waits for the lock (up to the busy timeout) before reading anything.
+    """
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise
+        seconds = _busy_timeout(db)
+        raise StoreBusy(
+            f"the store is busy: another process held its write lock for over {seconds:g}s "
+            "(PRDIGEST_BUSY_TIMEOUT sets how long to wait); try again"
+        ) from None
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    db.execute("COMMIT")
+
+
+def _busy_timeout(db: sqlite_utils.Database) -> float:
+    return db.execute("pragma busy_timeout").fetchone()[0] / 1000

@@ -226,6 +226,12 @@ def sentence(text: str) -> str:
     return text
 
 
+def lead_and_rest(text: str) -> tuple[str, str]:
+    """The first sentence of `text`, and what follows it."""
+    parts = _SENTENCE_END.split(" ".join(text.split()), 1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
 def _lower_first(text: str) -> str:
     first = text.split(" ", 1)[0]
     if len(first) > 1 and first[0].isupper() and first[1:].islower():

@@ -8,9 +8,10 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from store.areas import classify
+from store.db import write_transaction
 from store.days import now_text
 from store.model import PullRequest
-from store.prs import get_pr, save_pr
+from store.prs import get_prs, save_prs
 from store.report_markdown import ParsedReport, ReportFormatError, parse_report
 
 
@@ -46,23 +47,23 @@ def read_report(path: Path, tz: ZoneInfo) -> ParsedReport:
 def store_report(db: Database, report: ParsedReport, source: str) -> None:
     """Write a parsed report in one transaction: every PR, or none."""
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
+        stored = get_prs(db, report.repo, [pr.number for pr in report.prs]) if report.repo else {}
         for pr in report.prs:
-            keep_fetched_fields(pr, get_pr(db, pr.repo, pr.number))
+            keep_fetched_fields(pr, stored.get(pr.number))
             pr.areas = classify(pr.title, pr.files, pr.labels)
-            save_pr(db, pr)
-        db["repos"].upsert(
-            {"name": report.repo, "report_title": report.title, "updated_at": now}, pk="name"
+        save_prs(db, report.prs)
+        # Plain SQL upserts: the library's look the schema up again on every call, a dozen statements each.
+        db.execute(
+            "insert into repos (name, report_title, updated_at) values (?, ?, ?) on conflict (name) "
+            "do update set report_title = excluded.report_title, updated_at = excluded.updated_at",
+            [report.repo, report.title, now],
         )
-        db["reports"].upsert(
-            {
-                "repo": report.repo,
-                "date": report.date.isoformat(),
-                "tz_label": report.tz_label,
-                "source": source,
-                "imported_at": now,
-            },
-            pk=("repo", "date"),
+        db.execute(
+            "insert into reports (repo, date, tz_label, source, imported_at) values (?, ?, ?, ?, ?) "
+            "on conflict (repo, date) do update set tz_label = excluded.tz_label, source = excluded.source, "
+            "imported_at = excluded.imported_at",
+            [report.repo, report.date.isoformat(), report.tz_label, source, now],
         )
 
 

@@ -6,8 +6,7 @@ it, so a run killed at any moment resumes where it stopped and stores nothing tw
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -15,6 +14,7 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from store.areas import classify
+from store.db import write_transaction
 from store.days import day_bounds, from_utc_text, local_day, now_text, to_utc_text
 from store.extractive import classify_type, extractive_summary
 from store.github import GitHubClient, GitHubError, PullData
@@ -104,7 +104,7 @@ def ingest_repo(
                 raise GitHubError(
                     f"PR #{pull.number}: {exc}; {done.total} of {len(listed)} PRs stored, run again to continue"
                 ) from None
-            with _write_lock(db):
+            with write_transaction(db):
                 new = _store(db, repo, detailed)
                 if moves_cursor:
                     _advance_cursor(db, repo, detailed.merged_at)
@@ -115,7 +115,7 @@ def ingest_repo(
         show(Status(repo, done.total, len(listed), client.requests, client.rate_limit_waits))
     if moves_cursor and listed:
         # Unchanged PRs at the end of the window still count as stored.
-        with _write_lock(db):
+        with write_transaction(db):
             _advance_cursor(db, repo, listed[-1].merged_at)
     return done
 
@@ -167,20 +167,3 @@ def _advance_cursor(db: Database, repo: str, merged_at: datetime) -> None:
         "updated_at = excluded.updated_at",
         [repo, to_utc_text(merged_at), now_text()],
     )
-
-
-@contextmanager
-def _write_lock(db: Database) -> Iterator[None]:
-    """A transaction that holds the write lock from its start.
-
-    _store reads the stored summary before replacing the row; taking the lock
-    first means a summary another process writes meanwhile waits for us instead
-    of being overwritten, and our write never fails on a stale read snapshot.
-    """
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        db.rollback()
-        raise
-    db.execute("COMMIT")

@@ -3,97 +3,190 @@
 A record is written with the planned messages before anything is sent, then
 updated after every message Slack accepts: a restart resumes the same thread
 from the first reply not yet sent, and a finished record stops any repeat.
+
+One process at a time holds a post: the claim names its owner and a lease the
+owner renews while it sends. Another process finding a live claim leaves it
+alone; a claim whose lease ran out (its holder died) is taken over.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from sqlite_utils import Database
 
+from store.db import write_transaction
 from store.days import now_text
 
 POSTING, DONE, EMPTY = "posting", "done", "empty"
 
 
-@dataclass
-class DailyPost:
+@dataclass(frozen=True)
+class PostKey:
     channel: str
     repo: str
     date: date
+    areas: tuple[str, ...] = ()  # as the channel filters; empty: the whole report
+
+    @classmethod
+    def of(cls, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> "PostKey":
+        return cls(channel, repo, day, tuple(sorted(set(areas))))
+
+    @property
+    def text(self) -> str:
+        """The key as one string, as it travels in the messages' metadata."""
+        return f"{self.channel} {self.repo} {self.date.isoformat()} {','.join(self.areas)}".rstrip()
+
+    @property
+    def where(self) -> list[str]:
+        return [self.channel, self.repo, self.date.isoformat(), json.dumps(list(self.areas))]
+
+
+@dataclass
+class DailyPost:
+    key: PostKey
     messages: list[dict[str, Any]]  # {text, blocks}; messages[0] is the thread's parent
     parent_ts: str | None = None
     replies_sent: int = 0
     state: str = POSTING
+    owner: str | None = None
+    lease_until: float | None = None  # unix time the owner's claim runs out
+    in_flight: int | None = None  # the part sent last whose answer was not recorded
+    sent_at: float | None = None  # unix time that part was sent
     replies: list[dict[str, Any]] = field(init=False)
 
     def __post_init__(self) -> None:
         self.replies = self.messages[1:]
 
     @property
+    def channel(self) -> str:
+        return self.key.channel
+
+    @property
+    def date(self) -> date:
+        return self.key.date
+
+    @property
     def finished(self) -> bool:
         return self.state in (DONE, EMPTY)
 
 
-def _key(post: DailyPost) -> tuple[str, str, str]:
-    return post.channel, post.repo, post.date.isoformat()
+_WHERE = "channel = ? and repo = ? and date = ? and areas = ?"
 
 
+def get_post(db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> DailyPost | None:
+    """The record of the day's post to the channel (filtered on `areas`), if there is one."""
+    return _load(db, PostKey.of(channel, repo, day, areas))
 
-def get_post(db: Database, channel: str, repo: str, day: date) -> DailyPost | None:
-    rows = list(
-        db["daily_posts"].rows_where("channel = ? and repo = ? and date = ?", [channel, repo, day.isoformat()])
-    )
+
+def _load(db: Database, key: PostKey) -> DailyPost | None:
+    rows = list(db["daily_posts"].rows_where(_WHERE, key.where))
     if not rows:
         return None
     row = rows[0]
     return DailyPost(
-        channel=row["channel"],
-        repo=row["repo"],
-        date=date.fromisoformat(row["date"]),
+        key=key,
         messages=json.loads(row["messages"]),
         parent_ts=row["parent_ts"],
         replies_sent=row["replies_sent"],
         state=row["state"],
+        owner=row["owner"],
+        lease_until=row["lease_until"],
+        in_flight=row["in_flight"],
+        sent_at=row["sent_at"],
     )
 
 
-def plan_post(db: Database, channel: str, repo: str, day: date, messages: list[dict[str, Any]]) -> DailyPost:
-    """Record the messages about to be posted; a day with nothing to post is recorded as finished."""
-    post = DailyPost(channel, repo, day, messages, state=POSTING if messages else EMPTY)
-    now = now_text()
-    db["daily_posts"].insert(
-        {
-            "channel": channel,
-            "repo": repo,
-            "date": day.isoformat(),
-            "messages": json.dumps(messages, ensure_ascii=False),
-            "parent_ts": None,
-            "replies_sent": 0,
-            "state": post.state,
-            "created_at": now,
-            "updated_at": now,
-        }
-    )
-    return post
+def claim_post(
+    db: Database, key: PostKey, owner: str, plan: Callable[[], list[dict[str, Any]]], lease: float, now: float
+) -> DailyPost | None:
+    """The post, held by `owner` until now + lease; None while another owner's lease runs.
+
+    A post not recorded yet is planned with `plan()` under the same lock, so two
+    processes never record two different plans. A finished post is returned as it is.
+    """
+    with write_transaction(db):
+        post = _load(db, key)
+        if post is None:
+            messages = plan()
+            post = DailyPost(key, messages, state=POSTING if messages else EMPTY)
+            stamp = now_text()
+            db["daily_posts"].insert(
+                {
+                    "channel": key.channel,
+                    "repo": key.repo,
+                    "date": key.date.isoformat(),
+                    "areas": json.dumps(list(key.areas)),
+                    "messages": json.dumps(messages, ensure_ascii=False),
+                    "parent_ts": None,
+                    "replies_sent": 0,
+                    "state": post.state,
+                    "owner": None if post.finished else owner,
+                    "lease_until": None if post.finished else now + lease,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                }
+            )
+            post.owner, post.lease_until = owner, now + lease
+            return post
+        if post.finished:
+            return post
+        if post.owner not in (None, owner) and post.lease_until is not None and post.lease_until > now:
+            return None
+        _update(db, key, owner=owner, lease_until=now + lease)
+        post.owner, post.lease_until = owner, now + lease
+        return post
+
+
+def renew(db: Database, post: DailyPost, lease: float, now: float, **values: Any) -> bool:
+    """Extend the owner's lease (and set `values` with it); False when the post is no longer the owner's."""
+    with write_transaction(db):
+        changed = db.execute(
+            f"update daily_posts set lease_until = ?, updated_at = ?{''.join(f', {name} = ?' for name in values)}"
+            f" where {_WHERE} and owner = ?",
+            [now + lease, now_text(), *values.values(), *post.key.where, post.owner],
+        ).rowcount
+    return changed == 1
+
+
+def begin_send(db: Database, post: DailyPost, part: int, lease: float, now: float) -> bool:
+    """Note that `part` is about to be sent; False (nothing noted) when the claim was lost."""
+    if not renew(db, post, lease, now, in_flight=part, sent_at=now):
+        return False
+    post.in_flight, post.sent_at = part, now
+    return True
+
+
+def release(db: Database, post: DailyPost) -> None:
+    """Give the claim up at once (the holder failed), so a new run need not wait out the lease."""
+    with write_transaction(db):
+        db.execute(
+            f"update daily_posts set owner = null, lease_until = null where {_WHERE} and owner = ?",
+            [*post.key.where, post.owner],
+        )
 
 
 def record_parent(db: Database, post: DailyPost, ts: str) -> None:
-    post.parent_ts = ts
-    _update(db, post, parent_ts=ts)
+    post.parent_ts, post.in_flight = ts, None
+    _update(db, post.key, parent_ts=ts, in_flight=None)
 
 
-def record_reply(db: Database, post: DailyPost) -> None:
-    post.replies_sent += 1
-    _update(db, post, replies_sent=post.replies_sent)
+def record_replies(db: Database, post: DailyPost, count: int) -> None:
+    """`count` replies are in the thread."""
+    post.replies_sent, post.in_flight = count, None
+    _update(db, post.key, replies_sent=count, in_flight=None)
 
 
 def record_done(db: Database, post: DailyPost) -> None:
     post.state = DONE
-    _update(db, post, state=DONE)
+    _update(db, post.key, state=DONE, owner=None, lease_until=None, in_flight=None)
 
 
-def _update(db: Database, post: DailyPost, **values: Any) -> None:
-    db["daily_posts"].update(_key(post), {**values, "updated_at": now_text()})
+def _update(db: Database, key: PostKey, **values: Any) -> None:
+    with write_transaction(db):
+        db["daily_posts"].update(
+            (key.channel, key.repo, key.date.isoformat(), json.dumps(list(key.areas))),
+            {**values, "updated_at": now_text()},
+        )

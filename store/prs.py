@@ -2,15 +2,31 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from sqlite_utils import Database
 
+from store.db import write_transaction
 from store.days import from_utc_text, now_text, to_utc_text
 from store.model import PullRequest, Summary
-from store.relations import record_relations
+from store.retrieval.relations import record_relations
 
+# Row ids sort by merge time, so that a time window is one range of ids (and of
+# FTS rowids) in whatever order PRs were stored: a backfill stores the newest
+# days first. The low bits tell apart PRs merged in the same second.
+_PER_SECOND = 1 << 20
+
+
+def first_id(moment: datetime) -> int:
+    """The lowest row id a PR merged at `moment` or later can have."""
+    return math.ceil(moment.timestamp()) * _PER_SECOND
+
+
+def _preferred_id(merged_at: datetime, number: int) -> int:
+    """The row id of a PR unless another PR merged in the same second already has it."""
+    return int(merged_at.timestamp()) * _PER_SECOND + number % _PER_SECOND
 
 
 def pr_record(pr: PullRequest) -> dict[str, Any]:
@@ -42,19 +58,100 @@ def pr_record(pr: PullRequest) -> dict[str, Any]:
 
 def save_pr(db: Database, pr: PullRequest) -> int:
     """Insert or update one PR by (repo, number), in one transaction; returns its row id."""
-    record = pr_record(pr)
+    return save_prs(db, [pr])[0]
+
+
+def save_prs(db: Database, prs: Iterable[PullRequest]) -> list[int]:
+    """Insert or update PRs by (repo, number) in one transaction, all or none; returns their row ids.
+
+    A PR listed twice is stored as its last listing says, as if saved one by one.
+    """
+    prs = list(prs)
+    if not prs:
+        return []
+    latest = {(pr.repo, pr.number): pr for pr in prs}
+    records = {key: pr_record(pr) for key, pr in latest.items()}
+    columns = list(next(iter(records.values())))
     now = now_text()
-    with db.atomic():
-        existing = db.execute(
-            "select id from prs where repo = ? and number = ?", [pr.repo, pr.number]
-        ).fetchone()
-        if existing:
-            db["prs"].update(existing[0], {**record, "updated_at": now})
-            pr_id = existing[0]
+    with write_transaction(db):
+        stored = _stored_ids(db, list(latest))
+        ids = _assign_ids(db, list(latest.values()), stored)
+        new = [[ids[key], *record.values(), now, now] for key, record in records.items() if key not in stored]
+        changed = [[ids[key], *record.values(), now, stored[key]] for key, record in records.items() if key in stored]
+        if new:
+            names = ", ".join(["id", *columns, "created_at", "updated_at"])
+            db.conn.executemany(f"insert into prs ({names}) values ({', '.join('?' * (len(columns) + 3))})", new)
+        if changed:
+            assignments = ", ".join(f"{name} = ?" for name in ["id", *columns, "updated_at"])
+            db.conn.executemany(f"update prs set {assignments} where id = ?", changed)
+        record_relations(db, latest.values())
+    return [ids[(pr.repo, pr.number)] for pr in prs]
+
+
+def _stored_ids(db: Database, keys: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """The row ids of the PRs already stored among `keys`, in one query per repository."""
+    numbers: dict[str, list[int]] = {}
+    for repo, number in keys:
+        numbers.setdefault(repo, []).append(number)
+    return {
+        (repo, number): row_id
+        for repo, wanted in numbers.items()
+        for number, row_id in db.execute(
+            "select number, id from prs where repo = ? and number in (select value from json_each(?))",
+            [repo, json.dumps(wanted)],
+        )
+    }
+
+
+def _assign_ids(db: Database, prs: list[PullRequest], stored: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
+    """Each PR's row id: the stored one while its merge second holds, else the preferred one, or the next free."""
+    ids: dict[tuple[str, int], int] = {}
+    wanted: dict[tuple[str, int], int] = {}
+    for pr in prs:
+        key, current = (pr.repo, pr.number), stored.get((pr.repo, pr.number))
+        second = int(pr.merged_at.timestamp())
+        if current is not None and current // _PER_SECOND == second:
+            ids[key] = current
         else:
-            pr_id = db["prs"].insert({**record, "created_at": now, "updated_at": now}).last_pk
-        record_relations(db, pr)
-        return pr_id
+            wanted[key] = _preferred_id(pr.merged_at, pr.number)
+    if not wanted:
+        return ids
+    # Ids stay taken by their PRs until the end of the batch, even by a PR moving to another second.
+    taken = {
+        row[0]
+        for row in db.execute("select id from prs where id in (select value from json_each(?))", [json.dumps(list(wanted.values()))])
+    }
+    taken.update(ids.values())
+    checked = set(wanted.values())
+
+    def in_use(candidate: int) -> bool:
+        if candidate in taken:
+            return True
+        return candidate not in checked and db.execute("select 1 from prs where id = ?", [candidate]).fetchone() is not None
+
+    for key, candidate in wanted.items():
+        ids[key] = _next_free(candidate, in_use)
+        taken.add(ids[key])
+    return ids
+
+
+def _next_free(candidate: int, in_use: Callable[[int], bool]) -> int:
+    """`candidate`, or the next id of the same second that is not in use."""
+    while in_use(candidate):
+        base, slot = divmod(candidate, _PER_SECOND)
+        candidate = base * _PER_SECOND + (slot + 1) % _PER_SECOND
+    return candidate
+
+
+def renumber_by_merge_time(db: Database) -> None:
+    """Give every stored PR its merge-time row id; for stores written before ids sorted by merge time."""
+    taken: set[int] = set()
+    moves = []
+    for row_id, number, merged_at in db.execute("select id, number, merged_at from prs order by merged_at, id").fetchall():
+        new = _next_free(_preferred_id(from_utc_text(merged_at), number), taken.__contains__)
+        taken.add(new)
+        moves.append((new, row_id))
+    db.conn.executemany("update prs set id = ? where id = ?", moves)
 
 
 def pr_from_row(row: dict[str, Any]) -> PullRequest:
@@ -92,6 +189,12 @@ def get_pr(db: Database, repo: str, number: int) -> PullRequest | None:
     return pr_from_row(rows[0]) if rows else None
 
 
+def get_prs(db: Database, repo: str, numbers: list[int]) -> dict[int, PullRequest]:
+    """The stored PRs of `repo` among `numbers`, by number, in one query."""
+    rows = db["prs"].rows_where("repo = ? and number in (select value from json_each(?))", [repo, json.dumps(numbers)])
+    return {row["number"]: pr_from_row(row) for row in rows}
+
+
 def prs_merged_between(
     db: Database, repo: str, start: datetime, end: datetime, area: str | None = None
 ) -> list[PullRequest]:
@@ -112,13 +215,3 @@ def latest_merge(db: Database, repo: str) -> datetime | None:
 
 def known_repos(db: Database) -> list[str]:
     return [row[0] for row in db.execute("select distinct repo from prs order by repo")]
-
-
-def save_prs(db: Database, prs: Iterable[PullRequest]) -> int:
-    """Save many PRs in one transaction (all or none); returns how many."""
-    count = 0
-    with db.atomic():
-        for pr in prs:
-            save_pr(db, pr)
-            count += 1
-    return count

@@ -5,9 +5,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
-
-import jinja2
 
 from store.model import TYPES, PullRequest, Summary
 
@@ -33,6 +32,9 @@ _FIELDS = {
     "files": re.compile(r"^- \*\*\[Changed Files\]\(\S+\) \((?P<v>\d+)\):\*\*$"),
 }
 _FILE = re.compile(r"^  - `(?P<path>.*)`$")
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 class ReportFormatError(ValueError):
@@ -116,7 +118,8 @@ def _parse_pr(chunk: list[str], tz: ZoneInfo) -> PullRequest:
     if not repo:
         raise ReportFormatError(f"{where}: cannot tell the repository from {heading['url']!r}")
     try:
-        merged_local = datetime.strptime(fields["merged_time"], LOCAL_TIME_FORMAT)
+        # The field's pattern fixed its shape, which fromisoformat reads far faster than strptime.
+        merged_local = datetime.fromisoformat(fields["merged_time"])
     except ValueError:
         raise ReportFormatError(f"{where}: bad merged time {fields['merged_time']!r}") from None
     return PullRequest(
@@ -138,14 +141,17 @@ def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]
     fields: dict[str, str] = {}
     files: list[str] = []
     for line in lines:
-        file_match = _FILE.match(line)
-        if file_match and "files" in fields:
+        file_match = _FILE.match(line) if "files" in fields and line.startswith("  - ") else None
+        if file_match:
             files.append(file_match["path"])
+            continue
+        if not line.startswith("- **"):
             continue
         for name, pattern in _FIELDS.items():
             match = pattern.match(line)
             if match:
                 fields[name] = match["v"]
+                break
     missing = [name for name in _FIELDS if name not in fields]
     if missing:
         names = ", ".join(name.replace("_", " ") for name in missing)
@@ -183,6 +189,9 @@ def _strip_blank(lines: list[str]) -> list[str]:
 
 @cache
 def _template() -> jinja2.Template:
+    # Imported here: parsing and most commands never render Markdown.
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("store", "templates"),
         keep_trailing_newline=True,

@@ -103,7 +103,7 @@ def m010_github_updated_at(db: Database) -> None:
 
 @migrations()
 def m030_search(db: Database) -> None:
-    from store.relations import backfill_relations
+    from store.retrieval.relations import backfill_relations
 
     # One row per (PR, other PR it refers to): reverts, regression fixes, follow-ups, mentions.
     db["pr_relations"].create(
@@ -151,6 +151,40 @@ def m020_model_summaries(db: Database) -> None:
     )
     db["model_calls"].create_index(["at"])
     db["model_calls"].create_index(["repo", "number"])
+
+
+@migrations()
+def m070_merge_time_ids(db: Database) -> None:
+    from store.prs import renumber_by_merge_time
+
+    # Row ids, and so FTS rowids, now sort by merge time. The index is rebuilt
+    # once rather than moved row by row by its update trigger.
+    db["prs"].disable_fts()
+    renumber_by_merge_time(db)
+    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
+
+
+@migrations()
+def m080_relations_read_again(db: Database) -> None:
+    # Relations are read again: "was reverted in #N" no longer counts as reverting #N, and relands follow.
+    from store.retrieval.relations import backfill_relations
+
+    backfill_relations(db)
+
+
+@migrations()
+def m060_post_claims(db: Database) -> None:
+    # A channel may be posted a day's report once per set of areas, so the areas join the key.
+    # The holder (owner) of a post renews lease_until (unix seconds) while it sends; a
+    # post whose lease ran out is taken over. in_flight is the part being sent, set before
+    # the send and cleared when its ts is recorded, so a new holder knows to read the thread back.
+    table = db["daily_posts"]
+    table.add_column("areas", str, not_null_default="[]")
+    table.add_column("owner", str)
+    table.add_column("lease_until", float)
+    table.add_column("in_flight", int)
+    table.add_column("sent_at", float)  # unix seconds when in_flight was sent
+    table.transform(pk=("channel", "repo", "date", "areas"))
 
 
 @migrations()

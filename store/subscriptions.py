@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from sqlite_utils import Database
 
+from store.db import write_transaction
 from store.days import from_utc_text, to_utc_text
 
 DEFAULT_POST_AT = time(9, 0)
@@ -41,7 +42,7 @@ def subscribe(
 
     An update keeps the original creation time, which decides the first day a report is due.
     """
-    with db.atomic():
+    with write_transaction(db):
         existing = get_subscription(db, channel, repo)
         created_at = existing.created_at if existing else now
         db["subscriptions"].insert(
@@ -65,7 +66,7 @@ def get_subscription(db: Database, channel: str, repo: str) -> Subscription | No
 
 def unsubscribe(db: Database, channel: str) -> list[str]:
     """Remove every subscription of the channel; returns the repositories it followed."""
-    with db.atomic():
+    with write_transaction(db):
         repos = [sub.repo for sub in channel_subscriptions(db, channel)]
         db.execute("delete from subscriptions where channel = ?", [channel])
     return repos

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from store.days import from_utc_text, local_day, now_text, range_bounds, to_utc_text
+from store.db import write_transaction
 from store.model import PullRequest, Summary
 from store.model_calls import ModelCall, record_calls
 from store.prs import pr_from_row
@@ -55,7 +56,7 @@ def save_model_summary(
 ) -> None:
     """Store a complete model summary and its calls in one transaction; clears any retry mark and failure count."""
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
         db.execute(
             "update prs set type = ?, what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
             " summary_prompt = ?, summarized_at = ?, summary_retry = null, summary_failures = null, updated_at = ?"
@@ -79,7 +80,7 @@ def mark_for_retry(
     rate-limited): those do not bring the PR closer to the failure cap.
     """
     now = now_text()
-    with db.atomic():
+    with write_transaction(db):
         db.execute(
             "update prs set what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
             " updated_at = ? where repo = ? and number = ? and summary_source is null",

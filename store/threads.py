@@ -5,6 +5,7 @@ import sqlite3
 
 from sqlite_utils import Database
 
+from store.db import write_transaction
 from store.days import now_text
 
 # Enough context for a follow-up, short enough to keep prompts small.
@@ -14,15 +15,16 @@ HISTORY_TURNS = 6
 def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: str) -> bool:
     """Record a mention; False when it was recorded before (Slack retried the event)."""
     try:
-        db["thread_turns"].insert(
-            {
-                "channel": channel,
-                "thread_ts": thread_ts,
-                "ts": ts,
-                "question": question,
-                "created_at": now_text(),
-            }
-        )
+        with write_transaction(db):
+            db["thread_turns"].insert(
+                {
+                    "channel": channel,
+                    "thread_ts": thread_ts,
+                    "ts": ts,
+                    "question": question,
+                    "created_at": now_text(),
+                }
+            )
     except sqlite3.IntegrityError:
         return False
     return True

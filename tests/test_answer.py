@@ -1,5 +1,6 @@
 import json
 import re
+from datetime import timedelta
 
 import pytest
 
@@ -9,8 +10,9 @@ from bot.llm import LLMError, llm_from_settings
 from pr_factory import REPO, make_pr
 from servers.github_api import FakeGitHub, FakePull
 from servers.openai_api import FakeOpenAI, Recorded, Reply, summary_reply
-from store.prs import get_pr, save_pr
-from test_search import CORPUS, NOW
+from store.model import Summary
+from store.prs import get_pr, save_pr, save_prs
+from test_search import CORPUS, NOW, _at
 
 
 @pytest.fixture
@@ -19,9 +21,17 @@ def settings(monkeypatch) -> Settings:
     return Settings.from_env()
 
 
+# A PR that shares only generic question words ("added", "changes") with the questions below.
+DISTRACTOR = make_pr(
+    510, "[Misc] Added more logging to the loader", merged_at=_at(13, 15), author="ken-t", areas=["core"],
+    files=["engine/model_loader/loader.py"],
+    summary=Summary("Added log lines when weights load; the changes touch only logging.", "", "", "", "imported"),
+)
+
+
 @pytest.fixture
 def store(db):
-    for pr in CORPUS:
+    for pr in [*CORPUS, DISTRACTOR]:
         save_pr(db, pr)
     return db
 
@@ -30,42 +40,120 @@ def _ask(db, settings, text, **kwargs):
     return answer_question(db, settings, text, now=NOW, **kwargs)
 
 
-def test_extractive_answer_lists_prs_with_date_author_and_what_changed(store, settings):
+def _first(answer) -> str:
+    return answer.text.splitlines()[0]
+
+
+# ---------------------------------------------------------------- the shape of the answer, without a model
+
+
+def test_time_only_lists_the_whole_day_newest_first_with_its_count(store, settings):
     answer = _ask(store, settings, "what merged yesterday?")
     lines = answer.text.splitlines()
-    assert lines[0] == "3 PRs merged yesterday (Fri Mar 13):"
+    assert lines[0] == "4 PRs merged yesterday (Fri Mar 13):"
     assert lines[1] == "[#507] Revert #501 (linus-t, Fri Mar 13)"
     assert lines[2] == "    Reverts the earlier admission change because it starved long prompts."
-    assert answer.citations == [507, 502, 501] == [pr.number for pr in answer.prs]
+    assert answer.citations == [507, 510, 502, 501]
+    assert answer.sources() == []  # every cited PR has its own line: nothing to repeat below
 
 
-def test_named_pr_answer_states_the_relation(store, settings):
-    answer = _ask(store, settings, "why was #501 reverted?")
-    assert answer.text.splitlines()[0] == "[#507] reverts [#501]."
-    assert answer.citations == [501, 507]
+def test_a_long_set_is_paged_like_the_slash_commands(db, settings):
+    save_prs(db, [make_pr(700 + i, f"[Core] Change {i}", merged_at=_at(14, 8) + timedelta(minutes=i)) for i in range(60)])
+    answer = _ask(db, settings, "what merged today?")
+    assert _first(answer) == "60 PRs merged today (Sat Mar 14); the 50 newest:"
+    assert len(answer.citations) == 50 and answer.citations[0] == 759
+    assert answer.text.splitlines()[-1].startswith("\u2026and 10 more; narrow it down")
 
 
-def test_ranked_answer_and_relaxed_filters_say_what_they_did(store, settings):
-    ranked = _ask(store, settings, "anything about the OpenAI-compatible server?")
-    assert ranked.text.startswith('PRs merged about "openai-compatible server", best matches first:')
-    assert ranked.citations[0] == 504
+def test_person_only_and_area_plus_time_are_whole_sets(store, settings):
+    # "What did X merge?" is what X wrote; "merged by X" is what X merged.
+    person = _ask(store, settings, "what did ada-l merge?")
+    assert _first(person) == "2 PRs authored by ada-l:" and person.citations == [508, 502]
+    merger = _ask(store, settings, "merged by ada-l")
+    assert _first(merger) == "2 PRs merged by ada-l:" and merger.citations == [504, 505]
+    area = _ask(store, settings, "ROCm PRs on Mar 13")
+    assert _first(area) == "1 PR merged on Fri Mar 13 in rocm:" and area.citations == [502]
+
+
+def test_count_question_gives_the_number_first(store, settings):
+    assert _first(_ask(store, settings, "how many PRs merged yesterday?")) == "4 PRs merged yesterday (Fri Mar 13)."
+    assert _first(_ask(store, settings, "how many rocm prs this week?")) == "2 PRs merged this week (since Mon Mar 9) in rocm."
+    reverts = _ask(store, settings, "how many PRs were reverted this week?")
+    assert _first(reverts) == "1 revert merged this week (since Mon Mar 9): [#507] reverts [#501]."
+
+
+def test_yes_no_question_starts_with_yes_or_no(store, settings):
+    reverted = _ask(store, settings, "was #501 reverted?")
+    assert _first(reverted) == "Yes: [#507] reverts [#501]."
+    assert reverted.citations == [501, 507]
+    kept = _ask(store, settings, "was #503 reverted?")
+    assert _first(kept) == "No PR reverts [#503] in the store." and kept.citations == [503]
+    fixed = _ask(store, settings, "did anyone fix the MI300 hang?")
+    assert _first(fixed).startswith("Yes: ") and fixed.citations == [508]
+    nothing = _ask(store, settings, "did anything change for TPU?")
+    assert _first(nothing) == "No PR merged in tpu." and nothing.citations == []
+
+
+def test_who_question_names_the_people(db, settings):
+    save_prs(db, [*CORPUS, make_pr(520, "[Core] Fix the admission check from #501", merged_at=_at(14, 10), author="ken-t",
+                                     summary=Summary("Fixes a regression from #501 in the admission check.", "", "", "", "imported"))])
+    culprit = _ask(db, settings, "who broke the admission check?")
+    assert _first(culprit) == "grace-h ([#501])." and set(culprit.citations) == {520, 501}
+
+
+def test_who_question_names_the_doers(store, settings):
+    answer = _ask(store, settings, "who fixed the MI300 hang?")
+    assert _first(answer) == "ada-l ([#508])."
+    reverter = _ask(store, settings, "who reverted the scheduler admission change?")
+    assert _first(reverter) == "linus-t ([#507])." and reverter.citations == [507]
+
+
+def test_relation_questions_name_both_sides(store, settings):
+    reverts = _ask(store, settings, "what got reverted this week?")
+    assert _first(reverts) == "[#507] reverts [#501]."
+    assert reverts.citations == [507, 501]
+    broke = _ask(store, settings, "what broke the MI300 hang?")
+    assert set(broke.citations) == {508, 502}
+
+
+def test_free_text_cites_only_what_answers(store, settings):
+    answer = _ask(store, settings, "anything about the OpenAI-compatible server?")
+    assert _first(answer) == '1 PR merged about "openai-compatible server":'
+    assert answer.citations == [504]
+    # "added" and "changes" are question words, not a topic: the distractor that says them is not cited.
+    added = _ask(store, settings, "what changes were added to the scheduler?")
+    assert 510 not in added.citations and 501 in added.citations
+
+
+def test_named_pr_brings_its_relations(store, settings):
+    answer = _ask(store, settings, "tell me about #502")
+    assert _first(answer) == "[#508] fixes a problem from [#502]."
+    assert answer.citations == [502, 508]
+
+
+def test_relaxed_filters_show_the_nearest_as_context_not_as_answers(store, settings):
     relaxed = _ask(store, settings, "ROCm on Mar 2")
-    assert relaxed.text.startswith("No PRs merged on Mon Mar 2 in rocm; showing the nearest matches")
-    assert set(relaxed.citations) == {502, 508}
+    assert _first(relaxed) == "No PR merged on Mon Mar 2 in rocm. The nearest, which may not answer it:"
+    assert relaxed.citations == [] and {pr.number for pr in relaxed.prs} == {502, 508}
 
 
 def test_follow_up_reuses_the_thread(store, settings):
     answer = _ask(store, settings, "and on ROCm?", history=["what changed in the scheduler yesterday?"])
     assert answer.citations == [502]
-    assert "yesterday (Fri Mar 13) in rocm" in answer.text.splitlines()[0]
+    assert "yesterday (Fri Mar 13) in rocm" in _first(answer)
 
 
-def test_empty_and_nonsense_questions_get_help(store, settings):
+def test_unknown_numbers_and_words(store, settings):
+    missing = _ask(store, settings, "why was #99999 reverted?")
+    assert missing.citations == [] and "99999 is not in the store" in _first(missing)
+    nonsense = _ask(store, settings, "zyxxy quorple")
+    assert _first(nonsense).startswith('No PR merged about "zyxxy", "quorple".') and nonsense.citations == []
+
+
+def test_empty_questions_get_help(store, settings):
     for text in ("", "   ", "what is the?"):
         answer = _ask(store, settings, text)
         assert answer.citations == [] and "Ask me about what merged in acme/engine" in answer.text
-    nonsense = _ask(store, settings, "zyxxy quorple")
-    assert nonsense.text.startswith('No PRs merged about "zyxxy", "quorple".') and nonsense.citations == []
 
 
 def test_answer_text_is_plain_not_escaped(db, settings):
@@ -74,10 +162,13 @@ def test_answer_text_is_plain_not_escaped(db, settings):
     assert "[#600] [Core] Handle <b> & @channel in prompts" in answer.text
 
 
-def test_cite_only_keeps_retrieved_prs():
-    text, cited = cite_only("Fixed in [#502] and #508, not [#9999] or #77. See [#501].", [501, 502, 508])
-    assert text == "Fixed in [#502] and [#508], not or #77. See [#501]."
-    assert cited == [501, 502, 508]
+def test_every_number_an_answer_shows_is_in_the_store(store, settings):
+    for text in ("what merged this week?", "why was #501 reverted?", "who fixed the MI300 hang?", "MI300",
+                 "was anything reverted?", "how many PRs by grace-h?", "#502 #99999"):
+        answer = _ask(store, settings, text)
+        shown = {int(n) for n in re.findall(r"\[#(\d+)\]", answer.text)}
+        assert shown <= {pr.number for pr in answer.prs}
+        assert all(get_pr(store, REPO, n) for n in [*shown, *answer.citations])
 
 
 def test_cli_ask_json_and_plain(run_cli, store, monkeypatch):
@@ -86,9 +177,8 @@ def test_cli_ask_json_and_plain(run_cli, store, monkeypatch):
     assert result.code == 0, result.err
     data = json.loads(result.out)
     assert set(data) == {"answer", "citations"} and data["citations"] == [501, 507]
-    assert all(get_pr(store, REPO, n) for n in data["citations"])
-    plain = run_cli("ask", "#507")
-    assert plain.code == 0 and "Sources:" in plain.out and "<https://github.com/acme/engine/pull/507>" in plain.out
+    plain = run_cli("ask", "what merged yesterday?")
+    assert plain.code == 0 and "Sources:" not in plain.out and plain.out.count("[#507]") == 1
     empty = run_cli("ask")
     assert empty.code == 0 and "for example" in empty.out
 
@@ -98,7 +188,7 @@ def test_cli_ask_json_and_plain(run_cli, store, monkeypatch):
 
 @pytest.fixture
 def model_env(monkeypatch):
-    """A fake Chat Completions API and a fake GitHub (for diffs when summarizing), both on 127.0.0.1."""
+    """A Chat Completions API and a GitHub (for diffs when summarizing), both on 127.0.0.1."""
     pulls = [FakePull(700, "[Core] Summarize me", merged_at=NOW, files=["engine/core/scheduler.py"])]
     with FakeOpenAI(_responder) as api, FakeGitHub({REPO: pulls}) as github:
         monkeypatch.setenv("PRDIGEST_REPOS", REPO)
@@ -109,7 +199,7 @@ def model_env(monkeypatch):
         yield api
 
 
-ANSWER = "The scheduler change [#501] was reverted by [#507] because long prompts starved [#9999]."
+ANSWER = "The scheduler change [#501] was reverted by [#507] because long prompts starved."
 
 
 def _responder(request: Recorded) -> Reply:
@@ -123,45 +213,108 @@ def _answer_requests(api: FakeOpenAI) -> list[Recorded]:
     return [r for r in api.requests if not re.search(r"^Number: #", r.user, re.MULTILINE)]
 
 
-def test_model_answer_cites_only_retrieved_prs(store, model_env):
+def _ledger(db) -> list[tuple]:
+    return db.execute("select purpose, model, outcome, tokens_in > 0, tokens_out > 0 from model_calls order by id").fetchall()
+
+
+def _model_ask(db, text):
     settings = Settings.from_env()
     with llm_from_settings(settings) as llm:
-        answer = answer_question(store, settings, "why was #501 reverted?", now=NOW, llm=llm)
-    assert answer.text == "The scheduler change [#501] was reverted by [#507] because long prompts starved."
+        return answer_question(db, settings, text, now=NOW, llm=llm)
+
+
+def test_model_answer_follows_the_first_line_and_cites_what_it_was_given(store, model_env):
+    answer = _model_ask(store, "why was #501 reverted?")
+    assert answer.text == f"[#507] reverts [#501].\n{ANSWER}"
     assert answer.citations == [501, 507]
     prompt = _answer_requests(model_env)[-1]
     assert "Question: why was #501 reverted?" in prompt.user
+    assert "First line (already written): [#507] reverts [#501]." in prompt.user
     assert "[#507] Revert #501" in prompt.user and "starved long prompts" in prompt.user
-    assert "[#507] reverts [#501]" in prompt.user
     assert "Cite every pull request" in prompt.system
+    assert _ledger(store) == [("answer", "answer-model", "ok", 1, 1)]
+
+
+def test_model_gets_the_answer_set_and_context_marked_apart(store, model_env):
+    model_env.script(Reply("The hang was fixed in [#508]."))
+    _model_ask(store, "who fixed the MI300 hang?")
+    prompt = _answer_requests(model_env)[-1].user
+    answer_part, _, context_part = prompt.partition("\nContext:\n")
+    assert "[#508]" in answer_part and "[#508]" not in context_part
+    assert context_part and "[#502]" in context_part
+
+
+@pytest.mark.parametrize("invented", ["[#99999]", "#99999", "PR 99999", "[#506]", "#506"])
+def test_a_number_the_model_invents_is_asked_again_then_its_sentence_dropped(store, model_env, invented):
+    bad = f"The revert [#507] undid [#501]. It was later redone in {invented}, which fixed long prompts."
+    model_env.script(Reply(bad), Reply(bad))
+    answer = _model_ask(store, "why was #501 reverted?")
+    assert answer.text == "[#507] reverts [#501].\nThe revert [#507] undid [#501]."
+    assert "99999" not in answer.text and "506" not in answer.text
+    assert answer.citations == [501, 507]
+    retry = _answer_requests(model_env)[-1].user
+    assert "Your last answer named" in retry and "citing only [#501], [#507]" in retry
+    assert [row[2] for row in _ledger(store)] == ["ok", "ok"]
+
+
+def test_a_corrected_second_reply_is_used_whole(store, model_env):
+    model_env.script(Reply("It was undone in #42424."), Reply("It was undone in [#507] after [#501] starved long prompts."))
+    answer = _model_ask(store, "why was #501 reverted?")
+    assert answer.text.splitlines()[1] == "It was undone in [#507] after [#501] starved long prompts."
+
+
+def test_a_reply_left_empty_by_dropping_falls_back_to_the_store(store, model_env):
+    model_env.script(Reply("See #42424."), Reply("See #42424."))
+    answer = _model_ask(store, "why was #501 reverted?")
+    assert "42424" not in answer.text and answer.citations == [501, 507]
+    assert answer.text.splitlines()[1].startswith("[#501] [Scheduler] Admit short prompts")
+
+
+def test_model_answer_without_citations_lists_the_answer_set(store, model_env):
+    model_env.script(Reply("Nothing in these PRs says why."))
+    answer = _model_ask(store, "who fixed the MI300 hang?")
+    assert answer.text == "ada-l ([#508]).\nNothing in these PRs says why.\nPRs: [#508]"
+    assert answer.citations == [508]
 
 
 def test_prs_without_summaries_are_summarized_first_and_stored(db, model_env):
     save_pr(db, make_pr(700, "[Core] Summarize me", merged_at=NOW, summary=None))
-    settings = Settings.from_env()
-    with llm_from_settings(settings) as llm:
-        answer = answer_question(db, settings, "#700", now=NOW, llm=llm)
+    answer = _model_ask(db, "#700")
     stored = get_pr(db, REPO, 700)
     assert stored.summary and stored.summary.source == "model:answer-model"
     assert "reworks how PR 700 batches requests" in _answer_requests(model_env)[-1].user
     assert answer.prs[0].summary.source == "model:answer-model"
+    assert [row[0] for row in _ledger(db)] == ["summary", "answer", "answer"]  # the reply cited PRs it was not given
 
 
-def test_model_answer_without_citations_shows_what_it_read(store, model_env):
-    model_env.script(Reply("Nothing in these PRs says so."))
-    settings = Settings.from_env()
-    with llm_from_settings(settings) as llm:
-        answer = answer_question(store, settings, "scheduler", now=NOW, llm=llm)
-    assert answer.text.startswith("Nothing in these PRs says so.\nRelated PRs: [#")
-    assert len(answer.citations) == 3 and set(answer.citations) <= {pr.number for pr in answer.prs}
+def test_no_model_call_when_nothing_answers(store, model_env):
+    answer = _model_ask(store, "did anything change for TPU?")
+    assert _first(answer) == "No PR merged in tpu." and _answer_requests(model_env) == []
 
 
-def test_model_failure_raises_and_the_cli_answers_without_it(run_cli, store, model_env):
+def test_model_failure_is_recorded_and_the_cli_answers_without_it(run_cli, store, model_env):
     model_env.script(*[Reply(status=400, raw=b'{"error": {"message": "model is down"}}')] * 3)
-    settings = Settings.from_env()
-    with llm_from_settings(settings) as llm, pytest.raises(LLMError, match="model is down"):
-        answer_question(store, settings, "scheduler", now=NOW, llm=llm)
+    with pytest.raises(LLMError, match="model is down"):
+        _model_ask(store, "scheduler")
+    assert _ledger(store)[-1][:3] == ("answer", "answer-model", "error")
     model_env.script(*[Reply(status=400, raw=b'{"error": {"message": "model is down"}}')] * 3)
     result = run_cli("ask", "--json", "scheduler")
     assert result.code == 0 and "model is down" in result.err and len(result.err.strip().splitlines()) == 1
     assert json.loads(result.out)["citations"]
+
+
+def test_cite_only_marks_allowed_references_and_reports_the_rest():
+    text, unknown = cite_only("Fixed in [#502] and #508 (PR 502), not [#9999] or #77.", [501, 502, 508])
+    assert text == "Fixed in [#502] and [#508] ([#502]), not [#9999] or #77."
+    assert unknown == [9999, 77]
+
+
+def test_trivial_or_substantial_is_a_filter_and_parts_of_a_day_narrow_it(db, settings):
+    save_prs(db, [make_pr(801, "[Doc] Fix a typo", merged_at=_at(13, 9), type="trivial"),
+                  make_pr(802, "[Core] Rework the queue", merged_at=_at(13, 10)),
+                  make_pr(803, "[Doc] Reword the FAQ", merged_at=_at(13, 19), type="trivial")])
+    assert _first(_ask(db, settings, "how many trivial PRs merged yesterday?")) == "2 trivial PRs merged yesterday (Fri Mar 13)."
+    evening = _ask(db, settings, "what merged yesterday evening?")
+    assert evening.citations == [803] and _first(evening) == "1 PR merged in the evening of Fri Mar 13:"
+    morning = _ask(db, settings, "substantial PRs before noon yesterday")
+    assert morning.citations == [802]

@@ -7,7 +7,7 @@ import pytest
 from bot.commands import execute, parse_time
 from conftest import LA
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
-from store.posts import plan_post
+from store.posts import PostKey, claim_post
 from store.subscriptions import channel_subscriptions
 
 NOW = datetime(2026, 3, 8, 15, 30, tzinfo=LA)
@@ -169,7 +169,7 @@ def test_subscribe_unsubscribe_subscriptions(filled):
     assert again.text.startswith("Updated: this channel gets the daily report of acme/engine at 09:00 America/Los_Angeles time")
     assert "The next one comes today." in again.text
     assert channel_subscriptions(db, "C1")[0].created_at == sub.created_at  # the first report's day stays
-    plan_post(db, "C1", REPO, date(2026, 3, 8), [])  # today's report is out already
+    claim_post(db, PostKey.of("C1", REPO, date(2026, 3, 8)), "test", list, 60, 0)  # today's report is out already (nothing to post)
     assert "The next one comes tomorrow." in say(filled, "subscribe", channel="C1", now=early).text
 
     assert "This channel gets the daily report of acme/engine at 09:00" in say(filled, "subscriptions", channel="C1").text

@@ -1,16 +1,19 @@
+import threading
 import time
 from datetime import date, datetime, timedelta
 
 import pytest
 from slack_sdk.errors import SlackApiError
 
+from bot.config import Settings
 from bot.daily import DailyPoster, Pacer
+from bot.runtime import Runtime
 from bot.slack_app import slack_client
 from conftest import LA
 from servers.slack_api import BOT_TOKEN, Fault
 from servers.github_api import day_of_pulls
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
-from store.posts import get_post
+from store.posts import PostKey, claim_post, get_post
 from store.subscriptions import subscribe
 
 DAY = date(2026, 3, 4)
@@ -25,10 +28,8 @@ def poster(runtime, slack, monkeypatch):
 
 def make_poster(runtime, pace: float = 0.0) -> DailyPoster:
     """A poster with its own Slack client, as a freshly started process would have."""
-    from bot.config import Settings
-
     settings = Settings.from_env()
-    return DailyPoster(slack_client(settings), runtime.db, settings, Pacer(pace))
+    return DailyPoster(slack_client(settings), Runtime(settings), Pacer(pace))
 
 
 def texts(calls):
@@ -219,3 +220,78 @@ def test_dry_run_prints_the_whole_thread(run_cli, runtime):
     dry = run_cli("post-daily", "--channel", "C9", "--date", DAY.isoformat(), "--dry-run")
     assert all(f"|#{number} " in dry.out for number in range(1000, 1120))
     assert "dry run: 4 message(s) for C9; nothing posted" in dry.err
+
+
+def thread_texts(slack, channel):
+    parents, replies = slack.thread(channel)
+    return [message["text"] for message in parents + replies], parents
+
+
+@pytest.mark.parametrize("fault", [Fault(500, {}, accept=True), Fault(accept=True, drop=True)], ids=["500", "dropped"])
+@pytest.mark.parametrize("part", [0, 2], ids=["parent", "reply"])
+def test_a_lost_answer_is_read_back_not_sent_again(runtime, slack, poster, fault, part):
+    seed_day(runtime.db, DAY, 120)
+    slack.fail("chat.postMessage", *[None] * part, fault)  # Slack accepts this one, but its answer is lost
+    outcome = poster.post("C1", REPO, DAY)
+    shown_texts, parents = thread_texts(slack, "C1")
+    assert len(parents) == 1 and shown_texts == [message["text"] for message in outcome.post.messages]
+    assert len(slack.posts("C1")) == len(outcome.post.messages)  # nothing was sent twice
+    assert slack.calls_to("conversations.history" if part == 0 else "conversations.replies")
+    assert outcome.post.state == "done" and outcome.post.parent_ts == parents[0]["ts"]
+
+
+def test_every_message_says_which_post_and_part_it_is(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 60, areas=["rocm"])
+    poster.post("C1", REPO, DAY, areas=["rocm"])
+    metadata = [call.params["metadata"] for call in slack.posts("C1")]
+    assert {meta["event_type"] for meta in metadata} == {"prdigest_post"}
+    assert [meta["event_payload"] for meta in metadata] == [
+        {"post": "C1 acme/engine 2026-03-04 rocm", "part": part} for part in range(len(metadata))
+    ]
+
+
+def test_a_server_error_on_a_read_is_retried(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 60)
+    slack.fail("chat.postMessage", Fault(502, {}, accept=True))
+    slack.fail("conversations.history", Fault(502, {}), Fault(504, {}))
+    poster.post("C1", REPO, DAY)
+    assert len(slack.thread("C1")[0]) == 1
+    assert [call.ok for call in slack.calls_to("conversations.history")] == [False, False, True]
+
+
+def test_without_history_scope_a_lost_answer_is_sent_again_with_one_warning(runtime, slack, poster, caplog):
+    seed_day(runtime.db, DAY, 120)
+    slack.fail("chat.postMessage", Fault(500, {}, accept=True), None, Fault(500, {}, accept=True))
+    slack.fail("conversations.history", Fault(200, error="missing_scope"))
+    slack.fail("conversations.replies", Fault(200, error="missing_scope"))
+    outcome = poster.post("C1", REPO, DAY)
+    parents, replies = slack.thread("C1")
+    assert len(parents) == 2 and len(replies) == len(outcome.post.replies) + 1  # as before read-back existed
+    warnings = [r.getMessage() for r in caplog.records if "channels:history" in r.getMessage()]
+    assert len(warnings) == 1 and "missing_scope" in warnings[0]
+
+
+def test_a_second_poster_leaves_a_live_claim_alone(runtime, slack, poster):
+    seed_day(runtime.db, DAY, 60)
+    first = make_poster(runtime)
+    claimed = claim_post(runtime.db, PostKey.of("C1", REPO, DAY), first.owner, lambda: [{"text": "x", "blocks": []}],
+                         60, time.time())
+    assert claimed is not None
+    outcome = make_poster(runtime).post("C1", REPO, DAY)
+    assert outcome.post is None and outcome.describe() == "being posted to C1 for 2026-03-04 by another process; nothing sent"
+    assert slack.posts() == []
+
+
+def test_a_poster_waiting_out_429s_keeps_its_claim(runtime, slack, poster, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_POST_LEASE", "1")
+    seed_day(runtime.db, DAY, 3)
+    slack.fail("chat.postMessage", Fault(429, {"Retry-After": "3"}))
+    first, outcomes = make_poster(runtime), []
+    waiting = threading.Thread(target=lambda: outcomes.append(first.post("C1", REPO, DAY)))
+    waiting.start()
+    slack.wait_for(lambda s: s.posts("C1"))  # refused with 429: the first poster now waits three leases
+    time.sleep(1.5)
+    second = make_poster(runtime).post("C1", REPO, DAY)
+    waiting.join()
+    assert second.post is None  # the claim was renewed while its holder waited
+    assert outcomes[0].sent == 2 and len(slack.thread("C1")[0]) == 1

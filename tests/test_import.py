@@ -90,3 +90,22 @@ def test_import_keeps_what_ingest_fetched(run_cli, db):
     stored = get_pr(db, "acme/engine", 4102)
     assert (stored.body, stored.labels, stored.additions, stored.deletions) == ("Body text", ["rocm"], 40, 2)
     assert stored.summary.source == "imported"
+
+
+def test_importing_a_report_again_reads_prs_by_key(db):
+    """Each lookup of an import reaches prs by (repo, number), id or title, never by scanning a repository."""
+    from conftest import LA
+    from store.importer import import_file
+
+    path = FIXTURES / "report-2026-03-08.md"
+    import_file(db, path, LA, "acme/engine")
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    import_file(db, path, LA, "acme/engine")
+    db.conn.set_trace_callback(None)
+    reads = {sql for sql in statements if sql.lstrip().lower().startswith("select") and " prs " in f"{sql} "}
+    assert reads
+    for sql in reads:
+        plan = " | ".join(row[3] for row in db.execute("explain query plan " + sql).fetchall())
+        assert "SCAN prs" not in plan and "(repo=?)" not in plan, (sql, plan)
+

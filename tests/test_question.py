@@ -5,11 +5,11 @@ import pytest
 from freezegun import freeze_time
 
 from conftest import LA
-from store.question import Person, parse_question, synonyms_of
+from store.retrieval.question import Person, parse_question, synonyms_of
 from pr_factory import REPO, make_pr
 from store.days import day_bounds
 from store.prs import save_pr
-from store.search import StoreLookup
+from store.retrieval.search import StoreLookup
 
 # A Saturday afternoon in Los Angeles.
 NOW = datetime(2026, 2, 14, 15, 30, tzinfo=LA)

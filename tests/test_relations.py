@@ -5,7 +5,7 @@ from pr_factory import REPO, make_pr
 from store.db import open_db
 from store.model import Summary
 from store.prs import save_pr
-from store.relations import Relation, extract_relations, related, revert_title
+from store.retrieval.relations import Relation, extract_relations, related, revert_title
 from store.schema import migrations
 
 

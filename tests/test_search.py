@@ -8,7 +8,7 @@ from conftest import LA
 from pr_factory import REPO, make_pr
 from store.model import Summary
 from store.prs import save_pr
-from store.search import match_expression, read_question, search_prs
+from store.retrieval.search import match_expression, read_question, search_prs
 
 # Saturday Mar 14 2026, evening in Los Angeles.
 NOW = datetime(2026, 3, 14, 18, 0, tzinfo=LA)
@@ -194,7 +194,7 @@ def test_cli_search_errors_are_one_line(run_cli, store):
 
 def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
     """Stores past LOCAL_FROM rank a window's matches in a table of their own; the answers stay the same."""
-    import store.search as search_module
+    import store.retrieval.search as search_module
 
     queries = ["scheduler", "speculative decoding", "ROCm fixes today", "drifting", "OpenAI-compatible server", "MI300"]
     small = {query: _numbers(store, query) for query in queries}
@@ -207,8 +207,79 @@ def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
 
 
 def test_listing_counts_stop_at_the_cap(store, monkeypatch):
-    import store.search as search_module
+    import store.retrieval.search as search_module
 
     monkeypatch.setattr(search_module, "COUNT_CAP", 2)
     assert search_prs(store, "merged by linus-t", REPO, LA, now=NOW).total == 2
     assert search_prs(store, "what did grace-h do?", REPO, LA, now=NOW).total == 2
+
+
+# ---------------------------------------------------------------- row ids in merge-time order
+
+
+def _merge_order(db) -> list[int]:
+    return [row[0] for row in db.execute("select number from prs where repo = ? order by id", [REPO])]
+
+
+def test_row_ids_follow_merge_time_whatever_order_prs_arrive_in(store):
+    by_time = [pr.number for pr in sorted(CORPUS, key=lambda pr: (pr.merged_at, pr.number))]
+    assert _merge_order(store) == by_time
+    # A time window's text search reads FTS rowids of that window only, and finds its PRs.
+    assert sorted(_numbers(store, "scheduler yesterday")) == [501, 507]
+
+
+def test_same_second_merges_keep_their_own_ids(db):
+    moment = _at(13, 9)
+    save_pr(db, make_pr(7, "[Core] First", merged_at=moment))
+    save_pr(db, make_pr(7, "[Core] Other repository", merged_at=moment, repo="other/repo"))
+    save_pr(db, make_pr(7 + (1 << 20), "[Core] Same slot", merged_at=moment))
+    ids = [row[0] for row in db.execute("select id from prs")]
+    assert len(set(ids)) == 3 and len({row_id >> 20 for row_id in ids}) == 1
+    assert search_prs(db, "same slot", REPO, LA, now=NOW).numbers == [7 + (1 << 20)]
+
+
+def test_a_changed_merge_time_moves_the_pr_and_its_index_entry(db):
+    save_pr(db, make_pr(1, "[Core] Early", merged_at=_at(2)))
+    save_pr(db, make_pr(2, "[Core] Late", merged_at=_at(10)))
+    save_pr(db, make_pr(1, "[Core] Early but merged again", merged_at=_at(12)))
+    assert _merge_order(db) == [2, 1]
+    assert _numbers(db, "early this week") == [1]
+    assert db.execute("select count(*) from prs_fts").fetchone()[0] == 2
+
+
+def test_migration_renumbers_a_store_filled_newest_first(tmp_path):
+    from sqlite_utils import Database
+
+    from store.db import open_db
+    from store.prs import pr_record
+    from store.schema import migrations
+
+    path = tmp_path / "old.db"
+    old = Database(path)
+    migrations.apply(old, stop_before="m070_merge_time_ids")
+    newest_first = sorted(CORPUS, key=lambda pr: pr.merged_at, reverse=True)
+    old["prs"].insert_all({**pr_record(pr), "id": i + 1} for i, pr in enumerate(newest_first))
+    old.close()
+    db = open_db(path)
+    assert _merge_order(db) == [pr.number for pr in sorted(CORPUS, key=lambda pr: pr.merged_at)]
+    assert _numbers(db, "drifting") == [506, 503]
+
+
+def test_a_common_word_ranks_the_newest_window_that_holds_enough_matches(db):
+    """Twelve scheduler PRs of the last days fill the answer; an older, stronger match needs words that select it."""
+    for n in range(12):
+        save_pr(db, make_pr(600 + n, f"[Core] Tune scheduler knob {n}", merged_at=_at(13, 20 - n)))
+    save_pr(db, make_pr(700, "[Core] Scheduler scheduler scheduler rewrite", merged_at=_at(2)))
+    assert 700 not in _numbers(db, "scheduler")
+    assert _numbers(db, "scheduler rewrite")[0] == 700
+    assert _numbers(db, "scheduler", limit=13)[0] == 700  # an answer of 13 reaches back to it, and it ranks first
+
+
+def test_store_size_is_read_from_the_index_without_counting(db):
+    from store.prs import save_prs
+    from store.retrieval.search import _store_size
+
+    assert _store_size(db) == 0
+    save_prs(db, [make_pr(n, f"[Core] Change {n}", merged_at=_at(1 + n % 13, n % 24)) for n in range(1, 301)])
+    db.execute("delete from prs where number <= 10")
+    assert _store_size(db) == 290 == db.execute("select count(*) from prs").fetchone()[0]

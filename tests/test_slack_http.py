@@ -1,4 +1,6 @@
 """End to end: the real `prdigest serve --http` process, signed requests over HTTP, the fake Slack recording replies."""
+import hashlib
+import hmac
 import json
 import os
 import queue
@@ -16,7 +18,7 @@ import pytest
 from conftest import LA
 from servers.github_api import FakeGitHub
 from servers.slack_api import (
-    BOT_TOKEN, SIGNING_SECRET, FakeSlack, button_click, mention_event, signed_headers, slash_command,
+    BOT_TOKEN, FORM, JSON, SIGNING_SECRET, FakeSlack, button_click, mention_event, signed_headers, slash_command,
 )
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr
 from store.db import open_db
@@ -45,17 +47,17 @@ def bot(tmp_path_factory):
             [sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
             cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True,
         )
-        port = _wait_for_port(process)
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
+        port = _wait_for_port(process, lines)
         try:
-            yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path)
+            yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines)
         finally:
             process.terminate()
             process.wait(timeout=10)
 
 
-def _wait_for_port(process: subprocess.Popen) -> int:
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
+def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
     seen = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -72,8 +74,15 @@ def _wait_for_port(process: subprocess.Popen) -> int:
 
 
 class Bot:
-    def __init__(self, url: str, slack: FakeSlack, db_path: Path) -> None:
-        self.url, self.slack, self.db_path = url, slack, db_path
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str]) -> None:
+        self.url, self.slack, self.db_path, self._lines = url, slack, db_path, lines
+
+    def log(self) -> list[str]:
+        """What the bot logged since the last call."""
+        got = []
+        while not self._lines.empty():
+            got.append(self._lines.get())
+        return got
 
     def send(self, body: str, content_type: str, **signing) -> httpx.Response:
         headers = signed_headers(body, content_type, **signing)
@@ -188,3 +197,63 @@ def test_home_tab_is_published(serve):
     text = "\n".join(block["text"]["text"] for block in view["view"]["blocks"])
     assert "merged PRs for 2026-03-08" in text and "/prdigest area NAME [when]" in text
     assert LOUD_TITLE not in text
+
+
+def _signed_bytes(body: bytes, content_type: str, timestamp: str | None = None) -> dict[str, str]:
+    """Slack's signature over raw bytes, which need not be text."""
+    stamp = timestamp or str(int(time.time()))
+    digest = hmac.new(SIGNING_SECRET.encode(), b"v0:" + stamp.encode() + b":" + body, hashlib.sha256).hexdigest()
+    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": f"v0={digest}"}
+
+
+_EVENT = {"type": "event_callback", "team_id": "T0TEST", "api_app_id": "A0PRDIGEST", "event_id": "EvFUZZ"}
+HOSTILE = [
+    (b"{not json", JSON), (b"[1, 2]", JSON), (b'"text"', JSON), (b"null", JSON), (b"", JSON),
+    (b"\xff\xfe\x00garbage", JSON), (b"\xff\xfe\x00garbage", FORM), (b"payload=not-json", FORM),
+    (b"payload=%5B1%5D", FORM), (b"payload=", FORM), (b"command=%2Fprdigest&text=today", FORM),
+    (b"{\"type\": 7}", JSON), (json.dumps({**_EVENT}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "app_mention", "text": "<@UPRDIGEST> hi"}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "app_mention", "channel": "C1", "ts": 5, "text": 9}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "app_home_opened", "tab": "home"}}).encode(), JSON),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": [{"action_id": "prdigest_pr_summary",
+                                                                    "value": 42}]}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": "none"}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": [{"action_id": "prdigest_pr_summary",
+                                                                    "value": "acme/engine#4102"}]}).encode(), FORM),
+]
+
+
+def test_hostile_requests_get_no_500_and_no_traceback(serve):
+    serve.log()
+    statuses = []
+    for body, kind in HOSTILE:
+        for headers in ({"Content-Type": kind}, _signed_bytes(body, kind), _signed_bytes(body, kind, "abc")):
+            response = httpx.post(serve.url, content=body, headers=headers, timeout=10)
+            statuses.append(response.status_code)
+    time.sleep(1)  # listeners run after the ack; let them finish
+    logged = serve.log()
+    assert statuses and max(statuses) < 500, statuses
+    assert not [line for line in logged if "Traceback" in line or " ERROR " in line], logged
+    assert statuses.count(400) >= 2 * 8  # the malformed bodies, signed or with the bad timestamp
+    assert serve.slack.calls_to("response_url") == [] and serve.slack.posts() == []
+
+
+def test_a_malformed_body_is_refused_with_one_line(serve):
+    serve.log()
+    body = b"{not json"
+    response = httpx.post(serve.url, content=body, headers=_signed_bytes(body, JSON), timeout=10)
+    assert response.status_code == 400 and response.text == "a signed body that is not valid JSON"
+    time.sleep(0.3)
+    [line] = serve.log()
+    assert "refused a request from 127.0.0.1: a signed body that is not valid JSON" in line
+
+
+def test_a_replayed_request_is_answered_once(serve):
+    body, kind = slash_command("2026-03-08", serve.slack.response_url("replay"))
+    headers = signed_headers(body, kind)
+    answers = [httpx.post(serve.url, content=body.encode(), headers=headers, timeout=10) for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    serve.slack.wait_for(lambda s: s.responses("replay"))
+    time.sleep(1)
+    texts = [call.params["text"] for call in serve.slack.responses("replay")]
+    assert len(texts) == len(set(texts))  # the reply's messages, each once

@@ -36,7 +36,8 @@ def app_url(runtime, slack, model, monkeypatch):
                         "PRDIGEST_SLACK_API_URL": slack.api_url, "PRDIGEST_MODEL": "test-model",
                         "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "sk-test"}.items():
         monkeypatch.setenv(name, value)
-    server = http_server(build_app(Runtime(Settings.from_env())), 0, "127.0.0.1")
+    settings = Settings.from_env()
+    server = http_server(build_app(Runtime(settings)), settings.slack_signing_secret, 0, "127.0.0.1")
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
     server.shutdown()
@@ -52,17 +53,17 @@ def shown(params) -> str:
 
 
 def test_a_model_answer_replaces_the_placeholder_with_links(app_url, slack, model):
-    model.script(Reply("ROCm paged attention got a stride fix [#4102]; see also [#9999] <!channel> <https://evil.example|click>.",
-                       delay=0.5))
+    model.script(Reply("ROCm paged attention got a stride fix [#4102]; see also [#9999].", delay=0.5),
+                 Reply("ROCm paged attention got a stride fix [#4102] <!channel> <https://evil.example|click>."))
     send(app_url, *mention_event("<@UPRDIGEST> what changed for ROCm on 2026-03-08?", ts="1730000000.000100"))
     slack.wait_for(lambda s: s.posts())
     assert "Looking" in slack.posts()[0].params["text"] and not slack.calls_to("chat.update")  # shown while the model works
     slack.wait_for(lambda s: s.calls_to("chat.update"))
     update = slack.calls_to("chat.update")[0].params
-    assert update["ts"] == "1700000000.000001" and update["channel"] == "C0REPORTS"  # the placeholder, edited
+    assert update["ts"] == slack.thread("C0REPORTS")[1][0]["ts"] and update["channel"] == "C0REPORTS"  # the placeholder, edited
     body = shown(update)
     assert "stride fix <https://github.com/acme/engine/pull/4102|#4102>" in body
-    assert "#9999" not in body  # a PR the model made up is not cited
+    assert "#9999" not in body and "Your last answer named #9999" in model.requests[1].user  # asked again
     assert "<!channel>" not in body and "<https://evil" not in body and "&lt;!channel&gt;" in body
     assert "*Sources*" in body and LOUD_TITLE not in body  # the title is escaped in the sources too
     assert "what changed for ROCm" in model.requests[0].user

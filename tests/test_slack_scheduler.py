@@ -13,7 +13,7 @@ from conftest import LA
 from servers.github_api import Fault as GitHubFault, day_of_pulls
 from servers.slack_api import BOT_TOKEN, Fault
 from slack_helpers import REPO, import_fixtures, seed_day
-from store.posts import get_post
+from store.posts import PostKey, claim_post, get_post
 from store.subscriptions import subscribe
 
 LONG_AGO = datetime(2026, 1, 1, tzinfo=LA)
@@ -165,3 +165,20 @@ def test_github_down_still_posts_from_the_store(runtime, slack, github, settings
     tick_at(start(Settings.from_env(), ingest=True), "2026-03-05T09:00:00-08:00")
     assert "2 merged" in slack.posts()[0].params["text"]
     assert "ingest of acme/engine failed" in caplog.text
+
+
+def test_a_post_another_process_is_sending_is_left_to_it_until_its_claim_runs_out(runtime, slack, settings):
+    seed_day(runtime.db, date(2026, 3, 4), 2)
+    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    key = PostKey.of("C1", REPO, date(2026, 3, 4))
+    planned = lambda: [{"text": "planned by post-daily", "blocks": []}]  # noqa: E731
+    due = datetime.fromisoformat("2026-03-05T09:00:00-08:00").timestamp()
+    claim_post(runtime.db, key, "post-daily-from-cron", planned, 60, due)
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-03-05T09:00:00-08:00")
+    assert slack.posts() == [] and get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "posting"
+
+    claim_post(runtime.db, key, "post-daily-from-cron", planned, 60, due - 120)  # that process died
+    tick_at(scheduler, "2026-03-05T09:01:00-08:00")
+    assert [call.params["text"] for call in slack.delivered("C1")] == ["planned by post-daily"]
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"

@@ -58,7 +58,7 @@ def test_shell_answers_until_quit_and_survives_bad_lines(run_cli, monkeypatch, i
     assert "/prdigest area NAME [when]" in out
     assert "`frobnicate` is not a command" in out and "`2026-02-30` is not a date" in out
     assert "#4085" in out
-    assert "No PRs merged on Sat Mar 7 in rocm" in out  # the follow-up kept the day of the first question
+    assert "No PR merged on Sat Mar 7 in rocm" in out  # the follow-up kept the day of the first question
     assert "merged PRs in rocm for 2026-03-08" in out
     assert "as of" not in out  # `today` came after quit
     assert "Traceback" not in result.stderr and "holds no PRs" not in result.stderr

@@ -1,4 +1,4 @@
-"""The evaluation set, run as a test: retrieval must not fall below what it measured when last tuned."""
+"""The evaluation set, run as a test: finding and choosing must not fall below what they measured when last tuned."""
 import importlib.util
 import sys
 from pathlib import Path
@@ -6,8 +6,8 @@ from pathlib import Path
 from conftest import seed_reports
 
 ROOT = Path(__file__).resolve().parents[2]
-# Measured on the seed reports: recall@5 0.969, recall@10 0.993, MRR 0.992, ask hit@3 1.000.
-FLOORS = {"recall@5": 0.93, "recall@10": 0.95, "mrr": 0.93, "ask hit@3": 0.95}
+# Measured on the seed reports and tests/eval/reports (see the README's figures); the floors leave a little room.
+FLOORS = {"recall@10": 0.95, "hit@3": 0.95, "precision": 0.85, "recall": 0.92, "first line": 0.9}
 
 
 def _bench_eval():
@@ -19,9 +19,15 @@ def _bench_eval():
 
 
 def test_eval_meets_its_floors():
-    seeds = seed_reports()
-    report = _bench_eval().evaluate(seeds)
+    report = _bench_eval().evaluate(seed_reports())
     figures = report.overall.mean()
-    assert figures["questions"] >= 40
-    below = {name: round(figures[name], 3) for name, floor in FLOORS.items() if figures[name] < floor}
+    below = {name: round(figures[name], 3) for name, floor in FLOORS.items() if not figures[name] >= floor}
     assert not below, f"{below}; misses:\n" + "\n".join(report.misses)
+
+
+def test_eval_covers_every_question_shape():
+    report = _bench_eval().evaluate(seed_reports())
+    assert report.overall.count >= 120
+    assert {kind for kind, scores in report.by_kind.items() if scores.count >= 8} >= {
+        "yesno", "who", "count", "relation", "time", "person", "area-time", "generic", "text",
+    }

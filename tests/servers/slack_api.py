@@ -1,11 +1,14 @@
 """A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
 
-It answers auth.test, chat.postMessage, chat.update, reactions.add, views.publish
-and apps.connections.open (when a Socket Mode server is attached) the way Slack
+It answers auth.test, chat.postMessage, chat.update, conversations.history,
+conversations.replies (with message metadata), reactions.add, views.publish and
+apps.connections.open (when a Socket Mode server is attached) the way Slack
 does, records every call, and can answer a method with 429 + Retry-After, an
-HTTP error or a Slack error ({"ok": false, "error": ...}). It also builds the
-signed requests Slack sends to an app over HTTP: slash commands, events and
-button clicks.
+HTTP error or a Slack error ({"ok": false, "error": ...}). A fault may also
+come after the message was accepted: an HTTP error, a dropped connection, or
+no answer at all until the test ends (so a poster can be killed right there).
+It also builds the signed requests Slack sends to an app over HTTP: slash
+commands, events and button clicks.
 """
 from __future__ import annotations
 
@@ -43,6 +46,9 @@ class Fault:
     status: int = 429
     headers: dict[str, str] = field(default_factory=lambda: {"Retry-After": "1"})
     error: str | None = None  # with status 200: Slack's {"ok": false, "error": error}
+    accept: bool = False  # carry the call out first, then answer with the fault
+    drop: bool = False  # close the connection without answering
+    hang: bool = False  # answer nothing until the server closes
 
 
 class FakeSlack(LoopbackServer):
@@ -52,8 +58,10 @@ class FakeSlack(LoopbackServer):
         self.calls: list[ApiCall] = []
         self.socket_url: str | None = None  # apps.connections.open answers this when set
         self._faults: dict[str, list[Fault]] = {}
-        self._ts = 0
+        self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages in the order posted
+        self._last_ts = 0.0
         self._changed = threading.Condition()
+        self._closing = threading.Event()
         super().__init__(_handler(self))
 
     # -- setup
@@ -78,7 +86,11 @@ class FakeSlack(LoopbackServer):
         with self._changed:
             self.calls.clear()
             self._faults.clear()
+            self.messages.clear()
 
+    def __exit__(self, *exc: object) -> None:
+        self._closing.set()
+        super().__exit__(*exc)
 
     # -- what was received
 
@@ -97,6 +109,12 @@ class FakeSlack(LoopbackServer):
     def delivered(self, channel: str | None = None) -> list[ApiCall]:
         """The chat.postMessage calls Slack accepted: what people see in the channel."""
         return [call for call in self.posts(channel) if call.ok]
+
+    def thread(self, channel: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the channel shows: its top-level messages, and every reply in a thread."""
+        with self._changed:
+            held = list(self.messages.get(channel, []))
+        return [m for m in held if "thread_ts" not in m], [m for m in held if "thread_ts" in m]
 
     def wait_for(self, predicate: Callable[["FakeSlack"], bool], timeout: float = 10.0) -> None:
         """Block until predicate(self) holds; AssertionError naming what arrived if it never does."""
@@ -122,9 +140,36 @@ class FakeSlack(LoopbackServer):
             return queue.pop(0) if queue else None
 
     def _next_ts(self) -> str:
+        """Unique and increasing, on the clock like Slack's, so history can be read by time."""
         with self._changed:
-            self._ts += 1
-            return f"1700000000.{self._ts:06d}"
+            self._last_ts = max(time.time(), self._last_ts + 0.000001)
+            return f"{self._last_ts:.6f}"
+
+    def _post(self, params: dict[str, Any]) -> dict[str, Any]:
+        ts = self._next_ts()
+        message = {"type": "message", "text": params.get("text", ""), "ts": ts, "user": BOT_USER}
+        if params.get("thread_ts"):
+            message["thread_ts"] = params["thread_ts"]
+        if params.get("metadata"):
+            meta = params["metadata"]
+            message["metadata"] = json.loads(meta) if isinstance(meta, str) else meta
+        with self._changed:
+            self.messages.setdefault(params.get("channel", ""), []).append(message)
+        return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+
+    def _read(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """conversations.history (newest first) or conversations.replies (parent, then replies)."""
+        with self._changed:
+            held = list(self.messages.get(params.get("channel", ""), []))
+        if method == "conversations.history":
+            low, high = float(params.get("oldest") or 0), float(params.get("latest") or "inf")
+            found = [m for m in reversed(held) if "thread_ts" not in m and low <= float(m["ts"]) <= high]
+        else:
+            parent = params.get("ts")
+            found = [m for m in held if m["ts"] == parent or m.get("thread_ts") == parent]
+        if str(params.get("include_all_metadata")).lower() not in ("true", "1"):
+            found = [{k: v for k, v in m.items() if k != "metadata"} for m in found]
+        return {"ok": True, "messages": found, "has_more": False}
 
     def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
         if method != "apps.connections.open" and token != BOT_TOKEN:
@@ -137,11 +182,9 @@ class FakeSlack(LoopbackServer):
             return {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "prdigest",
                     "team_id": TEAM, "user_id": BOT_USER, "bot_id": "BPRDIGEST"}
         if method == "chat.postMessage":
-            ts = self._next_ts()
-            message = {"type": "message", "text": params.get("text", ""), "ts": ts, "user": BOT_USER}
-            if params.get("thread_ts"):
-                message["thread_ts"] = params["thread_ts"]
-            return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+            return self._post(params)
+        if method in ("conversations.history", "conversations.replies"):
+            return self._read(method, params)
         if method == "chat.update":
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
         if method in ("reactions.add", "views.publish"):
@@ -154,20 +197,36 @@ def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:  # keep test output quiet
             pass
 
+        def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
+            path, _, query = self.path.partition("?")
+            self._api(path, dict(parse_qsl(query, keep_blank_values=True)))
+
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
             params = _params(raw, self.headers.get("Content-Type", ""))
-            if self.path.startswith("/respond/"):
-                hook = self.path[len("/respond/"):]
+            self._api(self.path, params)
+
+        def _api(self, path: str, params: dict[str, Any]) -> None:
+            if path.startswith("/respond/"):
+                hook = path[len("/respond/"):]
                 slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
                 return self._send(200, "ok", "text/plain")
-            if not self.path.startswith("/api/"):
+            if not path.startswith("/api/"):
                 return self._send(404, "not found", "text/plain")
-            method = self.path[len("/api/"):].split("?")[0]
+            method = path[len("/api/"):].split("?")[0]
             auth = self.headers.get("Authorization", "")
             token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
             fault = slack._next_fault(method)
             call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
+            if fault and fault.accept:
+                call.ok = slack.answer(method, params, token)["ok"]
+                slack._record(call)
+                if fault.hang:
+                    slack._closing.wait()
+                if fault.drop or fault.hang:
+                    self.close_connection = True
+                    return None
+                return self._send(fault.status, json.dumps({"ok": False}))
             if fault and fault.error:
                 slack._record(call)
                 return self._send(200, json.dumps({"ok": False, "error": fault.error}))

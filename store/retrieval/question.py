@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from store.areas import aliases, normalize_name
 from store.days import day_bounds
+from store.model import TYPES
 
 
 class Lookup(Protocol):
@@ -62,6 +63,7 @@ class Question:
     numbers: list[int] = field(default_factory=list)
     concepts: list[Concept] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    pr_type: str | None = None  # "trivial" or "substantial" when the question names one
 
     @property
     def has_filters(self) -> bool:
@@ -84,6 +86,8 @@ class Question:
         merged = replace(self)
         if merged.time is None:
             merged.time = earlier.time
+        if merged.pr_type is None:
+            merged.pr_type = earlier.pr_type
         if not merged.people:
             merged.people = list(earlier.people)
         if not merged.has_topic:
@@ -94,12 +98,21 @@ class Question:
             merged.numbers = list(earlier.numbers)
         return merged
 
+    def noun(self, count: int) -> str:
+        """What the question counts: "PR", "trivial PRs"."""
+        return f"{self.pr_type + ' ' if self.pr_type else ''}{'PR' if count == 1 else 'PRs'}"
+
     def describe(self) -> str:
-        """The filters and topic in words, for framing an answer: 'merged on Fri Feb 13 in ci about "fixes"'."""
-        parts = ["merged"]
+        """The filters and topic in words, for framing an answer: 'merged on Fri Feb 13 in ci about "fixes"'.
+
+        Whether the PRs are trivial or substantial is said by `noun`."""
+        roles = {person.role for person in self.people}
+        logins = " or ".join(person.login for person in self.people)
+        single_role = len(roles) == 1 and roles != {"any"}
+        parts = [f"{'authored' if roles == {'author'} else 'merged'} by {logins}" if single_role else "merged"]
         if self.time:
             parts.append(self.time.label)
-        if self.people:
+        if self.people and not single_role:
             parts.append(_describe_people(self.people))
         if self.areas:
             parts.append("in " + " or ".join(self.areas))
@@ -129,6 +142,8 @@ _STOPWORDS = frozenset(
     happen happened happening new recent recently latest lately go going went went made make anybody
     anyone someone team people thing things stuff work worked one ones today yesterday week month day days
     morning afternoon evening night tonight working doing ship shipped shipping up been busy
+    many total add adds added adding touch touches touched touching update updates updated updating
+    modify modifies modified author authored wrote write written opened far works
     """.split()
 )
 
@@ -159,7 +174,7 @@ class _SynonymGroup:
 @cache
 def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
     """Every term and narrower term, as its subwords, to the groups that hold it."""
-    text = resources.files("store").joinpath("synonyms.toml").read_text(encoding="utf-8")
+    text = resources.files("store.retrieval").joinpath("synonyms.toml").read_text(encoding="utf-8")
     index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
     for spec in tomllib.loads(text)["group"]:
         group = _SynonymGroup(
@@ -180,17 +195,21 @@ def _longest_synonym() -> int:
 class Phrases:
     same: tuple[str, ...]  # the words as asked first, then what means the same
     all: tuple[str, ...]  # `same`, then related terms
+    wider: tuple[str, ...] = ()  # of the related terms, those broader than what was asked
 
 
 def synonyms_of(words: tuple[str, ...]) -> Phrases:
     """The phrases to search for `words` (subwords)."""
-    same, related = [words], []
+    same, related, wider = [words], [], []
     for group in _synonyms().get(words, []):
         equal, other = group.expand(words)
         same.extend(equal)
         related.extend(other)
+        if words not in group.terms:  # asked for a narrower term: the group's terms are broader
+            wider.extend(other)
     same_text = tuple(dict.fromkeys(" ".join(phrase) for phrase in same))
-    return Phrases(same_text, tuple(dict.fromkeys(same_text + tuple(" ".join(phrase) for phrase in related))))
+    all_text = tuple(dict.fromkeys(same_text + tuple(" ".join(phrase) for phrase in related)))
+    return Phrases(same_text, all_text, tuple(dict.fromkeys(" ".join(phrase) for phrase in wider)))
 
 
 # ---------------------------------------------------------------- time
@@ -269,8 +288,10 @@ class _TimeParser:
             (rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?![a-z]){_YEAR}", self._month_day),
             (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda m: self._days_ago(2, "the day before yesterday")),
             (r"\byesterday\b", lambda m: self._days_ago(1, "yesterday")),
-            (r"\b(?:today|tonight|this\s+morning|this\s+afternoon)\b", lambda m: self._days_ago(0, "today")),
+            # "this morning" is today, narrowed to the morning afterwards (see _within_day).
+            (r"\b(?:today|tonight)\b|\bthis\s+(?=(?:morning|afternoon|evening)\b)", lambda m: self._days_ago(0, "today")),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
+            (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
             (r"\b(?:the\s+)?(?:last|past)\s+(?P<unit>hour|day)\b", self._rolling),
             (rf"\b{_COUNT}\s+{_UNIT}\s+ago\b", self._ago),
@@ -330,12 +351,13 @@ class _TimeParser:
         return _Moment(first=day, last=day, label=f"{label} ({self.day_label(day)})")
 
     def _period(self, m: re.Match[str]) -> _Moment:
-        current = m["mod"] == "this"
+        mod = m.groupdict().get("mod")
+        current = mod == "this"
         if m["period"] == "week":
             monday = self.today - timedelta(days=self.today.weekday())
             if current:
                 return _Moment(first=monday, last=self.today, label=f"this week (since {self.day_label(monday)})")
-            if m["mod"] == "past":
+            if mod == "past":
                 return self._window(timedelta(days=7), "in the past week")
             first = monday - timedelta(days=7)
             last = monday - timedelta(days=1)
@@ -349,7 +371,7 @@ class _TimeParser:
         first_of_month = self.today.replace(day=1)
         if current:
             return _Moment(first=first_of_month, last=self.today, label=f"this month (since {self.day_label(first_of_month)})")
-        if m["mod"] == "past":
+        if mod == "past":
             return self._window(timedelta(days=30), "in the past month")
         last = first_of_month - timedelta(days=1)
         return _Moment(first=last.replace(day=1), last=last, label=f"last month ({last:%B %Y})")
@@ -492,6 +514,56 @@ class _TimeParser:
         return TimeRange(*self.bounds(*days), label)
 
 
+# ---------------------------------------------------------------- parts of a day
+
+# Hours [from, to) of a local day; "morning" is everything before noon, as people ask about overnight merges.
+_PARTS = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (17, 24)}
+_PART = re.compile(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
+_CLOCK = re.compile(
+    r"\b(?P<rel>before|after|since|until|till)\s+(?:(?P<hour>\d{1,2})(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>am|pm)"
+    r"|(?P<named>noon|midday|midnight))\b"
+)
+
+
+def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, TimeRange | None]:
+    """Narrow a one-day range to the part of the day the text names ("the evening of", "before 3am")."""
+    if found is None or found.start is None or found.end is None:
+        return text, found
+    day = found.start.astimezone(tz).date()
+    if (found.end - timedelta(microseconds=1)).astimezone(tz).date() != day:
+        return text, found  # a range of days or a rolling window: parts of a day do not apply
+    start, end, label = found.start, found.end, found.label
+    part = _PART.search(text)
+    if part:
+        first, last = _PARTS[part["part"]]
+        start, end = _at_hour(day, first, tz), _at_hour(day, last, tz)
+        label = f"in the {part['part']} of {day:%a %b} {day.day}"
+        text = text[: part.start()] + " " + text[part.end() :]
+    clock = _CLOCK.search(text)
+    if clock:
+        hour, minute = _clock_time(clock)
+        moment = _at_hour(day, hour, tz) + timedelta(minutes=minute)
+        before = clock["rel"] in ("before", "until", "till")
+        start, end = (start, min(end, moment)) if before else (max(start, moment), end)
+        label = f"{label}, {clock['rel']} {clock[0].split(None, 1)[1]}"
+        text = text[: clock.start()] + " " + text[clock.end() :]
+    return text, TimeRange(start, end, label)
+
+
+def _clock_time(match: re.Match[str]) -> tuple[int, int]:
+    if match["named"]:
+        return (0, 0) if match["named"] == "midnight" else (12, 0)
+    hour = int(match["hour"]) % 12 + (12 if match["ampm"] == "pm" else 0)
+    return min(hour, 23), int(match["minute"] or 0)
+
+
+def _at_hour(day: date, hour: int, tz: ZoneInfo) -> datetime:
+    """The start of `hour` on a local day; 24 is the start of the next day (23 or 25 hours later across DST)."""
+    if hour >= 24:
+        return day_bounds(day, tz)[1]
+    return datetime.combine(day, datetime.min.time(), tzinfo=tz).replace(hour=hour).astimezone(timezone.utc)
+
+
 # ---------------------------------------------------------------- PR references and people
 
 _PR_LINK = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d{1,9})(?!\d)[^\s>|]*", re.IGNORECASE)
@@ -502,7 +574,8 @@ _ROLE_LOGIN = re.compile(
     rf"\b(?P<role>merged\s+by|authored\s+by|written\s+by|opened\s+by|created\s+by|submitted\s+by|sent\s+by|by|from)\s+@?(?P<login>{_LOGIN})(?:'s)?\b",
     re.IGNORECASE,
 )
-_ROLES = {"merged": "merger", "by": "any", "from": "author"}
+# "PRs by X" are the PRs X wrote; "merged by X" are those X merged.
+_ROLES = {"merged": "merger", "by": "author", "from": "author"}
 # Slack sends <@U123> for mentions and <url|label> for links.
 _SLACK_MENTION = re.compile(r"<[@#!][^>]*>")
 _SLACK_LINK = re.compile(r"<(https?://[^>|]+)(?:\|[^>]*)?>")
@@ -594,6 +667,9 @@ def _take_words(
             continue
         word = words[i]
         i += 1
+        if word in TYPES:  # the report's own two kinds of PR
+            question.pr_type = word
+            continue
         if len(word) < 2 or word in stopwords:
             continue
         if _BARE_NUMBER.match(word) and lookup and lookup.is_pr(int(word)):
@@ -632,6 +708,7 @@ def parse_question(
     rest = _take_people(rest, lookup, question.people)
     times = _TimeParser(tz, now)
     rest, question.time = times.combine(times.mark(rest.lower()))
+    rest, question.time = _within_day(rest, question.time, tz)
     question.problems.extend(times.problems)
     rest = rest.replace(_MARK, " ")
     words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]

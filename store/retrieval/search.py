@@ -16,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from store.question import Question, TimeRange, parse_question
+from store.retrieval.question import Question, TimeRange, parse_question
 from store.days import from_utc_text, to_utc_text
 from store.model import PullRequest
-from store.prs import get_pr, pr_from_row
-from store.relations import Link, related
+from store.prs import first_id, get_pr, pr_from_row
+from store.retrieval.relations import Link, related
 from store.schema import FTS_COLUMNS
 
 # bm25 weight per FTS column. A word in the title says most about a PR; the
@@ -51,12 +51,11 @@ _TEXT_HALF = 5.0  # the bm25 value that maps to the middle of its band
 COUNT_CAP = 1000
 # In stores of LOCAL_FROM PRs or more, up to LOCAL_CAP matches of a window are ranked in a small
 # FTS table of their own, at a cost that no longer grows with the store (see _score_locally).
-LOCAL_FROM = 20_000
+# Measured: from about 5,000 PRs (four months of vLLM) this is the cheaper way.
+LOCAL_FROM = 5_000
 LOCAL_CAP = 2000
-# A stage with at most this many matches is ranked over all of them; more are ranked by recent window.
-RANK_WHOLE = 300
 # How far back (days from the newest PR asked about) text search looks before it widens to everything.
-WINDOW_DAYS = (7, 30, 180, 730)
+WINDOW_DAYS = (3, 7, 30, 180, 730)
 
 
 @dataclass
@@ -121,7 +120,7 @@ def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetim
 def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchResult:
     """Run a parsed question: named PRs and their relations first, else filters and text, relaxed if empty."""
     limit = max(1, limit)
-    missing = _missing_note(db, repo, asked)
+    missing = missing_note(db, repo, asked)
     named = _named(db, repo, asked, limit)
     if named:
         return SearchResult(named, missing, asked, len(named))
@@ -161,7 +160,7 @@ def _named(db: Database, repo: str, question: Question, limit: int) -> list[Hit]
     return ordered[:limit]
 
 
-def _missing_note(db: Database, repo: str, question: Question) -> str | None:
+def missing_note(db: Database, repo: str, question: Question) -> str | None:
     unknown = [n for n in question.numbers if get_pr(db, repo, n) is None]
     if not unknown:
         return None
@@ -174,7 +173,7 @@ def _without_unknown_words(db: Database, repo: str, question: Question) -> Quest
     known, unknown = [], []
     for concept in question.concepts:
         found = db.execute(
-            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [_any(concept.phrases.all), repo]
+            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [any_of(concept.phrases.all), repo]
         ).fetchone()
         (known if found else unknown).append(concept)
     if not unknown or not (known or question.has_filters or question.areas):
@@ -207,13 +206,13 @@ def _relaxed_note(asked: Question, found: Question) -> str:
 # ---------------------------------------------------------------- FTS expressions
 
 
-def _phrase(text: str) -> str:
+def _quoted(text: str) -> str:
     """A phrase as an FTS5 string: user words never reach FTS unquoted."""
     return '"' + text.replace('"', '""') + '"'
 
 
-def _any(phrases: Iterable[str]) -> str:
-    return "(" + " OR ".join(_phrase(p) for p in dict.fromkeys(phrases)) + ")"
+def any_of(phrases: Iterable[str]) -> str:
+    return "(" + " OR ".join(_quoted(p) for p in dict.fromkeys(phrases)) + ")"
 
 
 def _area_expression(question: Question) -> str | None:
@@ -221,7 +220,7 @@ def _area_expression(question: Question) -> str | None:
     if not question.areas:
         return None
     names = _area_names(question)
-    return f"({{areas}} : {_any(names)} OR {{title what_changed impact}} : {_any(question.area_phrases or names)})"
+    return f"({{areas}} : {any_of(names)} OR {{title what_changed impact}} : {any_of(question.area_phrases or names)})"
 
 
 def _area_names(question: Question) -> list[str]:
@@ -233,13 +232,13 @@ def match_expression(question: Question) -> str | None:
     words = [p for concept in question.concepts for p in concept.phrases.all]
     area = _area_expression(question)
     if area and words:
-        return f"{area} OR {_any(words)}"
-    return area or (_any(words) if words else None)
+        return f"{area} OR {any_of(words)}"
+    return area or (any_of(words) if words else None)
 
 
 def strict_expression(question: Question) -> str | None:
     """The strict FTS5 query: in the areas AND saying something for every concept."""
-    parts = [_any(concept.phrases.all) for concept in question.concepts]
+    parts = [any_of(concept.phrases.all) for concept in question.concepts]
     area = _area_expression(question)
     return " AND ".join(([area] if area else []) + parts) or None
 
@@ -250,9 +249,9 @@ def exact_expression(question: Question) -> str | None:
     Scored on these words alone, so a PR in core that says "scheduler" comes
     before one that only carries the [Core] tag.
     """
-    parts = [_any(concept.phrases.same) for concept in question.concepts]
+    parts = [any_of(concept.phrases.same) for concept in question.concepts]
     if question.areas and question.area_same:
-        parts.insert(0, f"{{title what_changed impact}} : {_any(question.area_same)}")
+        parts.insert(0, f"{{title what_changed impact}} : {any_of(question.area_same)}")
     return " AND ".join(parts) or None
 
 
@@ -272,7 +271,7 @@ def _stages(question: Question) -> list[_Stage]:
     assert strict is not None and loose is not None
     area = _area_expression(question) if question.areas else None
     # First: PRs classified in the area that also say what was asked.
-    member = f"{{areas}} : {_any(_area_names(question))}" if question.areas else None
+    member = f"{{areas}} : {any_of(_area_names(question))}" if question.areas else None
     stages = [_Stage(exact, member, 2)] if exact else []
     if strict != exact:
         stages.append(_Stage(strict, None, 1))
@@ -297,38 +296,31 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
 
 
 class _Scope:
-    """The time range and people a question keeps to, with what its windows cost to find remembered."""
+    """The time range and people a question keeps to."""
 
     def __init__(self, db: Database, repo: str, question: Question) -> None:
         self.db, self.repo, self.question = db, repo, question
         self.start, self.end = _span(question)
-        self._first: dict[datetime | None, int | None] = {}
 
-    def newest(self) -> datetime:
+    def edges(self) -> tuple[datetime, datetime] | None:
+        """When the first and the last PR asked about merged; None when none did."""
         bounds, args = _time_bounds(self.repo, self.start, self.end)
-        return from_utc_text(self.db.execute(f"select max(merged_at) from prs where {bounds}", args).fetchone()[0])
+        # Two statements: SQLite reads min() or max() straight off the index only when it is alone.
+        first, last = (
+            self.db.execute(f"select {edge}(merged_at) from prs where {bounds}", args).fetchone()[0] for edge in ("min", "max")
+        )
+        return (from_utc_text(first), from_utc_text(last)) if first else None
 
-    def first_id(self, lower: datetime) -> int | None:
-        """The lowest row id merged in [lower, end): FTS5 can seek to it instead of visiting older matches."""
-        if lower not in self._first:
-            bounds, args = _time_bounds(self.repo, lower, self.end)
-            # "id + 0": plain min(id) would walk the primary key instead of the time index.
-            self._first[lower] = self.db.execute(f"select min(id + 0) from prs where {bounds}", args).fetchone()[0]
-        return self._first[lower]
+    def where(self, stage: _Stage, lower: datetime | None) -> tuple[str, list[Any]]:
+        """The WHERE clause of a stage from `lower` on.
 
-    def where(self, stage: _Stage, lower: datetime | None) -> tuple[str, list[Any]] | None:
-        """The WHERE clause of a stage from `lower` on; None when no PR was merged then."""
-        where, args = ["prs_fts match ?"], [stage.expression]
-        rowid = ""
-        if lower is not None:
-            first = self.first_id(lower)
-            if first is None:
-                return None
-            rowid = f" and rowid >= {int(first)}"
-            where.append(f"prs_fts.rowid >= {int(first)}")
+        Row ids sort by merge time, so FTS5 reads only the window's stretch of
+        each doclist, however many PRs are older or newer.
+        """
+        where, args = [f"prs_fts match ?{_rowid_range('prs_fts.rowid', lower, self.end)}"], [stage.expression]
         if stage.required:
             # "+prs.id": a plain rowid IN would be pushed into FTS5 as one lookup (and one bm25 setup) per id.
-            where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{rowid})")
+            where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{_rowid_range('rowid', lower, self.end)})")
             args.append(stage.required)
         bounds, bound_args = _time_bounds(self.repo, lower, self.end, "prs.")
         where.append(bounds)
@@ -340,31 +332,36 @@ class _Scope:
         return " and ".join(where), args
 
 
-def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
-    """Top rows of a stage: all of them when there are few, else those of the narrowest recent window with enough.
+def _rowid_range(column: str, start: datetime | None, end: datetime | None) -> str:
+    """Bounds on FTS5 rowids for PRs merged in [start, end); ids are integers of ours, never user text."""
+    lower = f" and {column} >= {first_id(start)}" if start is not None else ""
+    upper = f" and {column} < {first_id(end)}" if end is not None else ""
+    return lower + upper
 
-    Ranking is what costs, not matching: a stage with at most RANK_WHOLE
-    matches is ranked whole; otherwise matches are collected in windows of a
-    week, a month, half a year and two years back from the newest PR asked
-    about, and only the first window holding `limit` of them is ranked. A
-    common word then costs the same in a store of 100,000 PRs as in one of
-    1,000, and recent PRs win among equals.
+
+def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
+    """Top rows of a stage, from the narrowest recent window that holds `limit` of its matches.
+
+    Ranking is what costs, not matching. Matches are collected in windows of
+    three days, a week, a month, half a year and two years back from the newest
+    PR asked about, then in the whole range asked, and only the first window holding
+    `limit` of them is ranked. FTS5 reads only a window's stretch of rowids, so
+    a question costs the same in a store of 100,000 PRs as in one of 1,000,
+    whatever order they were stored in, and recent PRs win among equals.
     """
-    whole = scope.where(stage, scope.start)
-    if whole is None:
+    edges = scope.edges()
+    if edges is None:
         return []
-    some = _match_ids(scope.db, whole, RANK_WHOLE + 1)
-    if len(some) <= RANK_WHOLE:
-        return _rank(scope.db, stage, whole, some, limit)
-    newest = scope.newest()
+    oldest, newest = edges
     for days in WINDOW_DAYS:
         lower = newest - timedelta(days=days)
-        if scope.start is not None and lower <= scope.start:
-            break  # this window already covers the whole range asked for
+        if lower <= oldest:
+            break  # this window already holds every PR asked about
         window = scope.where(stage, lower)
-        ids = _match_ids(scope.db, window, LOCAL_CAP + 1) if window else []
-        if window and len(ids) >= limit:
+        ids = _match_ids(scope.db, window, LOCAL_CAP + 1)
+        if len(ids) >= limit:
             return _rank(scope.db, stage, window, ids, limit)
+    whole = scope.where(stage, scope.start)
     return _rank(scope.db, stage, whole, _match_ids(scope.db, whole, LOCAL_CAP + 1), limit)
 
 
@@ -388,8 +385,21 @@ def _rank(db: Database, stage: _Stage, query: tuple[str, list[Any]], ids: list[i
 
 
 def _store_size(db: Database) -> int:
-    """About how many PRs the store holds (ids only grow), without counting them."""
-    return db.execute("select coalesce(max(id), 0) from prs").fetchone()[0]
+    """How many PRs the FTS index holds, read from its "averages" record (row 1 of its data) instead of counted."""
+    row = db.execute("select block from prs_fts_data where id = 1").fetchone()
+    return _varint(row[0]) if row and row[0] else 0
+
+
+def _varint(data: bytes) -> int:
+    """The SQLite varint at the start of `data`: 7 bits a byte, high bit set on all but the last; a 9th byte is whole."""
+    value = 0
+    for position, byte in enumerate(data[:9]):
+        if position == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            break
+    return value
 
 
 def _score_locally(db: Database, expression: str, ids: list[int], limit: int) -> list[dict[str, Any]]:

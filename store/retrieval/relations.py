@@ -5,11 +5,16 @@ question about one PR can bring the PRs that revert, fix or follow it.
 """
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
 
 from sqlite_utils import Database
 
+from store.days import to_utc_text
 from store.model import PullRequest
 
 # Strongest first: when a PR refers to another in several ways, the first kind wins.
@@ -24,8 +29,10 @@ _REF = (
 )
 _GAP = r"\s{1,3}"
 _CUE = {
+    # "reverts #N", but not "was reverted in #N" (there #N is the revert).
     "reverts": [
-        rf"\brevert(?:s|ed|ing)?{_GAP}(?:(?:the|a|of|change|changes|commit|from|in){_GAP}){{0,4}}",
+        rf"\brevert(?:s|ing)?{_GAP}(?:(?:the|a|of|change|changes|commit|from|in){_GAP}){{0,4}}",
+        rf"\breverted{_GAP}(?:(?:the|a|of|change|changes|commit){_GAP}){{0,4}}",
         rf"\brolls?{_GAP}back{_GAP}(?:(?:the|change|changes|from|in){_GAP}){{0,4}}",
     ],
     "fixes": [
@@ -37,11 +44,13 @@ _CUE = {
     ],
     "follows": [
         rf"\bfollow[\s-]?ups?{_GAP}(?:(?:to|of|for|on){_GAP})?",
+        rf"\bre-?lands?{_GAP}(?:(?:the|a|change|changes|from|of){_GAP}){{0,3}}",
         rf"\b(?:continuation|continues|builds?{_GAP}on|based{_GAP}on|part{_GAP}of|split{_GAP}(?:from|out{_GAP}of)|extends?){_GAP}",
     ],
 }
-_CUED = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
-_ANY_REF = re.compile(_REF, re.IGNORECASE)
+# What every reference above contains. It starts with one of a few characters, so
+# scanning a text that names no PR costs a fraction of trying _REF at each position.
+_MAYBE_REF = re.compile(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d", re.IGNORECASE)
 # Only so much of a title or text is read: relations are stated early, and regexes then stay cheap.
 MAX_TITLE_CHARS = 500
 MAX_TEXT_CHARS = 50_000
@@ -49,6 +58,13 @@ MAX_TEXT_CHARS = 50_000
 _REVERT_TITLE = re.compile(r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"\s*$', re.IGNORECASE)
 # PR templates: code and commented-out instructions are not statements about other PRs.
 _NOISE = re.compile(r"```.*?(?:```|$)|<!--.*?(?:-->|$)", re.DOTALL)
+
+
+@cache
+def _reference_patterns() -> tuple[list[tuple[str, re.Pattern[str]]], re.Pattern[str]]:
+    """The cued patterns by kind, and any reference; compiled on first use, as most processes never read one."""
+    cued = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
+    return cued, re.compile(_REF, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -109,47 +125,64 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
         note(reverted[1], "reverts")
     for text in texts:
         text = (text or "")[:MAX_TEXT_CHARS]
-        if not _ANY_REF.search(text):
+        if not _MAYBE_REF.search(text):
             continue  # most texts name no PR; skip the cue patterns
         text = _NOISE.sub(" ", text)
-        for kind, pattern in _CUED:
+        cued, any_ref = _reference_patterns()
+        for kind, pattern in cued:
             for match in pattern.finditer(text):
                 note_ref(match, kind)
-        for match in _ANY_REF.finditer(text):
+        for match in any_ref.finditer(text):
             note_ref(match, "mentions")
     return [Relation(number, target, kind) for target, kind in found.items()]
 
 
-def record_relations(db: Database, pr: PullRequest) -> None:
-    """Replace what `pr` states about other PRs; call inside the transaction that saves `pr`."""
-    _record(db, pr.repo, pr.number, pr.title, _texts(pr))
+def record_relations(db: Database, prs: Iterable[PullRequest]) -> None:
+    """Replace what each of `prs` states about other PRs; call inside the transaction that saves them."""
+    by_repo: dict[str, list[tuple[int, str, list[str]]]] = {}
+    for pr in prs:
+        by_repo.setdefault(pr.repo, []).append((pr.number, pr.title, _texts(pr)))
+    for repo, stated in by_repo.items():
+        _record(db, repo, stated)
 
 
 def backfill_relations(db: Database) -> None:
     """Record the relations of every stored PR, straight from the columns (no model classes)."""
+    by_repo: dict[str, list[tuple[int, str, list[str]]]] = {}
     rows = db.execute("select repo, number, title, body, what_changed, impact, risks, insights from prs")
     for repo, number, title, *texts in rows.fetchall():
-        _record(db, repo, number, title, [title, *texts])
+        by_repo.setdefault(repo, []).append((number, title, [title, *texts]))
+    for repo, stated in by_repo.items():
+        _record(db, repo, stated)
 
 
-def _record(db: Database, repo: str, number: int, title: str, texts: list[str]) -> None:
-    relations = _from_texts(repo, number, title, texts)
-    reverted = revert_title(title)
-    if reverted and reverted[1] is None:
-        # A revert titled without the number: find the PR by its title.
-        relations.extend(
-            Relation(number, row[0], "reverts")
-            for row in db.execute(
-                "select number from prs where repo = ? and title = ? and number != ?", [repo, reverted[0], number]
+def _record(db: Database, repo: str, stated: list[tuple[int, str, list[str]]]) -> None:
+    """Relations of (number, title, texts) PRs of one repository, in a few statements whatever their count."""
+    relations: list[Relation] = []
+    for number, title, texts in stated:
+        relations.extend(_from_texts(repo, number, title, texts))
+        reverted = revert_title(title)
+        if reverted and reverted[1] is None:
+            # A revert titled without the number: find the PR by its title.
+            relations.extend(
+                Relation(number, row[0], "reverts")
+                for row in db.execute(
+                    "select number from prs where repo = ? and title = ? and number != ?", [repo, reverted[0], number]
+                )
             )
-        )
-    db.execute("delete from pr_relations where repo = ? and source = ?", [repo, number])
-    # A revert saved before the PR it reverts (reports imported out of order).
+    numbers = [number for number, _, _ in stated]
+    db.execute(
+        "delete from pr_relations where repo = ? and source in (select value from json_each(?))", [repo, json.dumps(numbers)]
+    )
+    # Reverts saved before the PRs they revert (reports imported out of order).
+    reverted_by_title = {f'Revert "{title}"': number for number, title, _ in stated}
     relations.extend(
-        Relation(row[0], number, "reverts")
-        for row in db.execute(
-            "select number from prs where repo = ? and title = ? and number != ?", [repo, f'Revert "{title}"', number]
+        Relation(source, reverted_by_title[title], "reverts")
+        for source, title in db.execute(
+            "select number, title from prs where repo = ? and title in (select value from json_each(?))",
+            [repo, json.dumps(list(reverted_by_title))],
         )
+        if source != reverted_by_title[title]
     )
     db.conn.executemany(
         "insert or replace into pr_relations (repo, source, target, kind) values (?, ?, ?, ?)",
@@ -171,3 +204,33 @@ def related(db: Database, repo: str, number: int) -> list[Link]:
     for other, kind, outgoing in sorted(rows, key=lambda row: (KINDS.index(row[1]), -row[0])):
         links.setdefault(other, Link(number, other, kind, bool(outgoing)))
     return list(links.values())
+
+
+def stated(
+    db: Database, repo: str, kind: str, start: datetime | None = None, end: datetime | None = None
+) -> list[tuple[int, int | None]]:
+    """(PR, the PR it names) for every PR merged in [start, end) that states `kind`, newest merge first.
+
+    A revert counts even when the PR it reverts is unknown (named None): its
+    title says what it is. A regression fix counts only when the PR it fixes
+    is in the store, since "Fixes #N" names issues far more often than PRs.
+    """
+    bounds, args = ["p.repo = ?"], [repo]
+    if start is not None:
+        bounds.append("p.merged_at >= ?")
+        args.append(to_utc_text(start))
+    if end is not None:
+        bounds.append("p.merged_at < ?")
+        args.append(to_utc_text(end))
+    where = " and ".join(bounds)
+    stored = "exists (select 1 from prs t where t.repo = r.repo and t.number = r.target)" if kind == "fixes" else "1"
+    unnamed = (
+        f" union select p.number, null, p.merged_at from prs p where {where} and p.title like 'revert%'"
+        " and not exists (select 1 from pr_relations r where r.repo = p.repo and r.source = p.number and r.kind = 'reverts')"
+    ) if kind == "reverts" else ""
+    rows = db.execute(
+        "select r.source, r.target, p.merged_at from pr_relations r join prs p on p.repo = r.repo and p.number = r.source "
+        f"where {where} and r.kind = ? and {stored}{unnamed} order by 3 desc, 1 desc, 2 desc",
+        [*args, kind, *(args if unnamed else [])],
+    )
+    return [(source, target) for source, target, _ in rows]

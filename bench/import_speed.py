@@ -1,0 +1,71 @@
+"""How fast `prdigest import` stores PRs from daily reports, and how many SQL statements each PR costs.
+
+    python bench/import_speed.py [--days 100] [--rounds 3]
+
+Writes --days synthetic daily reports of 40 PRs (the PRs of bench/search_latency.py,
+rendered by the report writer) and imports them into a fresh store, oldest day
+first, then again newest first into another fresh store (a backfill). Timing
+covers reading, parsing, classifying and storing, as the command does.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from search_latency import PER_DAY, REPO, TZ, arrival, generate  # noqa: E402
+from store.db import open_db  # noqa: E402
+from store.importer import import_file  # noqa: E402
+from store.report_markdown import render_report  # noqa: E402
+
+
+def write_reports(folder: Path, days: int) -> list[Path]:
+    """One report file a day, oldest first."""
+    paths = []
+    for batch in arrival(generate(days * PER_DAY), "merge"):
+        day = batch[0].merged_at.astimezone(TZ).date()
+        newest_first = sorted(batch, key=lambda pr: pr.merged_at, reverse=True)
+        path = folder / f"report-{day.isoformat()}.md"
+        path.write_text(render_report("Engine Merged PR Report", day, "PST", newest_first, TZ))
+        paths.append(path)
+    return paths
+
+
+def import_all(paths: list[Path], store: Path) -> tuple[float, int, int]:
+    """Seconds to import every file into a fresh store, PRs imported, SQL statements run."""
+    store.unlink(missing_ok=True)
+    db = open_db(store)
+    statements = []
+    db.conn.set_trace_callback(lambda sql: statements.append(sql))
+    started = time.perf_counter()
+    count = sum(import_file(db, path, TZ, REPO).count for path in paths)
+    seconds = time.perf_counter() - started
+    db.close()
+    # FTS5's own reads and writes of its index show as "-- " comments; they are not ours.
+    return seconds, count, sum(1 for sql in statements if not sql.startswith("--"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        paths = write_reports(folder, args.days)
+        print(f"{'order':<10} {'PRs':>6} {'PRs/s p50':>10} {'PRs/s min':>10} {'SQL / PR':>9}")
+        for order, files in (("oldest", paths), ("newest", paths[::-1])):
+            runs = [import_all(files, folder / "store.db") for _ in range(args.rounds)]
+            rates = [count / seconds for seconds, count, _ in runs]
+            _, count, statements = runs[0]
+            print(f"{order + ' first':<10} {count:>6} {statistics.median(rates):>10.0f} {min(rates):>10.0f} {statements / count:>9.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Retrieval: reading a question, finding the PRs it is about, and choosing those that answer it."""

@@ -1,0 +1,353 @@
+"""Choosing the PRs that answer a question, out of those search ranks first.
+
+Search finds; this module decides how many of the found PRs a well-informed
+teammate would cite:
+- PRs named by number, with the PRs that revert, fix or follow them;
+- a relation asked without a number ("what got reverted?"): every PR that states it;
+- filters alone (a time, a person, an area, trivial or substantial): the whole set they define,
+  newest first, with its count;
+- words: the PRs that say what was asked where it counts (title, what changed, files), judged per
+  concept and weighted by how rare each word is, so a PR matching only "added" or "fix" does not answer.
+What did not make the cut but came close is kept as context, never cited as an answer.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+
+from sqlite_utils import Database
+
+from store.days import to_utc_text
+from store.model import PullRequest
+from store.prs import get_pr, pr_from_row
+from store.retrieval.question import Concept, Person, Phrases, Question
+from store.retrieval.relations import KINDS, Link, related, revert_title, stated
+from store.retrieval.evidence import gather, rarity
+from store.retrieval.form import RELATION_TOPIC_WORDS, Form
+from store.retrieval.search import COUNT_CAP, SearchResult, missing_note, search
+
+# A whole set longer than this is shown in part, with how many more there are (like the slash commands).
+MAX_LISTED = 50
+# How many ranked PRs are weighed when words decide.
+CANDIDATES = 30
+# Next-best PRs kept as context (for a model to read, or to show when nothing answers).
+CONTEXT = 3
+# Relations strong enough to answer a question about a PR; a plain mention is only context.
+STRONG = KINDS[:-1]
+# Words: a PR answers when it covers this share of what was asked (weighted by rarity),
+# and at least this share of the best PR's coverage, with an informative word where it counts.
+MIN_COVERAGE = 0.5
+NEAR_BEST = 0.75
+INFORMATIVE = 0.3
+WHERE_IT_COUNTS = 0.45
+STRONGEST = 0.85  # the title or the first sentence of what changed
+SAID = 0.3  # said in the PR's own account of itself, not only among its risks or insights
+# Forms whose answer hinges on every word: "did anyone fix the X crash?" is about X and crashes.
+EVERY_WORD = ("yesno", "who", "count")
+
+
+@dataclass
+class Choice:
+    answer: list[PullRequest]  # the PRs that answer, in the order to show them
+    context: list[PullRequest]  # close but not answering: for a model to read, or "nearest" when nothing answers
+    question: Question  # what was searched for
+    total: int  # how many answer (may exceed len(answer) for a long set; counted up to COUNT_CAP)
+    whole_set: bool  # the filters defined the answer: every PR they hold
+    note: str | None = None  # PR numbers the store does not have
+    links: list[Link] = field(default_factory=list)  # relations between the PRs shown, stating side first
+
+
+def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
+    """The PRs that answer `asked` (a parsed question) in the shape `form` expects."""
+    question = _without_relation_words(asked, form)
+    missing = missing_note(db, repo, question)
+    if question.numbers:
+        result = search(db, repo, question, limit=MAX_LISTED)
+        if any(hit.link is None for hit in result.hits):
+            return replace(_named(result, form), note=missing)
+        if not question.concepts:  # about PRs the store does not have, and nothing else
+            return Choice([], [], question, 0, False, missing)
+        question = replace(question, numbers=[])
+    authored = _as_authors(question)
+    choice = _choose(db, repo, authored, form) if authored is not question else None
+    if choice is None or not choice.answer:
+        choice = _choose(db, repo, question, form)
+    return replace(choice, note=missing)
+
+
+def _choose(db: Database, repo: str, question: Question, form: Form) -> Choice:
+    if form.relation and not question.concepts:
+        return _relation(db, repo, question, form)
+    if not question.concepts:
+        return _whole_set(db, repo, question)
+    choice = _by_words(db, repo, question, form)
+    return _through_relation(db, repo, choice, form) if form.relation else choice
+
+
+def _without_relation_words(question: Question, form: Form) -> Question:
+    """A relation is answered from the relations table; its words ("reverted") are not a topic."""
+    if form.relation is None:
+        return question
+    words = RELATION_TOPIC_WORDS[form.relation]
+    return replace(question, concepts=[c for c in question.concepts if not words.search(c.said.lower())])
+
+
+def _as_authors(question: Question) -> Question:
+    """"What did X merge?" means the PRs X wrote; those X only merged answer only when X wrote none."""
+    if not any(person.role == "any" for person in question.people):
+        return question
+    people = [Person(p.login, "author") if p.role == "any" else p for p in question.people]
+    return replace(question, people=people)
+
+
+# ---------------------------------------------------------------- numbers and relations
+
+
+def _named(result: SearchResult, form: Form) -> Choice:
+    """PRs named by number, and those that revert, fix or follow them (the kind asked, if one was).
+
+    "What reverted #N?" asks for the other PR: #N is then context. When no PR
+    relates in the kind asked, one that merely mentions a named PR is the best there is.
+    """
+    kinds = {hit.link.kind for hit in result.hits if hit.link is not None}
+    wanted = (form.relation,) if form.relation else STRONG
+    if not kinds & set(wanted):
+        wanted = (*wanted, "mentions")
+    others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
+    named_only = form.asks_other and others
+    answer, context, links = [], [], []
+    for hit in result.hits:
+        if hit.link is None:
+            (context if named_only else answer).append(hit.pr)
+        elif hit in others:
+            answer.append(hit.pr)
+            links.append(_stating_first(hit.link))
+        else:
+            context.append(hit.pr)
+    return Choice(answer, context[:CONTEXT], result.question, len(answer), False, None, links)
+
+
+def _stating_first(link: Link) -> Link:
+    return link if link.outgoing else Link(link.other, link.number, link.kind, True)
+
+
+def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice:
+    """Every PR in the filters that states the relation, with the PR a revert names when it is stored.
+
+    A reverted PR is part of the answer to "what got reverted?"; the PR a
+    regression fix names answers only "what broke it?" (else it is context).
+    A count counts the stating PRs.
+    """
+    kind = form.relation
+    start, end = (question.time.start, question.time.end) if question.time else (None, None)
+    answer: dict[int, PullRequest] = {}
+    context: dict[int, PullRequest] = {}
+    sources, links = [], []
+    for number, named in stated(db, repo, kind, start, end):
+        source = answer.get(number) or get_pr(db, repo, number)
+        if source is None or not _kept(source, question) or source.number in sources:
+            continue
+        answer[source.number] = source
+        sources.append(source.number)
+        target = get_pr(db, repo, named) if named is not None else None
+        if target is not None:
+            cited = (kind == "reverts" or form.culprit) and form.kind != "count"
+            (answer if cited else context).setdefault(target.number, target)
+            links.append(Link(source.number, target.number, kind, True))
+        if len(answer) >= MAX_LISTED:
+            break
+    return Choice(list(answer.values()), list(context.values()), question, len(sources), True, None, links)
+
+
+def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
+    """Words chose the PRs a relation question is about ("the scheduler change"); the answer is what relates them.
+
+    Each chosen PR on either side of the relation comes with the PR on the
+    other side; a chosen PR outside the relation is dropped, unless none is in it.
+    """
+    kind = form.relation
+    answer: dict[int, PullRequest] = {}
+    sources, links = set(), []
+    for pr in choice.answer:
+        found = [link for link in related(db, repo, pr.number) if link.kind == kind]
+        if not found and not (kind == "reverts" and revert_title(pr.title)):
+            continue
+        if not found:
+            sources.add(pr.number)
+        for link in found:
+            other = get_pr(db, repo, link.other)
+            if other is None:
+                continue
+            stating = _stating_first(link)
+            answer.update((p.number, p) for p in ((pr, other) if link.outgoing else (other, pr)))
+            sources.add(stating.number)
+            links.append(stating)
+        answer.setdefault(pr.number, pr)
+    if not answer:
+        return choice
+    if form.kind == "count" or (form.kind == "who" and not form.culprit):
+        answer = {number: pr for number, pr in answer.items() if number in sources}
+    return replace(choice, answer=list(answer.values()), total=len(sources), links=links)
+
+
+def _kept(pr: PullRequest, question: Question) -> bool:
+    """Whether `pr` is inside the question's people, areas and type (its time is already applied)."""
+    if question.people and not any(_by(pr, person) for person in question.people):
+        return False
+    if question.pr_type and pr.type != question.pr_type:
+        return False
+    return not question.areas or bool(set(pr.areas) & set(question.areas))
+
+
+def _by(pr: PullRequest, person: Person) -> bool:
+    login = person.login.lower()
+    authored = pr.author.lower() == login and person.role in ("any", "author")
+    merged = (pr.merged_by or "").lower() == login and person.role in ("any", "merger")
+    return authored or merged
+
+
+# ---------------------------------------------------------------- whole sets
+
+
+def _whole_set(db: Database, repo: str, question: Question) -> Choice:
+    """Filters alone: every PR they hold, newest first (an area counts its members, not its mentions)."""
+    if question.areas:
+        prs, total = _members(db, repo, question)
+        narrower = _narrower_words(question)
+        if narrower is not None and prs:
+            # "the scheduler" named the core area: its members that say so answer, not all of core.
+            ids = _row_ids(db, repo, [pr.number for pr in prs])
+            evidence = gather(db, list(ids.values()), [narrower])
+            prs = [pr for pr in prs if evidence[ids[pr.number]].strengths[0] >= WHERE_IT_COUNTS] or prs
+            total = len(prs)
+        if prs:
+            return Choice(prs, [], question, total, True)
+    # A type is told apart after listing, so the listing must hold every PR of the range.
+    result = search(db, repo, question, limit=COUNT_CAP if question.pr_type else MAX_LISTED)
+    if question.areas or _relaxed(question, result):
+        return _nothing(question, result)
+    prs = [hit.pr for hit in result.hits]
+    total = result.total if result.total is not None else len(prs)
+    if question.pr_type:
+        prs = [pr for pr in prs if pr.type == question.pr_type]
+        total = len(prs)
+    return Choice(prs[:MAX_LISTED], [], result.question, total, True)
+
+
+def _narrower_words(question: Question) -> Concept | None:
+    """The words that named an area, when they mean something narrower than the area ("scheduler" for core)."""
+    names = {" ".join(area.split("-")) for area in question.areas}
+    if not question.area_same or names & set(question.area_same):
+        return None
+    said = tuple(question.area_same)
+    return Concept(said[0], Phrases(said, said))
+
+
+def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequest], int]:
+    """The PRs classified in the question's areas within its time, people and type, newest first, and their count."""
+    where = ["repo = ?", "exists (select 1 from json_each(prs.areas) where value in (select value from json_each(?)))"]
+    args: list[object] = [repo, json.dumps(question.areas)]
+    if question.time and question.time.start is not None:
+        where.append("merged_at >= ?")
+        args.append(to_utc_text(question.time.start))
+    if question.time and question.time.end is not None:
+        where.append("merged_at < ?")
+        args.append(to_utc_text(question.time.end))
+    rows = db["prs"].rows_where(" and ".join(where), args, order_by="merged_at desc, number desc")
+    prs, total = [], 0
+    for row in rows:
+        pr = pr_from_row(row)
+        if not _kept(pr, question):
+            continue
+        total += 1
+        if len(prs) < MAX_LISTED:
+            prs.append(pr)
+        if total >= COUNT_CAP:
+            break
+    return prs, total
+
+
+# ---------------------------------------------------------------- words
+
+
+def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice:
+    """The ranked PRs that say what was asked where it counts, weighed concept by concept."""
+    result = search(db, repo, question, limit=CANDIDATES)
+    if _relaxed(question, result):
+        return _nothing(question, result)
+    concepts = result.question.concepts
+    # Search already keeps to the areas (members, or PRs that name them); a type is told apart here.
+    hits = [hit for hit in result.hits if not question.pr_type or hit.pr.type == question.pr_type]
+    ids = _row_ids(db, repo, [hit.pr.number for hit in hits])
+    evidence = gather(db, list(ids.values()), concepts)
+    groups = _alternatives(question.text, concepts)
+    weights = _grouped(rarity(db, concepts), groups)
+    every_word = form.kind in EVERY_WORD
+    scored = []
+    for hit in hits:
+        strengths = _grouped(evidence[ids[hit.pr.number]].strengths, groups)
+        scored.append((_coverage(strengths, weights), _informed(strengths, weights, every_word), hit))
+    best = max((coverage for coverage, informed, _ in scored if informed), default=0.0)
+    floor = max(MIN_COVERAGE, NEAR_BEST * best)
+    # Stable sort: among equal coverage, search's order (its bm25 and recency) stands.
+    answer = sorted(
+        ((coverage, hit) for coverage, informed, hit in scored if informed and coverage >= floor), key=lambda pair: -pair[0]
+    )
+    chosen = {hit.pr.number for _, hit in answer}
+    context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
+    return Choice([hit.pr for _, hit in answer], context, result.question, len(answer), False)
+
+
+def _alternatives(text: str, concepts: list[Concept]) -> list[list[int]]:
+    """Concepts in groups: "whisper or audio" is one group that either word satisfies; the rest stand alone."""
+    groups: list[list[int]] = []
+    lowered = text.lower()
+    for index, concept in enumerate(concepts):
+        if groups and index > 0:
+            before = re.escape(concepts[index - 1].said.lower())
+            if re.search(rf"{before}\s{{1,3}}or\s{{1,3}}{re.escape(concept.said.lower())}", lowered):
+                groups[-1].append(index)
+                continue
+        groups.append([index])
+    return groups
+
+
+def _grouped(values: list[float], groups: list[list[int]]) -> list[float]:
+    """One value per group of alternatives: the best of its members' (strength, or rarity)."""
+    return [max(values[i] for i in group) for group in groups]
+
+
+def _row_ids(db: Database, repo: str, numbers: list[int]) -> dict[int, int]:
+    """PR number to row id (the key the search index uses)."""
+    placeholders = ", ".join("?" for _ in numbers)
+    rows = db.execute(f"select number, id from prs where repo = ? and number in ({placeholders})", [repo, *numbers])
+    return dict(rows.fetchall())
+
+
+def _coverage(strengths: list[float], weights: list[float]) -> float:
+    total = sum(weights)
+    if not total:
+        return max(strengths, default=0.0)
+    return sum(s * w for s, w in zip(strengths, weights)) / total
+
+
+def _informed(strengths: list[float], weights: list[float], every_word: bool) -> bool:
+    """Matches a telling word where it counts; with `every_word`, says every telling word somewhere
+    beyond risks and insights. When every word is common, the commonest where it counts most."""
+    telling = [s for s, w in zip(strengths, weights) if w >= INFORMATIVE]
+    if not telling:
+        return any(s >= STRONGEST for s in strengths)
+    if every_word and not all(s >= SAID for s in telling):
+        return False
+    return any(s >= WHERE_IT_COUNTS for s in telling)
+
+
+def _relaxed(question: Question, result: SearchResult) -> bool:
+    found = result.question
+    return (found.time, found.people, found.areas) != (question.time, question.people, question.areas)
+
+
+def _nothing(question: Question, result: SearchResult) -> Choice:
+    """No PR answers the question as asked; the nearest matches search found are context, shown as such."""
+    return Choice([], [hit.pr for hit in result.hits[:CONTEXT]], question, 0, False)

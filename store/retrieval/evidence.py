@@ -1,0 +1,139 @@
+"""What ties each found PR to a question: which of its words a PR says, and where.
+
+Ranking says which PRs come first; choosing which of them answer needs to know
+why each one matched. A PR that names the asked topic in its title is about it;
+one that mentions it once among its risks is not. Matching is done by SQLite's
+own porter tokenizer, over a small table of just the candidates, so it agrees
+with search and costs the same in a store of any size.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from store.extractive import lead_and_rest
+from store.retrieval.question import Concept
+from store.retrieval.search import any_of
+
+# How much a match in each column says that a PR is about the words. The title
+# and what changed are what a PR is; risks and insights speculate about neighbours.
+# The first sentence of what changed says what the PR is; the rest often names neighbours in passing.
+FIELD_WEIGHT = {
+    "title": 1.0,
+    "lead": 0.85,
+    "what_changed": 0.6,
+    "files": 0.55,
+    "areas": 0.6,
+    "impact": 0.45,
+    "risks": 0.15,
+    "insights": 0.15,
+}
+COLUMNS = tuple(FIELD_WEIGHT)
+# A narrower term ("fp8" for quantization) says less than the word asked or a synonym of it;
+# a broader one ("frontend" for the responses API) much less.
+RELATED_FACTOR = 0.7
+WIDER_FACTOR = 0.4
+# Word rarity is estimated on at most this many PRs: any slice of the store shows how common a word is.
+SAMPLE = 4000
+
+
+@dataclass
+class Evidence:
+    """How one PR matches each concept of a question: the best field's weight, 0 when it does not."""
+
+    strengths: list[float] = field(default_factory=list)
+    fields: list[str | None] = field(default_factory=list)
+
+
+def gather(db: Database, ids: list[int], concepts: list[Concept]) -> dict[int, Evidence]:
+    """For each PR id, how strongly and where it matches each concept."""
+    found = {pr_id: Evidence() for pr_id in ids}
+    if not ids or not concepts:
+        return found
+    _load_candidates(db, ids)
+    for concept in concepts:
+        phrases = concept.phrases
+        narrower = tuple(p for p in phrases.all if p not in phrases.same and p not in phrases.wider)
+        matches = [
+            (_fields(db, group) if group else {}, factor)
+            for group, factor in ((phrases.same, 1.0), (narrower, RELATED_FACTOR), (phrases.wider, WIDER_FACTOR))
+        ]
+        for pr_id, evidence in found.items():
+            best, where = 0.0, None
+            for columns, factor in matches:
+                for column in columns.get(pr_id, ()):
+                    if FIELD_WEIGHT[column] * factor > best:
+                        best, where = FIELD_WEIGHT[column] * factor, column
+            evidence.strengths.append(best)
+            evidence.fields.append(where)
+    return found
+
+
+def _load_candidates(db: Database, ids: list[int]) -> None:
+    """The candidates, copied into a connection-private FTS table (never the store's own index)."""
+    columns = ", ".join(COLUMNS)
+    db.execute(f"create virtual table if not exists temp.answer_candidates using fts5({columns}, tokenize='porter')")
+    placeholders = ", ".join("?" for _ in ids)
+    rows = db.execute(
+        f"select id, title, what_changed, files, areas, impact, risks, insights from prs where id in ({placeholders})", ids
+    ).fetchall()
+    # Committed at once: an open transaction would pin this connection's view of the store.
+    with db.atomic():
+        db.execute("delete from temp.answer_candidates")
+        db.conn.executemany(
+            f"insert into temp.answer_candidates (rowid, {columns}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(pr_id, title, *lead_and_rest(what or ""), *rest) for pr_id, title, what, *rest in rows],
+        )
+
+
+def _fields(db: Database, phrases: tuple[str, ...]) -> dict[int, list[str]]:
+    """Per candidate matching any of `phrases`, the columns that say one of them."""
+    marked = ", ".join(f"highlight(answer_candidates, {i}, char(1), char(2))" for i in range(len(COLUMNS)))
+    rows = db.execute(f"select rowid, {marked} from temp.answer_candidates where answer_candidates match ?", [any_of(phrases)])
+    components = {word for phrase in phrases for word in phrase.split() if _COMPONENT.search(word)}
+    found = {}
+    for pr_id, *texts in rows:
+        columns = [column for column, text in zip(COLUMNS, texts) if text and _says(text, components)]
+        if columns:
+            found[pr_id] = columns
+    return found
+
+
+# Porter stems "tokenizer" to "token": a question about a component (an -izer) is not about what it handles.
+_COMPONENT = re.compile(r"i[sz]ers?$")
+_MARKED = re.compile("\x01([^\x02]{0,200})\x02")
+
+
+def _says(text: str, components: set[str]) -> bool:
+    """Whether a marked match in `text` says the phrase: "tokens" does not say "tokenizer"."""
+    for span in _MARKED.findall(text):
+        word = span.lower()
+        if not any(word.startswith(component[:4]) for component in components) or "izer" in word or "iser" in word:
+            return True
+    return False
+
+
+def rarity(db: Database, concepts: list[Concept]) -> list[float]:
+    """How much each concept tells PRs apart, from 0 (in most PRs) to 1 (in very few).
+
+    Estimated on the most recent slice of the index, so the cost is bounded
+    whatever the store's size.
+    """
+    # The newest SAMPLE row ids (ids are sparse, so the slice is found by walking the key, not by arithmetic).
+    row = db.execute("select id from prs order by id desc limit 1 offset ?", [SAMPLE]).fetchone()
+    floor = row[0] if row else -1
+    size = db.execute("select count(*) from prs where id > ?", [floor]).fetchone()[0]
+    if not size:
+        return [1.0 for _ in concepts]
+    weights = []
+    for concept in concepts:
+        df = db.execute(
+            "select count(*) from prs_fts where prs_fts match ? and rowid > ?", [any_of(concept.phrases.same), floor]
+        ).fetchone()[0]
+        # idf scaled to [0, 1]: a word in every PR says nothing, one in 1% of them or fewer says all it can.
+        share = max(df, 1) / size
+        weights.append(max(0.0, min(1.0, math.log(1 / share) / math.log(100))))
+    return weights
