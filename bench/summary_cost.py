@@ -11,7 +11,7 @@ long as the seed reports' (about 1,450 characters). It counts tokens as characte
 the same estimate the budget uses; real tokenizers differ by about 20%.
 
 The paths table runs the default budget through two servers that rotate every reply
-shape real models use and answer every 9th request with a 500: one takes the JSON
+shape real models use and answer every 9th call with a 500: one takes the JSON
 schema (json_schema path), one refuses it with a 400 (text path).
 """
 from __future__ import annotations
@@ -179,7 +179,7 @@ def main() -> None:
     default = Settings.from_env({"PRDIGEST_DB": "/unused"}).summary_tokens
     paths = {"json_schema": run(default, args.prs, args.concurrency, "take", error_every=9),
              "text": run(default, args.prs, args.concurrency, "openai", error_every=9)}
-    print(f"both reply paths at budget {default:,}, every reply shape in turn, a 500 every 9th request:")
+    print(f"both reply paths at budget {default:,}, every reply shape in turn, a 500 every 9th call:")
     print(f"{'path':<12} {'summarized':>9} {'calls':>6} {'requests':>9} {'calls/PR':>8} {'in/PR':>7} {'out/PR':>7} "
           f"{'reason/PR':>9} {'failed':>7} {'failed/PR':>8} {'PRs failed':>7} {'rerun calls':>11}")
     print("\n".join(path_row(path, args.prs, figures) for path, figures in paths.items()))

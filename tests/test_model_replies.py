@@ -125,8 +125,7 @@ def test_a_day_through_a_server_rotating_shapes_and_failing_every_ninth_call(db,
     prs = day_prs(45)
     with FakeOpenAI(rotating_responder(), json_schema=server, error_every=9) as api:
         first = summarize(db, api, prs)
-        errors = sum(1 for i in range(1, len(api.requests) + 1) if i % 9 == 0)
-        assert errors >= 5  # the client's own retries took them
+        assert api.calls >= 45 and len(api.requests) == api.calls + api.calls // 9  # each 500 retried by the client
         assert len(first.summarized) == 45 and not first.failed
         for pr in prs:
             assert_models_sections(db, pr.number)

@@ -194,11 +194,12 @@ class FakeOpenAI(LoopbackServer):
     ) -> None:
         """`json_schema`: take (answer in the schema), ignore (answer as if not asked: some servers
         drop the parameter) or a key of SCHEMA_REFUSALS (refuse with that server's 400).
-        `error_every`: answer every Nth request with a 500, retries included."""
+        `error_every`: answer every Nth call with a 500 (the client's retries of it are answered)."""
         self.responder = responder
         self.json_schema = json_schema
         self.error_every = error_every
         self.requests: list[Recorded] = []
+        self.calls = 0  # requests other than the client's retries
         self.tokens_in = 0
         self.tokens_out = 0
         self.in_flight = 0
@@ -221,7 +222,10 @@ class FakeOpenAI(LoopbackServer):
             self.requests.append(request)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            if self.error_every and len(self.requests) % self.error_every == 0:
+            # A call is a request the client made afresh; its retries (x-stainless-retry-count > 0) are not calls.
+            self.calls += request.headers.get("x-stainless-retry-count", "0") == "0"
+            if self.error_every and request.headers.get("x-stainless-retry-count", "0") == "0" \
+                    and self.calls % self.error_every == 0:
                 return Reply(status=500, raw=json.dumps(SERVER_ERROR).encode())
             if request.wants_json and self.json_schema in SCHEMA_REFUSALS:
                 return Reply(status=400, raw=json.dumps(SCHEMA_REFUSALS[self.json_schema]).encode())
