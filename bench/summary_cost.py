@@ -1,4 +1,5 @@
-"""What summarizing a day of PRs costs: model calls and tokens, per day and per PR, at several diff budgets.
+"""What summarizing a day of PRs costs: model calls, tokens and failures, per day and per PR,
+at several diff budgets, and on both reply paths (structured output, and Markdown text).
 
     .venv/bin/python bench/summary_cost.py [--prs 40] [--budgets 3000,6000,12000]
 
@@ -8,6 +9,10 @@ whose sizes follow a long-tailed spread (most PRs small, a few huge). The model 
 the fake Chat Completions server of the tests on 127.0.0.1, replying with summaries as
 long as the seed reports' (about 1,450 characters). It counts tokens as characters / 4,
 the same estimate the budget uses; real tokenizers differ by about 20%.
+
+The paths table runs the default budget through two servers that rotate every reply
+shape real models use and answer every 9th call with a 500: one takes the JSON
+schema (json_schema path), one refuses it with a 400 (text path).
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from bot.config import Settings  # noqa: E402
 from bot.llm import LLM  # noqa: E402
 from bot.summarize import summarize_prs  # noqa: E402
-from servers.openai_api import FakeOpenAI, Recorded, Reply, summary_reply  # noqa: E402
+from servers.openai_api import FakeOpenAI, rotating_responder, summary_sections  # noqa: E402
 from store.db import open_db  # noqa: E402
 from store.extractive import classify_type, extractive_summary  # noqa: E402
 from store.importer import read_report  # noqa: E402
@@ -62,11 +67,9 @@ WORDS = ("scheduler budget cache block request batch kernel token prefix decode 
          "layer config sampler stream metric queue buffer").split()
 
 
-def seed_sized_reply(request: Recorded) -> Reply:
-    """A well-formed reply as long as the seed reports' summaries (about 1,450 characters)."""
-    text = summary_reply()
-    sections = text.split("\n\n")
-    return Reply("\n\n".join([sections[0]] + [f"{section} {section.split(chr(10), 1)[1] * 3}" for section in sections[1:]]))
+def seed_sized_sections(pr_number: str) -> dict[str, str]:
+    """Sections as long as the seed reports' summaries (about 1,450 characters in all)."""
+    return {key: " ".join([text] * 4) for key, text in summary_sections(pr_number).items()}
 
 
 def day_of_prs(count: int, rng: random.Random) -> tuple[list[PullRequest], str]:
@@ -112,11 +115,13 @@ def patches(pr: PullRequest, rng: random.Random) -> list[dict]:
     return files
 
 
-def run(budget: int, count: int, concurrency: int) -> tuple[str, str]:
+def run(budget: int, count: int, concurrency: int, json_schema: str = "take", error_every: int = 0) -> dict:
+    """Summarize a day twice; the figures of the first run, and the calls of the second."""
     rng = random.Random(0)
     prs, origin = day_of_prs(count, rng)
     diffs = {pr.number: patches(pr, rng) for pr in prs}
-    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(seed_sized_reply) as api:
+    responder = rotating_responder(seed_sized_sections)
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(responder, json_schema=json_schema, error_every=error_every) as api:
         settings = Settings.from_env({
             "PRDIGEST_DB": f"{tmp}/bench.db", "PRDIGEST_SUMMARY_TOKENS": str(budget),
             "PRDIGEST_LLM_CONCURRENCY": str(concurrency), "PRDIGEST_MODEL": "bench-model", "OPENAI_BASE_URL": api.base_url,
@@ -130,13 +135,30 @@ def run(budget: int, count: int, concurrency: int) -> tuple[str, str]:
             started = time.perf_counter()
             first = summarize_prs(db, settings, prs, llm, diffs=lambda pr: diffs[pr.number])
             seconds = time.perf_counter() - started
+            requests = len(api.requests)
             second = summarize_prs(db, settings, prs, llm, diffs=lambda pr: diffs[pr.number])
         partial = db.execute("select count(*) from prs where insights like '%part of the diff%'").fetchone()[0]
+        failed_calls = db.execute("select count(*) from model_calls where outcome != 'ok'").fetchone()[0]
         db.close()
+    return {"first": first, "second": second, "seconds": seconds, "partial": partial, "origin": origin,
+            "requests": requests, "failed_calls": failed_calls}
+
+
+def budget_row(budget: int, figures: dict) -> str:
+    first = figures["first"]
     n = len(first.summarized)
-    row = (f"{budget:>7,} {first.calls:>6} {first.tokens_in:>10,} {first.tokens_out:>10,} "
-           f"{first.tokens_in // n:>7,} {first.tokens_out // n:>7,} {partial:>8} {second.calls:>11} {seconds:>8.2f}")
-    return row, origin
+    return (f"{budget:>7,} {first.calls:>6} {first.tokens_in:>10,} {first.tokens_out:>10,} "
+            f"{first.tokens_in // n:>7,} {first.tokens_out // n:>7,} {figures['partial']:>8} "
+            f"{figures['second'].calls:>11} {figures['seconds']:>8.2f}")
+
+
+def path_row(path: str, count: int, figures: dict) -> str:
+    first = figures["first"]
+    return (f"{path:<12} {len(first.summarized):>4}/{count:<4} {first.calls:>6} {figures['requests']:>9} "
+            f"{first.calls / count:>8.3f} {first.tokens_in // count:>7,} {first.tokens_out // count:>7,} "
+            f"{first.reasoning_tokens // count:>9,} "
+            f"{figures['failed_calls']:>7} {figures['failed_calls'] / count:>8.3f} {len(first.failed):>7} "
+            f"{figures['second'].calls:>11}")
 
 
 def main() -> None:
@@ -145,17 +167,25 @@ def main() -> None:
     parser.add_argument("--budgets", default="3000,6000,12000", help="PRDIGEST_SUMMARY_TOKENS values to try")
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
-    rows = []
-    origin = ""
-    for budget in (int(b) for b in args.budgets.split(",")):
-        row, origin = run(budget, args.prs, args.concurrency)
-        rows.append(row)
+    budgets = {budget: run(budget, args.prs, args.concurrency) for budget in (int(b) for b in args.budgets.split(","))}
+    origin = next(iter(budgets.values()))["origin"]
     print(f"summarizing a day of {args.prs} PRs ({origin}; descriptions and diffs made up)")
     print(f"{'budget':>7} {'calls':>6} {'tokens in':>10} {'tokens out':>10} {'in/PR':>7} {'out/PR':>7} "
           f"{'partial':>8} {'rerun calls':>11} {'seconds':>8}")
-    print("\n".join(rows))
+    print("\n".join(budget_row(budget, figures) for budget, figures in budgets.items()))
     print("budget = PRDIGEST_SUMMARY_TOKENS; partial = PRs whose diff did not fit whole; "
           "rerun calls = model calls when the same day is summarized again (cached)")
+    print()
+    default = Settings.from_env({"PRDIGEST_DB": "/unused"}).summary_tokens
+    paths = {"json_schema": run(default, args.prs, args.concurrency, "take", error_every=9),
+             "text": run(default, args.prs, args.concurrency, "openai", error_every=9)}
+    print(f"both reply paths at budget {default:,}, every reply shape in turn, a 500 every 9th call:")
+    print(f"{'path':<12} {'summarized':>9} {'calls':>6} {'requests':>9} {'calls/PR':>8} {'in/PR':>7} {'out/PR':>7} "
+          f"{'reason/PR':>9} {'failed':>7} {'failed/PR':>8} {'PRs failed':>7} {'rerun calls':>11}")
+    print("\n".join(path_row(path, args.prs, figures) for path, figures in paths.items()))
+    print("calls = model calls in the ledger; requests = HTTP requests, the client's retries of the 500s included; "
+          "out/PR includes reason/PR, the reasoning tokens; failed = calls that failed "
+          "(the text path's one refused schema, unreadable replies)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from the store alone or with a model that may cite only the PRs it was given.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
@@ -24,7 +23,7 @@ from store.retrieval.question import Question
 from store.retrieval.choose import Choice, choose
 from store.retrieval.form import Form, read_form
 from store.retrieval.search import COUNT_CAP, read_question
-from store.summaries import ModelCall, record_calls
+from store.model_calls import record_calls
 
 if TYPE_CHECKING:
     from bot.llm import LLM
@@ -259,15 +258,13 @@ def _ask(db: Database, llm: LLM, repo: str, system: str, prompt: str) -> str:
     """One model call, recorded in the ledger whatever its outcome."""
     from bot.llm import LLMError
 
-    started = time.monotonic()
+    ledger = {"model": llm.model, "purpose": "answer", "prompt": ANSWER_PROMPT_VERSION, "repo": repo}
     try:
         completion = llm.complete(system, prompt, MODEL_ANSWER_TOKENS)
     except LLMError as exc:
-        record_calls(db, [ModelCall("error", 0, 0, time.monotonic() - started, str(exc))],
-                     llm.model, ANSWER_PROMPT_VERSION, repo, None, purpose="answer")
+        record_calls(db, [exc.call()], **ledger)
         raise
-    record_calls(db, [ModelCall("ok", completion.tokens_in, completion.tokens_out, time.monotonic() - started)],
-                 llm.model, ANSWER_PROMPT_VERSION, repo, None, purpose="answer")
+    record_calls(db, [completion.call()], **ledger)
     return completion.text
 
 

@@ -35,6 +35,7 @@ class Settings:
     poll_minutes: int
     github_max_wait: int = 900  # seconds a GitHub rate limit may be waited out before ingest gives up
     llm_timeout: int = 120  # seconds per model call, before the client's own retries
+    summary_max_failures: int = 3  # failed attempts after which only --force summarizes a PR again
     repos_configured: bool = False  # PRDIGEST_REPOS was set: `serve` keeps those repositories ingested
     busy_timeout: float = 10.0  # seconds a writer waits for another process's write to finish
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
@@ -66,6 +67,7 @@ class Settings:
             poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10),
             github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", 900),
             llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", 120),
+            summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", 3),
             repos_configured=get("PRDIGEST_REPOS") is not None,
             busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", 10.0),
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", 30.0, least=1.0),

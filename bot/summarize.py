@@ -2,14 +2,15 @@
 
 Model calls run on a thread pool (bounded by PRDIGEST_LLM_CONCURRENCY, as the LLM
 itself is); every write to the store happens on the calling thread, one
-transaction per PR. A reply that does not parse is asked for once more; if that
-fails too, or the model cannot be reached, the PR keeps the summary it has and is
-marked for a retry (`prdigest summarize --missing`).
+transaction per PR. The model is asked for structured output (a JSON schema) unless
+its server is known to refuse it; then for Markdown. A reply that cannot be read is
+followed up once with a short repair prompt; if that fails too, or the model cannot
+be reached, the PR keeps the summary it has and is marked for a retry
+(`prdigest summarize --missing`), until it has failed PRDIGEST_SUMMARY_MAX_FAILURES times.
 """
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -19,17 +20,21 @@ from typing import Any
 from sqlite_utils import Database
 
 from bot.config import Settings
-from bot.llm import LLM, LLMError
-from bot.prompt import (
-    PROMPT_VERSION, REPLY_TOKENS, SYSTEM_PROMPT, ReplyFormatError, build_prompt, parse_reply, retry_prompt,
-)
+from bot.llm import LLM, LLMError, SchemaRefused
+from bot.prompt import PROMPT_VERSION, REPLY_SCHEMA, REPLY_TOKENS, build_prompt, repair_prompt, system_prompt
+from bot.reply import ReplyFormatError, parse_reply
 from store.extractive import extractive_summary, plural
 from store.github import GitHubClient, GitHubError
 from store.model import PullRequest, Summary
+from store.model_calls import ModelCall
 from store.prs import get_pr
+from store.structured_output import json_schema_support, remember_json_schema
 from store.summaries import (
-    ModelCall, mark_for_retry, model_source, needs_model_summary, prs_needing_summary, save_model_summary,
+    mark_for_retry, model_source, prs_needing_summary, save_model_summary, summary_need,
 )
+
+# How much of an unreadable reply goes back to the model with the repair prompt.
+REPAIR_CONTEXT_CHARS = 6000
 
 DiffSource = Callable[[PullRequest], "list[dict[str, Any]] | None"]
 
@@ -65,6 +70,30 @@ class GitHubDiffs:
             return None
 
 
+class _ReplyFormat:
+    """Structured output or Markdown, for one run's threads, from what the store knows of the server.
+
+    The first refusal switches every thread to Markdown, and is remembered for the next runs.
+    """
+
+    def __init__(self, db: Database, llm: LLM) -> None:
+        self.known = json_schema_support(db, llm.endpoint, llm.model)
+        self.structured = self.known is not False
+        self.refusal: str | None = None
+
+    def refused(self, why: str) -> None:
+        self.structured, self.refusal = False, why
+
+    def remember(self, db: Database, llm: LLM, attempt: "_Attempt") -> None:
+        """Store what the server did with a schema, once; on the calling thread, like every write."""
+        if self.refusal and self.known is not False:
+            remember_json_schema(db, llm.endpoint, llm.model, False, self.refusal)
+            self.known = False
+        elif attempt.schema_taken and self.known is None:
+            remember_json_schema(db, llm.endpoint, llm.model, True)
+            self.known = True
+
+
 @dataclass
 class _Attempt:
     pr: PullRequest
@@ -72,6 +101,8 @@ class _Attempt:
     type: str | None = None
     summary: Summary | None = None
     error: str | None = None
+    counts: bool = True  # a failure of this PR's, not of the server: it counts toward the cap
+    schema_taken: bool = False  # the server answered a request with a schema
 
 
 @dataclass
@@ -81,48 +112,63 @@ class SummaryRun:
     model: str
     summarized: list[int] = field(default_factory=list)
     current: int = 0  # PRs that already had a summary for this model and prompt
+    given_up: int = 0  # PRs that failed too often to be tried without --force
     failed: list[tuple[int, str]] = field(default_factory=list)
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    reasoning_tokens: int = 0
+    structured: bool | None = None  # whether replies were asked for as JSON (last); None when no call was made
     github_problem: str | None = None
 
     def describe(self) -> str:
-        text = (
-            f"summarized {plural(len(self.summarized), 'PR')} with {self.model} ({plural(self.calls, 'model call')}, "
-            f"{self.tokens_in:,} tokens in, {self.tokens_out:,} out)"
-        )
+        tokens = f"{self.tokens_in:,} tokens in, {self.tokens_out:,} out"
+        if self.reasoning_tokens:
+            tokens += f" ({self.reasoning_tokens:,} reasoning)"
+        text = f"summarized {plural(len(self.summarized), 'PR')} with {self.model} ({plural(self.calls, 'model call')}, {tokens})"
         if self.current:
             text += f"; {self.current} already current"
+        if self.given_up:
+            text += f"; {self.given_up} skipped after failing too often (--force tries them again)"
         if self.failed:
             text += f"; {len(self.failed)} failed and marked for retry"
+        if self.structured is False:
+            text += "; replies asked for in Markdown, as the server takes no JSON schema"
         if self.github_problem:
             text += f"; without diffs from GitHub after: {self.github_problem}"
         return text
 
 
-def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource) -> _Attempt:
-    """Ask the model (twice at most if the reply does not parse); never raises for model failures."""
+def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_format: _ReplyFormat) -> _Attempt:
+    """Ask the model, and once more with a repair prompt if the reply cannot be read; never raises for model failures."""
     prompt = build_prompt(pr, diffs(pr), budget)
-    user = prompt.text
     done = _Attempt(pr, [])
-    for _ in range(2):
-        started = time.monotonic()
+    user, earlier = prompt.text, []
+    while len(earlier) < 2:
+        structured = reply_format.structured
         try:
-            reply = llm.complete(SYSTEM_PROMPT, user, max_tokens=REPLY_TOKENS)
+            reply = llm.complete(
+                system_prompt(structured), user, REPLY_TOKENS,
+                json_schema=REPLY_SCHEMA if structured else None, earlier=earlier,
+            )
+        except SchemaRefused as exc:
+            done.calls.append(exc.call())
+            reply_format.refused(str(exc))
+            continue  # the same request, asking for Markdown
         except LLMError as exc:
-            done.calls.append(ModelCall("error", 0, 0, time.monotonic() - started, str(exc)))
-            done.error = str(exc)
+            done.calls.append(exc.call())
+            done.error, done.counts = str(exc), not exc.transient
             return done
-        seconds = time.monotonic() - started
+        done.schema_taken = done.schema_taken or structured
         try:
             parsed = parse_reply(reply.text)
         except ReplyFormatError as exc:
-            done.calls.append(ModelCall("unparsed", reply.tokens_in, reply.tokens_out, seconds, str(exc)))
-            done.error = f"the reply did not follow the format twice (last: {exc})"
-            user = retry_prompt(prompt, str(exc))
+            done.calls.append(reply.call("unparsed", str(exc)))
+            done.error = f"the reply could not be read, nor the one to a repair prompt (last: {exc})"
+            earlier.append((user, reply.text[:REPAIR_CONTEXT_CHARS]))
+            user = repair_prompt(str(exc), structured)
             continue
-        done.calls.append(ModelCall("ok", reply.tokens_in, reply.tokens_out, seconds))
+        done.calls.append(reply.call())
         sections = dict(parsed.sections)
         if prompt.coverage_note:
             sections["insights"] = f"{sections['insights']} {prompt.coverage_note}"
@@ -149,27 +195,40 @@ def summarize_prs(
     run = SummaryRun(llm.model)
     todo = []
     for pr in prs:
-        if force or needs_model_summary(db, pr, llm.model, PROMPT_VERSION):
+        need = "needed" if force else summary_need(db, pr, llm.model, PROMPT_VERSION, settings.summary_max_failures)
+        if need == "needed":
             todo.append(pr)
+        elif need == "given up":
+            run.given_up += 1
         else:
             run.current += 1
     if not todo:
         return run
     own = diffs is None
     source = GitHubDiffs.from_settings(settings) if own else diffs
+    reply_format = _ReplyFormat(db, llm)
+
+    def finish(attempt: _Attempt) -> None:
+        reply_format.remember(db, llm, attempt)
+        _store(db, attempt, llm.model, run)
+        if on_done:
+            on_done(attempt.pr, attempt.error)
+
     pool = ThreadPoolExecutor(max_workers=settings.llm_concurrency, thread_name_prefix="summarize")
     try:
-        futures = [pool.submit(_attempt, pr, llm, settings.summary_tokens, source) for pr in todo]
+        if reply_format.known is None:
+            # The first PR goes alone: if the server refuses a schema, the others never ask for one.
+            finish(_attempt(todo[0], llm, settings.summary_tokens, source, reply_format))
+            todo = todo[1:]
+        futures = [pool.submit(_attempt, pr, llm, settings.summary_tokens, source, reply_format) for pr in todo]
         for future in as_completed(futures):
-            attempt = future.result()
-            _store(db, attempt, llm.model, run)
-            if on_done:
-                on_done(attempt.pr, attempt.error)
+            finish(future.result())
     finally:
         # On Ctrl-C only the calls in flight finish; what was stored so far stays.
         pool.shutdown(wait=True, cancel_futures=True)
         if own:
             source.client.close()
+    run.structured = reply_format.structured
     if isinstance(source, GitHubDiffs):
         run.github_problem = source.problem
     return run
@@ -179,13 +238,16 @@ def _store(db: Database, attempt: _Attempt, model: str, run: SummaryRun) -> None
     run.calls += len(attempt.calls)
     run.tokens_in += sum(call.tokens_in for call in attempt.calls)
     run.tokens_out += sum(call.tokens_out for call in attempt.calls)
+    run.reasoning_tokens += sum(call.reasoning_tokens for call in attempt.calls)
     pr = attempt.pr
     if attempt.summary and attempt.type:
         save_model_summary(db, pr, attempt.type, attempt.summary, PROMPT_VERSION, attempt.calls)
         run.summarized.append(pr.number)
     else:
         reason = attempt.error or "no usable reply"
-        mark_for_retry(db, pr, reason, model, PROMPT_VERSION, attempt.calls, extractive_summary(pr))
+        mark_for_retry(
+            db, pr, reason, model, PROMPT_VERSION, attempt.calls, extractive_summary(pr), counts=attempt.counts
+        )
         run.failed.append((pr.number, reason))
 
 

@@ -6,10 +6,11 @@ from typing import Any
 from bot.config import Settings
 from bot.llm import unconfigured_reason
 from bot.prompt import PROMPT_VERSION
-from store.summaries import SummaryStats
+from store.summaries import SummaryStats, Waiting
 
 
 def stats_text(stats: SummaryStats, settings: Settings) -> str:
+    retrying, given_up = _split(stats.waiting, settings)
     lines = [f"{stats.repo}: {stats.total:,} merged PRs in the store"]
     if stats.by_source:
         lines.append("Summaries: " + ", ".join(f"{count:,} {source}" for source, count in stats.by_source.items()))
@@ -19,21 +20,36 @@ def stats_text(stats: SummaryStats, settings: Settings) -> str:
     else:
         lines.append(
             f"Model: {settings.model} (prompt {PROMPT_VERSION}): {stats.missing:,} PRs not yet summarized, "
-            f"{len(stats.waiting):,} waiting for a retry"
+            f"{len(retrying):,} waiting for a retry, {len(given_up):,} given up"
         )
     tz = settings.timezone.key
-    lines += [f"Model calls per day ({tz}):", _row("day", "PRs", "calls", "failed", "tokens in", "tokens out")]
+    lines += [f"Model calls per day ({tz}):", _row("day", "PRs", "calls", "failed", "tokens in", "tokens out", "reasoning")]
     for cost in stats.days:
-        lines.append(_row(cost.day.isoformat(), cost.prs, cost.calls, cost.failed, cost.tokens_in, cost.tokens_out))
-    prs, tokens_in, tokens_out = (sum(getattr(cost, name) for cost in stats.days) for name in ("prs", "tokens_in", "tokens_out"))
-    calls, failed = sum(c.calls for c in stats.days), sum(c.failed for c in stats.days)
-    lines.append(_row(f"last {len(stats.days)} days", prs, calls, failed, tokens_in, tokens_out))
-    if prs:
-        lines.append(f"Per summarized PR: {tokens_in // prs:,} tokens in, {tokens_out // prs:,} out")
-    if stats.waiting:
+        lines.append(_row(cost.day.isoformat(), *(getattr(cost, name) for name in _COLUMNS)))
+    totals = {name: sum(getattr(cost, name) for cost in stats.days) for name in _COLUMNS}
+    lines.append(_row(f"last {len(stats.days)} days", *totals.values()))
+    if totals["prs"]:
+        prs = totals["prs"]
+        lines.append(f"Per summarized PR: {totals['tokens_in'] // prs:,} tokens in, {totals['tokens_out'] // prs:,} out")
+    if retrying:
         lines.append("Waiting for a retry (prdigest summarize --missing):")
-        lines += [f"  #{number}  {reason}" for number, reason in stats.waiting]
+        lines += [f"  #{pr.number}  {pr.reason}" for pr in retrying]
+    if given_up:
+        lines.append(
+            f"Given up after {settings.summary_max_failures} failures (prdigest summarize --pr N --force), last error:"
+        )
+        lines += [f"  #{pr.number}  {pr.reason}" for pr in given_up]
     return "\n".join(lines)
+
+
+# DayCost's figures, in the order of the table's columns.
+_COLUMNS = ("prs", "calls", "failed", "tokens_in", "tokens_out", "reasoning_tokens")
+
+
+def _split(waiting: list[Waiting], settings: Settings) -> tuple[list[Waiting], list[Waiting]]:
+    """The PRs `--missing` will retry, and those that failed too often for it to."""
+    cap = settings.summary_max_failures
+    return [pr for pr in waiting if pr.failures < cap], [pr for pr in waiting if pr.failures >= cap]
 
 
 def _row(day: str, *values: Any) -> str:
@@ -42,6 +58,7 @@ def _row(day: str, *values: Any) -> str:
 
 
 def stats_json(stats: SummaryStats, settings: Settings) -> dict[str, Any]:
+    retrying, given_up = _split(stats.waiting, settings)
     return {
         "repo": stats.repo,
         "prs": stats.total,
@@ -49,10 +66,7 @@ def stats_json(stats: SummaryStats, settings: Settings) -> dict[str, Any]:
         "model": None if unconfigured_reason(settings) else settings.model,
         "prompt_version": PROMPT_VERSION,
         "not_yet_summarized": stats.missing,
-        "waiting_for_retry": [{"number": number, "reason": reason} for number, reason in stats.waiting],
-        "days": [
-            {"day": c.day.isoformat(), "prs": c.prs, "calls": c.calls, "failed": c.failed,
-             "tokens_in": c.tokens_in, "tokens_out": c.tokens_out}
-            for c in stats.days
-        ],
+        "waiting_for_retry": [{"number": pr.number, "reason": pr.reason} for pr in retrying],
+        "given_up": [{"number": pr.number, "failures": pr.failures, "last_error": pr.reason} for pr in given_up],
+        "days": [{"day": c.day.isoformat(), **{name: getattr(c, name) for name in _COLUMNS}} for c in stats.days],
     }

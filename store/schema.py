@@ -185,3 +185,17 @@ def m060_post_claims(db: Database) -> None:
     table.add_column("in_flight", int)
     table.add_column("sent_at", float)  # unix seconds when in_flight was sent
     table.transform(pk=("channel", "repo", "date", "areas"))
+
+
+@migrations()
+def m050_model_replies(db: Database) -> None:
+    # Failed attempts since the last good summary; at PRDIGEST_SUMMARY_MAX_FAILURES a PR
+    # stops being retried until a forced run, so one unreadable PR does not cost a call every run.
+    db["prs"].add_column("summary_failures", int)
+    # Reasoning models spend tokens that never reach the reply; they are part of tokens_out.
+    db["model_calls"].add_column("reasoning_tokens", int, not_null_default=0)
+    db["structured_output"].create(
+        {"base_url": str, "model": str, "accepted": int, "note": str, "checked_at": str},
+        pk=("base_url", "model"),
+        not_null={"accepted", "checked_at"},
+    )

@@ -1,4 +1,4 @@
-"""Model summaries in the store: which PRs need one, writing one whole, marking a retry, and the call ledger."""
+"""Model summaries in the store: which PRs need one, writing one whole, and marking a retry."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,6 +11,7 @@ from sqlite_utils import Database
 from store.days import from_utc_text, local_day, now_text, range_bounds, to_utc_text
 from store.db import write_transaction
 from store.model import PullRequest, Summary
+from store.model_calls import ModelCall, record_calls
 from store.prs import pr_from_row
 
 # A PR needs a model summary when it has none of its own kind for this model and
@@ -26,15 +27,6 @@ def model_source(model: str) -> str:
     return f"model:{model}"
 
 
-@dataclass
-class ModelCall:
-    outcome: str  # ok | unparsed | error
-    tokens_in: int
-    tokens_out: int
-    seconds: float
-    error: str | None = None
-
-
 def prs_needing_summary(
     db: Database, repo: str, model: str, prompt: str, start: datetime | None = None, end: datetime | None = None
 ) -> list[PullRequest]:
@@ -47,50 +39,46 @@ def prs_needing_summary(
     return [pr_from_row(row) for row in db["prs"].rows_where(where, args, order_by="merged_at, number")]
 
 
-def needs_model_summary(db: Database, pr: PullRequest, model: str, prompt: str) -> bool:
+def summary_need(db: Database, pr: PullRequest, model: str, prompt: str, max_failures: int) -> str:
+    """"needed" when `pr` lacks a current model summary; "given up" when it also failed
+    `max_failures` times since its last good one (only a forced run tries again); else "current"."""
     row = db.execute(
-        f"select 1 from prs where repo = :repo and number = :number and {_NEEDS}",
+        f"select {_NEEDS}, coalesce(summary_failures, 0) from prs where repo = :repo and number = :number",
         {"repo": pr.repo, "number": pr.number, "source": model_source(model), "prompt": prompt},
     ).fetchone()
-    return row is not None
-
-
-def record_calls(
-    db: Database, calls: list[ModelCall], model: str, prompt: str | None, repo: str | None, number: int | None,
-    purpose: str = "summary",
-) -> None:
-    """Add calls to the ledger (`model_calls`); other features record theirs with their own purpose."""
-    now = now_text()
-    db["model_calls"].insert_all(
-        {
-            "at": now, "purpose": purpose, "model": model, "prompt_version": prompt, "repo": repo,
-            "number": number, "outcome": call.outcome, "error": call.error, "tokens_in": call.tokens_in,
-            "tokens_out": call.tokens_out, "seconds": round(call.seconds, 3),
-        }
-        for call in calls
-    )
+    if row is None or not row[0]:
+        return "current"
+    return "given up" if row[1] >= max_failures else "needed"
 
 
 def save_model_summary(
     db: Database, pr: PullRequest, pr_type: str, summary: Summary, prompt: str, calls: list[ModelCall]
 ) -> None:
-    """Store a complete model summary and its calls in one transaction; clears any retry mark."""
+    """Store a complete model summary and its calls in one transaction; clears any retry mark and failure count."""
     now = now_text()
     with write_transaction(db):
         db.execute(
             "update prs set type = ?, what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
-            " summary_prompt = ?, summarized_at = ?, summary_retry = null, updated_at = ? where repo = ? and number = ?",
+            " summary_prompt = ?, summarized_at = ?, summary_retry = null, summary_failures = null, updated_at = ?"
+            " where repo = ? and number = ?",
             [pr_type, summary.what_changed, summary.impact, summary.risks, summary.insights, summary.source,
              prompt, now, now, pr.repo, pr.number],
         )
-        record_calls(db, calls, summary.source.removeprefix("model:"), prompt, pr.repo, pr.number)
+        record_calls(
+            db, calls, model=summary.source.removeprefix("model:"), purpose="summary", prompt=prompt,
+            repo=pr.repo, number=pr.number,
+        )
 
 
 def mark_for_retry(
     db: Database, pr: PullRequest, reason: str, model: str, prompt: str, calls: list[ModelCall],
-    fallback: Summary,
+    fallback: Summary, counts: bool = True,
 ) -> None:
-    """Keep the PR's summary (or store `fallback` when it has none), note why, and record the calls."""
+    """Keep the PR's summary (or store `fallback` when it has none), note why, and record the calls.
+
+    `counts` is False for failures of the server rather than of this PR (down, overloaded,
+    rate-limited): those do not bring the PR closer to the failure cap.
+    """
     now = now_text()
     with write_transaction(db):
         db.execute(
@@ -100,9 +88,11 @@ def mark_for_retry(
              now, pr.repo, pr.number],
         )
         db.execute(
-            "update prs set summary_retry = ? where repo = ? and number = ?", [reason, pr.repo, pr.number]
+            "update prs set summary_retry = ?, summary_failures = coalesce(summary_failures, 0) + ?"
+            " where repo = ? and number = ?",
+            [reason, int(counts), pr.repo, pr.number],
         )
-        record_calls(db, calls, model, prompt, pr.repo, pr.number)
+        record_calls(db, calls, model=model, purpose="summary", prompt=prompt, repo=pr.repo, number=pr.number)
 
 
 # ---------------------------------------------------------------- stats
@@ -116,6 +106,16 @@ class DayCost:
     prs: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass
+class Waiting:
+    """A PR whose last model attempt failed."""
+
+    number: int
+    reason: str
+    failures: int  # attempts that failed for this PR itself, since its last good summary
 
 
 @dataclass
@@ -123,7 +123,7 @@ class SummaryStats:
     repo: str
     total: int
     by_source: dict[str, int]
-    waiting: list[tuple[int, str]]  # (PR number, why its last attempt failed)
+    waiting: list[Waiting]
     missing: int | None  # PRs without a current model summary, not counting those waiting; None without a model
     days: list[DayCost] = field(default_factory=list)
 
@@ -139,9 +139,10 @@ def summary_stats(
         ).fetchall()
     )
     waiting = [
-        (number, reason)
-        for number, reason in db.execute(
-            "select number, summary_retry from prs where repo = ? and summary_retry is not null order by merged_at",
+        Waiting(number, reason, failures or 0)
+        for number, reason, failures in db.execute(
+            "select number, summary_retry, summary_failures from prs where repo = ? and summary_retry is not null"
+            " order by merged_at",
             [repo],
         )
     ]
@@ -160,17 +161,18 @@ def _day_costs(db: Database, repo: str, tz: ZoneInfo, last_day: date, days: int)
     costs = {first_day + timedelta(days=i): DayCost(first_day + timedelta(days=i)) for i in range(days)}
     prs: dict[date, set[int]] = {day: set() for day in costs}
     rows = db.execute(
-        "select at, outcome, tokens_in, tokens_out, number from model_calls"
+        "select at, outcome, tokens_in, tokens_out, reasoning_tokens, number from model_calls"
         " where at >= ? and at < ? and (repo = ? or repo is null)",
         [to_utc_text(start), to_utc_text(end), repo],
     )
-    for at, outcome, tokens_in, tokens_out, number in rows:
+    for at, outcome, tokens_in, tokens_out, reasoning_tokens, number in rows:
         day = local_day(from_utc_text(at), tz)
         cost = costs[day]
         cost.calls += 1
         cost.failed += outcome != "ok"
         cost.tokens_in += tokens_in or 0
         cost.tokens_out += tokens_out or 0
+        cost.reasoning_tokens += reasoning_tokens or 0
         if number is not None:
             prs[day].add(number)
     for day, numbers in prs.items():

@@ -7,10 +7,10 @@ import threading
 import time
 
 import pytest
-from servers.openai_api import FakeOpenAI, Reply, rate_limited
+from servers.openai_api import SCHEMA_REFUSALS, FakeOpenAI, Reply, rate_limited
 
 from bot.config import Settings
-from bot.llm import LLM, LLMError, llm_from_settings, unconfigured_reason
+from bot.llm import LLM, LLMError, SchemaRefused, llm_from_settings, unconfigured_reason
 
 
 @pytest.fixture
@@ -105,6 +105,75 @@ def test_switches_to_max_completion_tokens_when_the_model_asks(api):
     assert first["max_tokens"] == 77 and "max_completion_tokens" not in first
     assert second["max_completion_tokens"] == 77 and "max_tokens" not in second
     assert third["max_completion_tokens"] == 77
+
+
+# ---------------------------------------------------------------- reasoning and structured output
+
+THINKING = "The user asks for a summary; the diff shows a scheduler change. " * 4
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [Reply("The answer.", reasoning=THINKING), Reply(f"<think>{THINKING}</think>\n\nThe answer."),
+     Reply(f"{THINKING}</think>The answer."), Reply(f"<thinking>\n{THINKING}\n</thinking>\nThe answer.")],
+    ids=["beside-the-content", "think-block", "template-opened", "thinking-tags"],
+)
+def test_reasoning_never_reaches_the_text_and_its_tokens_are_counted(api, reply):
+    api.script(reply)
+    with LLM("m", base_url=api.base_url) as llm:
+        done = llm.complete("s", "u")
+    assert done.text == "The answer."
+    assert abs(done.reasoning_tokens - len(THINKING) / 4) <= 8  # the tags are generated tokens too
+    assert done.tokens_out == api.tokens_out and done.call().reasoning_tokens == done.reasoning_tokens
+
+
+def test_the_servers_own_reasoning_count_is_taken(api):
+    api.script(Reply("The answer.", reasoning="short"))
+    with LLM("m", base_url=api.base_url) as llm:
+        done = llm.complete("s", "u")
+    assert done.reasoning_tokens == 1  # the server's count (len // 4, at least 1), not an estimate
+
+
+@pytest.mark.parametrize("reply", [Reply("", reasoning=THINKING), Reply(f"<think>{THINKING}")], ids=["beside", "unclosed"])
+def test_a_reply_of_only_reasoning_is_an_error(api, reply):
+    api.script(reply)
+    with LLM("m", base_url=api.base_url, max_retries=0) as llm, pytest.raises(LLMError, match="only reasoning, no answer"):
+        llm.complete("s", "u")
+
+
+def test_a_schema_is_sent_as_response_format(api):
+    schema = {"name": "x", "strict": True, "schema": {"type": "object"}}
+    with LLM("m", base_url=api.base_url) as llm:
+        llm.complete("s", "u", json_schema=schema)
+        llm.complete("s", "u")
+    assert api.requests[0].body["response_format"] == {"type": "json_schema", "json_schema": schema}
+    assert "response_format" not in api.requests[1].body
+
+
+@pytest.mark.parametrize("style", SCHEMA_REFUSALS)
+def test_a_refused_schema_is_told_apart_from_other_bad_requests(api, style):
+    schema = {"name": "x", "schema": {}}
+    with FakeOpenAI(json_schema=style) as refusing, LLM("m", base_url=refusing.base_url) as llm:
+        with pytest.raises(SchemaRefused, match="answered HTTP 400: .*(response_format|json_object)") as caught:
+            llm.complete("s", "u", json_schema=schema)
+        assert not caught.value.transient and caught.value.call().outcome == "error"
+        assert llm.complete("s", "u").text  # without a schema the same server answers
+    api.script(Reply(status=400, raw=json.dumps({"error": {"message": "prompt is too long"}}).encode()))
+    with LLM("m", base_url=api.base_url) as llm, pytest.raises(LLMError) as other:
+        llm.complete("s", "u", json_schema=schema)
+    assert not isinstance(other.value, SchemaRefused)
+
+
+def test_server_failures_are_transient_and_bad_requests_are_not(api):
+    api.script(*[Reply(status=503, raw=b'{"error": {"message": "busy"}}')] * 2,
+               Reply(status=404, raw=b'{"error": {"message": "no such model"}}'))
+    with LLM("m", base_url=api.base_url, max_retries=1) as llm:
+        with pytest.raises(LLMError) as busy:
+            llm.complete("s", "u")
+        with pytest.raises(LLMError) as missing:
+            llm.complete("s", "u")
+    assert busy.value.transient and not missing.value.transient
+    assert busy.value.call().error == str(busy.value) and busy.value.call().tokens_in == 0
 
 
 def test_concurrent_calls_are_bounded(api):

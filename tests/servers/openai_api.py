@@ -2,9 +2,13 @@
 
 It speaks the wire format the openai client expects (POST {base}/chat/completions), so tests drive the
 real client over a real socket. Replies come from a queue (`script`) first, then from `responder`.
+It answers the way real servers do: reasoning beside the content (vLLM's `reasoning_content`) with
+`completion_tokens_details.reasoning_tokens`, structured output taken, ignored or refused with a 400,
+and, on request, a 500 every Nth call. REPLY_SHAPES are the ways real models format a summary.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -28,6 +32,8 @@ class Reply:
     delay: float = 0.0  # seconds before answering (for timeouts and concurrency)
     raw: bytes | None = None  # sent as the body verbatim, e.g. broken JSON
     usage: bool = True  # some servers leave usage out
+    reasoning: str = ""  # sent beside the content, as vLLM's reasoning parsers do
+    reasoning_tokens: bool = True  # reported in usage.completion_tokens_details (vLLM does not always)
 
 
 @dataclass
@@ -38,11 +44,22 @@ class Recorded:
 
     @property
     def user(self) -> str:
+        """The first user message: the PR's prompt, also in a follow-up."""
         return next((m["content"] for m in self.body.get("messages", []) if m["role"] == "user"), "")
+
+    @property
+    def last(self) -> str:
+        """The last message: the question in a follow-up such as a repair prompt."""
+        messages = self.body.get("messages") or [{"content": ""}]
+        return messages[-1]["content"]
 
     @property
     def system(self) -> str:
         return next((m["content"] for m in self.body.get("messages", []) if m["role"] == "system"), "")
+
+    @property
+    def wants_json(self) -> bool:
+        return (self.body.get("response_format") or {}).get("type") == "json_schema"
 
 
 def estimate(text: str) -> int:
@@ -55,33 +72,134 @@ def rate_limited(retry_after: str = "0.2") -> Reply:
     return Reply(status=429, headers={"Retry-After": retry_after}, raw=json.dumps(body).encode())
 
 
-def summary_reply(pr_number: int | str = "?", kind: str = "substantial") -> str:
-    """A reply in the four-section format prdigest asks for."""
-    words = {
+# How servers without structured output refuse a request for it: OpenAI's older models, and vLLM
+# versions whose request model knows only "text" and "json_object" (the pydantic error, verbatim).
+SCHEMA_REFUSALS = {
+    "openai": {"error": {
+        "message": "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+        "type": "invalid_request_error", "param": "response_format", "code": None}},
+    "vllm": {
+        "object": "error", "type": "BadRequestError", "param": None, "code": 400,
+        "message": "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                   "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]"},
+}
+SERVER_ERROR = {"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}
+
+
+def summary_sections(pr_number: int | str = "?") -> dict[str, str]:
+    """The four sections the fake model writes about a PR, by section key."""
+    return {
         "what_changed": f"The change reworks how PR {pr_number} batches requests so that the scheduler sees them earlier.",
         "impact": "Batches form one step sooner, which lowers time to first token for bursts of short prompts.",
         "risks": "Very large batches may now hit memory limits sooner on small GPUs.",
         "insights": "Watch the scheduler metrics after upgrading; the tests cover the common paths.",
     }
-    parts = [f"TYPE: {kind}"] + [f"## {label}\n{words[key]}" for key, label in SECTIONS]
-    return "\n\n".join(parts)
 
+
+def summary_reply(pr_number: int | str = "?", kind: str = "substantial") -> str:
+    """A reply in the four-section format prdigest asks for."""
+    return _markdown(summary_sections(pr_number), kind, lambda i, label: f"## {label}", f"TYPE: {kind}")
+
+
+def summary_json(pr_number: int | str = "?", kind: str = "substantial") -> str:
+    """A reply in the JSON schema prdigest asks for with structured output."""
+    return _json(summary_sections(pr_number), kind)
+
+
+def _json(words: dict[str, str], kind: str) -> str:
+    return json.dumps({"type": kind, **{"_".join(label.lower().split()): words[key] for key, label in SECTIONS}})
+
+
+def _markdown(
+    words: dict[str, str], kind: str, heading: Callable[[int, str], str], type_line: str, type_last: bool = False
+) -> str:
+    sections = [f"{heading(index, label)}\n{words[key]}" for index, (key, label) in enumerate(SECTIONS, 1)]
+    return "\n\n".join(sections + [type_line] if type_last else [type_line] + sections)
+
+
+def _as_asked(words: dict[str, str], kind: str) -> str:
+    return _markdown(words, kind, lambda i, label: f"## {label}", f"TYPE: {kind}")
+
+
+_THINKING = "Okay, the user wants a summary of this PR. The diff touches the scheduler, so the type is substantial."
+
+# Each shape a real model gives a summary in, from the sections (by key) and the type.
+REPLY_SHAPES: dict[str, Callable[[dict[str, str], str], Reply]] = {
+    "as asked": lambda w, k: Reply(_as_asked(w, k)),
+    "preamble and closing remarks": lambda w, k: Reply(
+        f"Here is the summary of the pull request:\n\n{_as_asked(w, k)}\n\n"
+        "Let me know if you would like more detail on any part."),
+    "think block": lambda w, k: Reply(f"<think>\n{_THINKING}\n</think>\n\n{_as_asked(w, k)}"),
+    "template-opened think block": lambda w, k: Reply(f"{_THINKING}\n</think>\n\n{_as_asked(w, k)}"),
+    "reasoning beside the content": lambda w, k: Reply(_as_asked(w, k), reasoning=_THINKING),
+    "bold headings": lambda w, k: Reply(_markdown(w, k, lambda i, label: f"**{label}**", f"**Type:** {k.upper()}")),
+    "bold headings with text": lambda w, k: Reply(_markdown(
+        w, k, lambda i, label: f"**{label}:**", f"Type: {k.capitalize()}").replace(":**\n", ":** ")),
+    "### headings with colons": lambda w, k: Reply(_markdown(w, k, lambda i, label: f"### {label}:", f"TYPE: {k}")),
+    "numbered headings": lambda w, k: Reply(_markdown(w, k, lambda i, label: f"{i}. {label}", f"Type: {k.upper()}")),
+    "fenced": lambda w, k: Reply(f"```markdown\n{_as_asked(w, k)}\n```"),
+    "type last in capitals": lambda w, k: Reply(
+        _markdown(w, k, lambda i, label: f"## {label}", f"Type: {k.upper()}", type_last=True)),
+    "JSON object": lambda w, k: Reply(_json(w, k)),
+    "fenced JSON with a preamble": lambda w, k: Reply(f"Sure! Here is the JSON:\n```json\n{_json(w, k)}\n```"),
+    "everything at once": lambda w, k: Reply(
+        f"<think>{_THINKING}</think>\nSure! Here's a summary of the PR:\n\n```\n"
+        + _markdown(w, k, lambda i, label: f"### {i}. **{label.title()}:**", f"**TYPE:** `{k.upper()}`", type_last=True)
+        + "\n```\n\n---\nI hope this helps! Feel free to ask for more detail.",
+        reasoning="The user message holds one pull request."),
+}
 
 _PR_NUMBER = re.compile(r"^Number: #(\d+)$", re.MULTILINE)
 
 
-def summarizing_responder(request: Recorded) -> Reply:
-    """A well-formed summary naming the PR number found in the prompt."""
+def _pr_number(request: Recorded) -> str:
     found = _PR_NUMBER.search(request.user)
-    return Reply(summary_reply(found.group(1) if found else "?"))
+    return found.group(1) if found else "?"
+
+
+def summarizing_responder(request: Recorded) -> Reply:
+    """A well-formed summary naming the PR number found in the prompt: JSON when a schema is asked for."""
+    number = _pr_number(request)
+    return Reply(summary_json(number) if request.wants_json else summary_reply(number))
+
+
+def rotating_responder(
+    sections: Callable[[str], dict[str, str]] = summary_sections,
+) -> Callable[[Recorded], Reply]:
+    """Each request gets the next of REPLY_SHAPES, with `sections(PR number)`; a request with a
+    schema that the server takes gets JSON, as constrained decoding guarantees."""
+    shapes = itertools.cycle(REPLY_SHAPES.values())
+    lock = threading.Lock()
+
+    def respond(request: Recorded) -> Reply:
+        words = sections(_pr_number(request))
+        if request.wants_json:
+            return Reply(_json(words, "substantial"))
+        with lock:
+            shape = next(shapes)
+        return shape(words, "substantial")
+
+    return respond
 
 
 class FakeOpenAI(LoopbackServer):
     """Start with `with FakeOpenAI() as api:`; point the client at `api.base_url`."""
 
-    def __init__(self, responder: Callable[[Recorded], Reply] = summarizing_responder) -> None:
+    def __init__(
+        self,
+        responder: Callable[[Recorded], Reply] = summarizing_responder,
+        *,
+        json_schema: str = "take",
+        error_every: int = 0,
+    ) -> None:
+        """`json_schema`: take (answer in the schema), ignore (answer as if not asked: some servers
+        drop the parameter) or a key of SCHEMA_REFUSALS (refuse with that server's 400).
+        `error_every`: answer every Nth call with a 500 (the client's retries of it are answered)."""
         self.responder = responder
+        self.json_schema = json_schema
+        self.error_every = error_every
         self.requests: list[Recorded] = []
+        self.calls = 0  # requests other than the client's retries
         self.tokens_in = 0
         self.tokens_out = 0
         self.in_flight = 0
@@ -99,34 +217,48 @@ class FakeOpenAI(LoopbackServer):
         with self._lock:
             self._script.extend(Reply(r) if isinstance(r, str) else r for r in replies)
 
-
     def _next_reply(self, request: Recorded) -> Reply:
         with self._lock:
             self.requests.append(request)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            # A call is a request the client made afresh; its retries (x-stainless-retry-count > 0) are not calls.
+            self.calls += request.headers.get("x-stainless-retry-count", "0") == "0"
+            if self.error_every and request.headers.get("x-stainless-retry-count", "0") == "0" \
+                    and self.calls % self.error_every == 0:
+                return Reply(status=500, raw=json.dumps(SERVER_ERROR).encode())
+            if request.wants_json and self.json_schema in SCHEMA_REFUSALS:
+                return Reply(status=400, raw=json.dumps(SCHEMA_REFUSALS[self.json_schema]).encode())
             scripted = self._script.popleft() if self._script else None
-        return scripted or self.responder(request)
+        if scripted:
+            return scripted
+        if request.wants_json and self.json_schema == "ignore":
+            request = Recorded({k: v for k, v in request.body.items() if k != "response_format"}, request.headers, request.at)
+        return self.responder(request)
 
     def _answer(self, request: Recorded, reply: Reply) -> bytes:
         if reply.raw is not None:
             return reply.raw
         prompt = sum(estimate(m.get("content") or "") for m in request.body.get("messages", []))
-        completion = estimate(reply.text)
+        reasoning = estimate(reply.reasoning) if reply.reasoning else 0
+        completion = estimate(reply.text) + reasoning
         with self._lock:
             self.tokens_in += prompt
             self.tokens_out += completion
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.reasoning:
+            message["reasoning_content"] = reply.reasoning
         body: dict[str, Any] = {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": request.body.get("model", ""),
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}
-            ],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
         }
         if reply.usage:
             body["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+            if reply.reasoning and reply.reasoning_tokens:
+                body["usage"]["completion_tokens_details"] = {"reasoning_tokens": reasoning}
         return json.dumps(body).encode()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
