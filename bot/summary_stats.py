@@ -31,6 +31,10 @@ def stats_text(stats: SummaryStats, settings: Settings) -> str:
     if totals["prs"]:
         prs = totals["prs"]
         lines.append(f"Per summarized PR: {totals['tokens_in'] // prs:,} tokens in, {totals['tokens_out'] // prs:,} out")
+    lines += [f"Answers with the model per day ({tz}):", _row("day", "calls", "failed", "tokens in", "tokens out", "reasoning")]
+    for cost in stats.answers:
+        lines.append(_row(cost.day.isoformat(), *(getattr(cost, name) for name in _COLUMNS[1:])))
+    lines.append(_row(f"last {len(stats.answers)} days", *(sum(getattr(c, name) for c in stats.answers) for name in _COLUMNS[1:])))
     if retrying:
         lines.append("Waiting for a retry (prdigest summarize --missing):")
         lines += [f"  #{pr.number}  {pr.reason}" for pr in retrying]
@@ -69,4 +73,5 @@ def stats_json(stats: SummaryStats, settings: Settings) -> dict[str, Any]:
         "waiting_for_retry": [{"number": pr.number, "reason": pr.reason} for pr in retrying],
         "given_up": [{"number": pr.number, "failures": pr.failures, "last_error": pr.reason} for pr in given_up],
         "days": [{"day": c.day.isoformat(), **{name: getattr(c, name) for name in _COLUMNS}} for c in stats.days],
+        "answers": [{"day": c.day.isoformat(), **{name: getattr(c, name) for name in _COLUMNS[1:]}} for c in stats.answers],
     }

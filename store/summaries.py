@@ -125,7 +125,8 @@ class SummaryStats:
     by_source: dict[str, int]
     waiting: list[Waiting]
     missing: int | None  # PRs without a current model summary, not counting those waiting; None without a model
-    days: list[DayCost] = field(default_factory=list)
+    days: list[DayCost] = field(default_factory=list)  # summary calls
+    answers: list[DayCost] = field(default_factory=list)  # answer calls (questions asked with a model)
 
 
 def summary_stats(
@@ -152,18 +153,21 @@ def summary_stats(
             f"select count(*) from prs where repo = :repo and summary_retry is null and {_NEEDS}",
             {"repo": repo, "source": model_source(model), "prompt": prompt},
         ).fetchone()[0]
-    return SummaryStats(repo, total, by_source, waiting, missing, _day_costs(db, repo, tz, last_day, days))
+    return SummaryStats(
+        repo, total, by_source, waiting, missing,
+        _day_costs(db, repo, tz, last_day, days, "summary"), _day_costs(db, repo, tz, last_day, days, "answer"),
+    )
 
 
-def _day_costs(db: Database, repo: str, tz: ZoneInfo, last_day: date, days: int) -> list[DayCost]:
+def _day_costs(db: Database, repo: str, tz: ZoneInfo, last_day: date, days: int, purpose: str) -> list[DayCost]:
     first_day = last_day - timedelta(days=days - 1)
     start, end = range_bounds(first_day, last_day, tz)
     costs = {first_day + timedelta(days=i): DayCost(first_day + timedelta(days=i)) for i in range(days)}
     prs: dict[date, set[int]] = {day: set() for day in costs}
     rows = db.execute(
         "select at, outcome, tokens_in, tokens_out, reasoning_tokens, number from model_calls"
-        " where at >= ? and at < ? and (repo = ? or repo is null)",
-        [to_utc_text(start), to_utc_text(end), repo],
+        " where at >= ? and at < ? and (repo = ? or repo is null) and purpose = ?",
+        [to_utc_text(start), to_utc_text(end), repo, purpose],
     )
     for at, outcome, tokens_in, tokens_out, reasoning_tokens, number in rows:
         day = local_day(from_utc_text(at), tz)

@@ -328,3 +328,11 @@ def test_trivial_or_substantial_is_a_filter_and_parts_of_a_day_narrow_it(db, set
     assert evening.citations == [803] and _first(evening) == "1 PR merged in the evening of Fri Mar 13:"
     morning = _ask(db, settings, "substantial PRs before noon yesterday")
     assert morning.citations == [802]
+
+
+def test_stats_show_what_answers_cost_apart_from_summaries(run_cli, store, model_env):
+    _model_ask(store, "why was #501 reverted?")
+    figures = json.loads(run_cli("stats", "--json").out)
+    assert figures["answers"][-1]["calls"] == 1 and figures["answers"][-1]["tokens_in"] > 0
+    assert figures["days"][-1]["calls"] == 0
+    assert "Answers with the model per day" in run_cli("stats").out
