@@ -15,7 +15,7 @@ from bot.mentions import answer
 from bot.mrkdwn import escape
 from bot.runtime import Runtime
 from bot.slack_render import Message, pr_list_message, pr_summary_message, reply_messages, text_message
-from store.areas import AREAS, UnknownArea, require_area
+from store.areas import UnknownArea, area_names, require_area
 from store.days import local_day
 from store.db import StoreError
 from store.posts import get_post
@@ -221,11 +221,11 @@ def cmd_areas(call: Call) -> Reply:
     counts = Counter(area for pr in report.prs for area in pr.areas)
     unlabelled = sum(1 for pr in report.prs if not pr.areas)
     lines = [f"*Areas of {escape(call.repo)}, {report.label} ({report.tz_label}): {len(report.prs)} merged PRs*"]
-    busy = sorted(counts, key=lambda area: (-counts[area], AREAS.index(area)))
+    busy = sorted(counts, key=lambda area: (-counts[area], area_names().index(area)))
     lines.extend(f"\u2022 `{area}` {counts[area]}" for area in busy)
     if unlabelled:
         lines.append(f"\u2022 no area: {unlabelled}")
-    quiet = [area for area in AREAS if area not in counts]
+    quiet = [area for area in area_names() if area not in counts]
     if quiet:
         lines.append("No PRs: " + ", ".join(quiet))
     lines.append("_One area's PRs: `/prdigest area NAME [when]`._")
@@ -334,7 +334,7 @@ def cmd_subscribe(call: Call) -> Reply:
             raise CommandError(escape(str(exc)), "subscribe") from None
         if area not in areas:
             areas.append(area)
-    areas.sort(key=AREAS.index)
+    areas.sort(key=area_names().index)
     now = call.now
     sub, created = subscribe(call.runtime.db, channel, call.repo, areas, post_at, call.user, now)
     who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
