@@ -631,8 +631,6 @@ def _take_words(
     words: list[str], lookup: Lookup | None, question: Question, stopwords: frozenset[str]
 ) -> None:
     """Areas, people and topics from the words left after times, PR numbers and @people."""
-    if not words:
-        return  # without reading the areas and synonyms, which an empty question never needs
     names = _area_names()
     longest = _longest_synonym()
     i = 0
@@ -701,6 +699,8 @@ def parse_question(
     # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.
     cleaned = " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split())
     question = Question(text=cleaned)
+    if not cleaned:
+        return question  # an empty question holds nothing to read, and reading it costs a process's start
     if len(cleaned) > MAX_QUESTION_CHARS or len(text or "") > 4 * MAX_QUESTION_CHARS:
         # A pasted log is not a question; its start says what it is about.
         cleaned = cleaned[:MAX_QUESTION_CHARS]

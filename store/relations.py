@@ -15,6 +15,7 @@ from functools import cache
 from sqlite_utils import Database
 
 from store.days import to_utc_text
+from store.lazy_re import LazyPattern
 from store.model import PullRequest
 
 # Strongest first: when a PR refers to another in several ways, the first kind wins.
@@ -50,14 +51,14 @@ _CUE = {
 }
 # What every reference above contains. It starts with one of a few characters, so
 # scanning a text that names no PR costs a fraction of trying _REF at each position.
-_MAYBE_REF = re.compile(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d", re.IGNORECASE)
+_MAYBE_REF = LazyPattern(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d", re.IGNORECASE)
 # Only so much of a title or text is read: relations are stated early, and regexes then stay cheap.
 MAX_TITLE_CHARS = 500
 MAX_TEXT_CHARS = 50_000
 # GitHub's revert button titles a PR `Revert "<title of the reverted PR's commit> (#N)"`.
-_REVERT_TITLE = re.compile(r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"\s*$', re.IGNORECASE)
+_REVERT_TITLE = LazyPattern(r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"\s*$', re.IGNORECASE)
 # PR templates: code and commented-out instructions are not statements about other PRs.
-_NOISE = re.compile(r"```.*?(?:```|$)|<!--.*?(?:-->|$)", re.DOTALL)
+_NOISE = LazyPattern(r"```.*?(?:```|$)|<!--.*?(?:-->|$)", re.DOTALL)
 
 
 @cache
