@@ -49,9 +49,10 @@ _CUE = {
         rf"\b(?:continuation|continues|builds?{_GAP}on|based{_GAP}on|part{_GAP}of|split{_GAP}(?:from|out{_GAP}of)|extends?){_GAP}",
     ],
 }
-# What every reference above contains. It starts with one of a few characters, so
-# scanning a text that names no PR costs a fraction of trying _REF at each position.
-_MAYBE_REF = LazyPattern(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d", re.IGNORECASE)
+# What every reference above contains, in a casefolded text. It starts with one of a few
+# characters, so scanning a text that names no PR costs a fraction of trying _REF at each
+# position; casefolding first is faster than IGNORECASE, which finds no such first characters.
+_MAYBE_REF = LazyPattern(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d")
 # Only so much of a title or text is read: relations are stated early, and regexes then stay cheap.
 MAX_TITLE_CHARS = 500
 MAX_TEXT_CHARS = 50_000
@@ -126,7 +127,7 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
         note(reverted[1], "reverts")
     for text in texts:
         text = (text or "")[:MAX_TEXT_CHARS]
-        if not _MAYBE_REF.search(text):
+        if not _MAYBE_REF.search(text.casefold()):
             continue  # most texts name no PR; skip the cue patterns
         text = _NOISE.sub(" ", text)
         cued, any_ref = _reference_patterns()
