@@ -31,7 +31,10 @@ _FIELDS = {
     "type": re.compile(r"^- \*\*Type:\*\* `(?P<v>[A-Za-z]+)`$"),
     "files": re.compile(r"^- \*\*\[Changed Files\]\(\S+\) \((?P<v>\d+)\):\*\*$"),
 }
+# Each field's line by the character after "- **", so a line is tried only against patterns it could match.
+_FIELDS_BY_LEAD = {"P": ("number",), "A": ("author",), "M": ("merged_by", "merged_time"), "T": ("type",), "[": ("files",)}
 _FILE = re.compile(r"^  - `(?P<path>.*)`$")
+_SECTION_HEADINGS = {f"**{label}**": key for key, label in SECTIONS}
 
 if TYPE_CHECKING:
     import jinja2
@@ -52,7 +55,9 @@ class ParsedReport:
 
 def parse_report(text: str, tz: ZoneInfo) -> ParsedReport:
     """Parse a daily report; merged times are read as local times in `tz`."""
-    lines = [line.rstrip("\r") for line in text.split("\n")]
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
     header, chunks = _split_chunks(lines)
     title, report_date, tz_label, total = _parse_header(header)
     prs = [_parse_pr(chunk, tz) for chunk in chunks]
@@ -147,8 +152,8 @@ def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]
             continue
         if not line.startswith("- **"):
             continue
-        for name, pattern in _FIELDS.items():
-            match = pattern.match(line)
+        for name in _FIELDS_BY_LEAD.get(line[4:5], ()):
+            match = _FIELDS[name].match(line)
             if match:
                 fields[name] = match["v"]
                 break
@@ -160,11 +165,10 @@ def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]
 
 
 def _parse_summary(lines: list[str], where: str) -> Summary:
-    headings = {f"**{label}**": key for key, label in SECTIONS}
     texts: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in lines:
-        key = headings.get(line.rstrip())
+        key = _SECTION_HEADINGS.get(line.rstrip())
         if key:
             current = texts.setdefault(key, [])
         elif current is not None:
