@@ -1,7 +1,6 @@
 """The `/prdigest` commands: one parser and dispatcher for Slack, `prdigest run` and the shell."""
 from __future__ import annotations
 
-import difflib
 import logging
 import re
 import sqlite3
@@ -18,6 +17,7 @@ from bot.slack_render import Message, pr_list_message, pr_summary_message, reply
 from store.areas import UnknownArea, area_names, require_area
 from store.days import local_day
 from store.db import StoreError
+from store.lazy_re import LazyPattern
 from store.posts import get_post
 from store.prs import get_pr, latest_merge
 from store.reports import DailyReport, load_report
@@ -29,11 +29,11 @@ log = logging.getLogger(__name__)
 MAX_RANGE_DAYS = 366
 DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
 SEARCH_HITS = 10
-_DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
-_TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
+_DATE_LIKE = LazyPattern(r"^\d{4}-\d{1,2}-\d{1,2}$")
+_TIME = LazyPattern(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
-_PR_NUMBER = re.compile(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
-_SLACK_USER = re.compile(r"^[UW][A-Z0-9]+$")
+_PR_NUMBER = LazyPattern(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
+_SLACK_USER = LazyPattern(r"^[UW][A-Z0-9]+$")
 EMPTY_STORE_HINT = (
     "Fill the store with `prdigest ingest` (from GitHub) or `prdigest import FILE` (daily report Markdown)."
 )
@@ -429,6 +429,8 @@ def is_slow(text: str) -> bool:
 
 
 def _unknown(name: str, text: str, repo: str) -> Reply:
+    import difflib  # here, as only a mistyped command needs it
+
     close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
     hint = f" Did you mean `{close[0]}`?" if close else ""
     if not close and len(text.split()) > 2:
