@@ -1,7 +1,6 @@
 """The `/prdigest` commands: one parser and dispatcher for Slack, `prdigest run` and the shell."""
 from __future__ import annotations
 
-import difflib
 import logging
 import re
 import sqlite3
@@ -16,9 +15,10 @@ from bot.mentions import answer
 from bot.mrkdwn import escape
 from bot.runtime import Runtime
 from bot.slack_render import Message, pr_list_message, pr_summary_message, reply_messages, text_message
-from store.areas import AREAS, UnknownArea, require_area
+from store.areas import UnknownArea, area_names, require_area
 from store.days import local_day
 from store.db import StoreError
+from store.lazy_re import LazyPattern
 from store.posts import get_post
 from store.prs import get_pr, latest_merge
 from store.reports import DailyReport, load_report
@@ -30,11 +30,11 @@ log = logging.getLogger(__name__)
 MAX_RANGE_DAYS = 366
 DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
 SEARCH_HITS = 10
-_DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
-_TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
+_DATE_LIKE = LazyPattern(r"^\d{4}-\d{1,2}-\d{1,2}$")
+_TIME = LazyPattern(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
-_PR_NUMBER = re.compile(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
-_SLACK_USER = re.compile(r"^[UW][A-Z0-9]+$")
+_PR_NUMBER = LazyPattern(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
+_SLACK_USER = LazyPattern(r"^[UW][A-Z0-9]+$")
 
 
 class CommandError(ValueError):
@@ -218,11 +218,11 @@ def cmd_areas(call: Call) -> Reply:
     counts = Counter(area for pr in report.prs for area in pr.areas)
     unlabelled = sum(1 for pr in report.prs if not pr.areas)
     lines = [f"*Areas of {escape(call.repo)}, {report.label} ({report.tz_label}): {len(report.prs)} merged PRs*"]
-    busy = sorted(counts, key=lambda area: (-counts[area], AREAS.index(area)))
+    busy = sorted(counts, key=lambda area: (-counts[area], area_names().index(area)))
     lines.extend(f"\u2022 `{area}` {counts[area]}" for area in busy)
     if unlabelled:
         lines.append(f"\u2022 no area: {unlabelled}")
-    quiet = [area for area in AREAS if area not in counts]
+    quiet = [area for area in area_names() if area not in counts]
     if quiet:
         lines.append("No PRs: " + ", ".join(quiet))
     lines.append("_One area's PRs: `/prdigest area NAME [when]`._")
@@ -331,7 +331,7 @@ def cmd_subscribe(call: Call) -> Reply:
             raise CommandError(escape(str(exc)), "subscribe") from None
         if area not in areas:
             areas.append(area)
-    areas.sort(key=AREAS.index)
+    areas.sort(key=area_names().index)
     now = call.now
     sub, created = subscribe(call.runtime.db, channel, call.repo, areas, post_at, call.user, now)
     who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
@@ -427,6 +427,8 @@ def is_slow(text: str) -> bool:
 
 
 def _unknown(name: str, text: str, repo: str) -> Reply:
+    import difflib  # here, as only a mistyped command needs it
+
     close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
     hint = f" Did you mean `{close[0]}`?" if close else ""
     if not close and len(text.split()) > 2:

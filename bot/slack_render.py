@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.answer import Answer, more_note
 from bot.mrkdwn import escape, first_sentence, link, truncate
-from store.areas import AREAS, resolve_area, title_tags
+from store.areas import area_names, resolve_area, title_tags
 from store.model import PullRequest
 from store.report_markdown import SECTIONS
 from store.reports import DailyReport
@@ -93,7 +93,7 @@ def primary_area(pr: PullRequest) -> str:
 
 def top_areas(prs: list[PullRequest], limit: int = 3) -> list[tuple[str, int]]:
     counts = Counter(area for pr in prs for area in pr.areas)
-    return sorted(counts.items(), key=lambda item: (-item[1], AREAS.index(item[0])))[:limit]
+    return sorted(counts.items(), key=lambda item: (-item[1], area_names().index(item[0])))[:limit]
 
 
 def highlights(prs: list[PullRequest], limit: int = 3) -> list[PullRequest]:
@@ -154,7 +154,8 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
     groups: dict[str, list[PullRequest]] = {}
     for pr in shown:
         groups.setdefault(primary_area(pr), []).append(pr)
-    order = sorted(groups, key=lambda a: (-len(groups[a]), AREAS.index(a) if a in AREAS else len(AREAS)))
+    names = area_names()
+    order = sorted(groups, key=lambda a: (-len(groups[a]), names.index(a) if a in names else len(names)))
     blocks: list[dict[str, Any]] = []
     for area in order:
         blocks.append(mrkdwn_section(f"*{area}* ({len(groups[area])})"))

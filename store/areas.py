@@ -7,26 +7,26 @@ once; classify() then runs for every PR of the store.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
-from importlib import resources
+
+from store.lazy_re import LazyPattern
 
 _AREA_KEYS = frozenset({"aliases", "tags", "words", "title", "files", "files_all", "labels"})
 
-_SEPARATORS = re.compile(r"[\s_\-]+")
-_WORD = re.compile(r"[a-z0-9]+")
-_ESCAPE = re.compile(r"\\.")
+_SEPARATORS = LazyPattern(r"[\s_\-]+")
+_WORD = LazyPattern(r"[a-z0-9]+")
+_ESCAPE = LazyPattern(r"\\.")
 # An optional `Revert "` keeps a revert in the areas of the change it undoes.
-_LEADING_TAGS = re.compile(r'^\s*(?:revert\s*"?\s*)?((?:\[[^\[\]]*\][\s:]*)+)', re.IGNORECASE)
-_TAG = re.compile(r"\[([^\[\]]*)\]")
-_CONVENTIONAL = re.compile(
+_LEADING_TAGS = LazyPattern(r'^\s*(?:revert\s*"?\s*)?((?:\[[^\[\]]*\][\s:]*)+)', re.IGNORECASE)
+_TAG = LazyPattern(r"\[([^\[\]]*)\]")
+_CONVENTIONAL = LazyPattern(
     r"^\s*(feat|fix|docs|style|refactor|perf|test|build|ci|chore|revert)(?:\(([^)]*)\))?!?:",
     re.IGNORECASE,
 )
 # Series counters such as [6/N] or [2/3] say nothing about the area.
-_COUNTER = re.compile(r"^\d+/(?:\d+|n)$")
+_COUNTER = LazyPattern(r"^\d+/(?:\d+|n)$")
 
 
 def normalize_name(text: str) -> str:
@@ -133,6 +133,8 @@ def _parse_area(name: str, spec: dict) -> _Area:
 
 def _parse_rules(text: str, compile_now: bool = True) -> _Rules:
     """The rules in `text`; every mistake raises ValueError, those in patterns only once compiled."""
+    import tomllib  # here, as the rules are read on first use
+
     data = tomllib.loads(text)
     synonyms = {normalize_name(k): normalize_name(v) for k, v in data.get("tag_synonyms", {}).items()}
     aliases: dict[str, str] = {}
@@ -162,18 +164,29 @@ def _parse_rules(text: str, compile_now: bool = True) -> _Rules:
 
 @cache
 def _rules() -> _Rules:
+    from importlib import resources
+
     text = resources.files(__package__).joinpath("areas.toml").read_text(encoding="utf-8")
     return _parse_rules(text, compile_now=False)
 
 
-AREAS: tuple[str, ...] = _rules().names
+def area_names() -> tuple[str, ...]:
+    """Every canonical area, in the order areas.toml lists them."""
+    return _rules().names
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # AREAS is read from areas.toml when first asked for, not on import: most commands never need it.
+    if name == "AREAS":
+        return area_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class UnknownArea(ValueError):
     """An area name that is neither a canonical name nor an alias."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"unknown area {name!r}; known areas: {', '.join(AREAS)}")
+        super().__init__(f"unknown area {name!r}; known areas: {', '.join(area_names())}")
         self.name = name
 
 
@@ -226,7 +239,7 @@ def _path_areas(path: str) -> frozenset[str]:
 
 
 def classify(title: str, files: Iterable[str], labels: Iterable[str] = ()) -> list[str]:
-    """The PR's areas, in AREAS order: an area counts when its tags, title, paths or labels say so."""
+    """The PR's areas, in area_names() order: an area counts when its tags, title, paths or labels say so."""
     rules = _rules()
     lowered = title.lower()
     paths = tuple(files)
@@ -241,4 +254,4 @@ def classify(title: str, files: Iterable[str], labels: Iterable[str] = ()) -> li
     for area in rules.areas:
         if area.name not in hits and area.found_in(lowered, paths):
             hits.add(area.name)
-    return [name for name in AREAS if name in hits]
+    return [name for name in rules.names if name in hits]

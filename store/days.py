@@ -17,7 +17,8 @@ def now_text() -> str:
 
 
 def from_utc_text(text: str) -> datetime:
-    return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=timezone.utc)
+    # The stored form is ISO 8601, which fromisoformat reads without strptime's import and locale regexes.
+    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
 
 
 def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:

@@ -10,67 +10,68 @@ from collections import Counter
 from dataclasses import dataclass
 
 from store.areas import classify, title_tags
+from store.lazy_re import LazyPattern
 from store.model import PullRequest, Summary
 from store.paths import KIND_NOUNS, kinds
 
 # ---------------------------------------------------------------- PR bodies
 
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_HTML_COMMENT = LazyPattern(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # vLLM's template ends in a checklist inside <details>; other templates do the same.
-_CHECKLIST_DETAILS = re.compile(
+_CHECKLIST_DETAILS = LazyPattern(
     r"<details>\s{0,20}<summary>[^<]{0,200}</summary>.*?(?:</details>|\Z)", re.DOTALL | re.IGNORECASE
 )
-_CHECKLIST_SUMMARY = re.compile(r"checklist|essential elements", re.IGNORECASE)
+_CHECKLIST_SUMMARY = LazyPattern(r"checklist|essential elements", re.IGNORECASE)
 # Everything after this line is removed from vLLM PRs by a GitHub Action; imported bodies may still hold it.
-_CUT_BELOW = re.compile(r"^\**\s*BEFORE SUBMITTING, PLEASE READ.*$", re.IGNORECASE | re.MULTILINE | re.DOTALL)
+_CUT_BELOW = LazyPattern(r"^\**\s*BEFORE SUBMITTING, PLEASE READ.*$", re.IGNORECASE | re.MULTILINE | re.DOTALL)
 # Lines of templates and bookkeeping, matched on the stripped line.
-_BOILERPLATE_LINE = re.compile(
+_BOILERPLATE_LINE = LazyPattern(
     r"PLEASE FILL IN THE PR DESCRIPTION|(?:signed-off-by|co-authored-by):|[-*+] ?\[[ xX]\]|/?cc\b[^@]{0,3}@|"
     r"@[\w-]{1,39}[:,]? @|[-*_]{3,}$",
     re.IGNORECASE,
 )
 _TEMPLATE_PHRASE = "essential elements of an effective pr description"
-_HTML_TAG = re.compile(r"</?(?:details|summary|br|p|div|span|sub|sup|img|a|b|i|em|strong|code|pre)\b[^<>]{0,300}>", re.I)
+_HTML_TAG = LazyPattern(r"</?(?:details|summary|br|p|div|span|sub|sup|img|a|b|i|em|strong|code|pre)\b[^<>]{0,300}>", re.I)
 
 _ISSUE_REF = r"(?:[\w.-]+/[\w.-]+)?#\d+|https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+"
-_CLOSING = re.compile(
+_CLOSING = LazyPattern(
     rf"[-*]? ?\**(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|addresses)\**:?\**\s?((?:{_ISSUE_REF})(?:,? (?:and )?(?:{_ISSUE_REF}))*)\.?",
     re.IGNORECASE,
 )
-_FOLLOW_UP = re.compile(
+_FOLLOW_UP = LazyPattern(
     rf"\b(?:follow[- ]?up (?:to|of|on|for)|part of|split (?:out )?(?:from|of)|depends on|builds on|"
     rf"related(?: to)?:?|continuation of|supersedes)\s+(?:PR\s+)?({_ISSUE_REF})",
     re.IGNORECASE,
 )
-_REF_NUMBER = re.compile(r"#(\d+)$|/(\d+)$")
+_REF_NUMBER = LazyPattern(r"#(\d+)$|/(\d+)$")
 
-_ATX_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.*)")
-_BOLD_HEADING = re.compile(r" {0,3}(?:\*\*([^*]{2,60})\*\*|__([^_]{2,60})__):?")
-_WHAT_HEADINGS = re.compile(
+_ATX_HEADING = LazyPattern(r" {0,3}#{1,6}[ \t]+(.*)")
+_BOLD_HEADING = LazyPattern(r" {0,3}(?:\*\*([^*]{2,60})\*\*|__([^_]{2,60})__):?")
+_WHAT_HEADINGS = LazyPattern(
     r"purpose|summary|motivation|description|overview|what|why|changes?|background|context|problem|details|tl;?dr",
     re.IGNORECASE,
 )
-_TEST_PLAN_HEADINGS = re.compile(r"test(?:ing)?\s*plan|how (?:was|is) (?:this|it) tested|testing", re.IGNORECASE)
-_TEST_RESULT_HEADINGS = re.compile(r"test\s*results?|results?|benchmarks?|accuracy|performance", re.IGNORECASE)
-_SKIP_HEADINGS = re.compile(
+_TEST_PLAN_HEADINGS = LazyPattern(r"test(?:ing)?\s*plan|how (?:was|is) (?:this|it) tested|testing", re.IGNORECASE)
+_TEST_RESULT_HEADINGS = LazyPattern(r"test\s*results?|results?|benchmarks?|accuracy|performance", re.IGNORECASE)
+_SKIP_HEADINGS = LazyPattern(
     r"test|result|documentation update|release notes?|checklist|benchmark|accuracy|screenshots?|logs?|"
     r"before|after|reproduc|how to|optional",
     re.IGNORECASE,
 )
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = LazyPattern(
     r"^(?:n/?a|none|tbd|todo|wip|as (?:the )?title(?: says)?|see (?:the )?title|title says it all|"
     r"same as (?:the )?title|self[- ]explanatory|fix(?:es)? (?:a |the )?bug|minor fix(?:es)?|\.+|-+)\W*$",
     re.IGNORECASE,
 )
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_MD_IMAGE = re.compile(r"!\[[^\[\]]{0,300}\]\([^()\s]{0,1000}\)")
-_MD_LINK = re.compile(r"\[([^\[\]]{1,300})\]\([^()\s]{0,1000}(?:\([^()\s]{0,200}\)[^()\s]{0,200})?\)")
-_BARE_URL_IN_PARENS = re.compile(r" ?\( ?https?://[^\s()]{1,1000} ?\)")
-_MD_BOLD = re.compile(r"\*\*([^*\n]{1,300})\*\*|__([^_\n]{1,300})__")
-_GITHUB_URL = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)(?:[#?][^\s)]*)?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[#])")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
+_FENCE = LazyPattern(r"^\s*(?:```|~~~)")
+_LIST_ITEM = LazyPattern(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_MD_IMAGE = LazyPattern(r"!\[[^\[\]]{0,300}\]\([^()\s]{0,1000}\)")
+_MD_LINK = LazyPattern(r"\[([^\[\]]{1,300})\]\([^()\s]{0,1000}(?:\([^()\s]{0,200}\)[^()\s]{0,200})?\)")
+_BARE_URL_IN_PARENS = LazyPattern(r" ?\( ?https?://[^\s()]{1,1000} ?\)")
+_MD_BOLD = LazyPattern(r"\*\*([^*\n]{1,300})\*\*|__([^_\n]{1,300})__")
+_GITHUB_URL = LazyPattern(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)(?:[#?][^\s)]*)?")
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[#])")
+_WORD = LazyPattern(r"[A-Za-z][A-Za-z0-9_'-]*")
 
 WHAT_CHANGED_CHARS = 480
 # GitHub's limit on a PR description; anything longer did not come from GitHub.
@@ -206,7 +207,7 @@ def _first_paragraph(sections: list[_Section]) -> str:
     return ""
 
 
-def _section_text(sections: list[_Section], heading: re.Pattern[str]) -> list[str]:
+def _section_text(sections: list[_Section], heading: LazyPattern) -> list[str]:
     return [line for s in sections if heading.search(s.heading) for line in s.lines if line.strip()]
 
 
@@ -296,15 +297,15 @@ _VERBS = frozenset(
     replay report resize reshape retain route sample scale send serve slice spawn start submit swap toggle
     track trigger unwrap upload verify wait write""".split()
 )
-_FINITE = re.compile(r"\b(?:should|must|is|are|was|were|will|can|cannot|now|no longer|does|do|doesn't|don't)\b", re.I)
-_REVERT_QUOTED = re.compile(r'^\s*revert\s*"(?P<inner>.*?)(?:\s*\((?P<ref>#\d+)\))?"\s*(?:\((?P<self>#\d+)\))?\s*$', re.I)
-_REVERT_REF = re.compile(r"^\s*revert\s+(?:pr\s+)?(?P<ref>#\d+)\b(?P<rest>.*)$", re.I)
-_REVERT = re.compile(r"^\s*revert\b", re.I)
-_PREFIX = re.compile(
+_FINITE = LazyPattern(r"\b(?:should|must|is|are|was|were|will|can|cannot|now|no longer|does|do|doesn't|don't)\b", re.I)
+_REVERT_QUOTED = LazyPattern(r'^\s*revert\s*"(?P<inner>.*?)(?:\s*\((?P<ref>#\d+)\))?"\s*(?:\((?P<self>#\d+)\))?\s*$', re.I)
+_REVERT_REF = LazyPattern(r"^\s*revert\s+(?:pr\s+)?(?P<ref>#\d+)\b(?P<rest>.*)$", re.I)
+_REVERT = LazyPattern(r"^\s*revert\b", re.I)
+_PREFIX = LazyPattern(
     r"^\s*(?:(?:\[[^\[\]]*\][\s:]*)+|(?:feat|fix|docs|style|refactor|perf|test|build|ci|chore)(?:\([^)]*\))?!?:\s*)",
     re.I,
 )
-_SERIES = re.compile(r"\[(\d+)\s*/\s*(\d+|n)\]", re.I)
+_SERIES = LazyPattern(r"\[(\d+)\s*/\s*(\d+|n)\]", re.I)
 _KIND_BY_TAG = (
     ("bugfix", "bug fix"), ("perf", "performance change"), ("performance", "performance change"),
     ("doc", "documentation change"), ("feature", "feature"), ("refactor", "refactor"),
@@ -359,8 +360,8 @@ def title_sentence(title: str) -> str:
     return sentence(f"This {_kind(title)} concerns {rest}")
 
 
-_AND_VERB = re.compile(r"(\b(?:and|,)\s+)([A-Za-z]+)\b")
-_SCOPED = re.compile(r"^(?P<scope>[^:]{2,40}):\s+(?P<rest>.+)$")
+_AND_VERB = LazyPattern(r"(\b(?:and|,)\s+)([A-Za-z]+)\b")
+_SCOPED = LazyPattern(r"^(?P<scope>[^:]{2,40}):\s+(?P<rest>.+)$")
 
 
 def _base_verb(word: str) -> str | None:
@@ -396,8 +397,8 @@ def _action(text: str) -> str | None:
     return f"{_third_person(verb)} {tail}".strip()
 
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_ABOUT_THE_PR = re.compile(r"^This (?:PR|pull request|change|patch|commit)\b", re.IGNORECASE)
+_TOKEN = LazyPattern(r"[A-Za-z][A-Za-z0-9]*")
+_ABOUT_THE_PR = LazyPattern(r"^This (?:PR|pull request|change|patch|commit)\b", re.IGNORECASE)
 
 
 def _stems(text: str) -> set[str]:
@@ -428,10 +429,10 @@ def _lines(pr: PullRequest) -> int | None:
     return pr.additions + pr.deletions
 
 
-_TYPO = re.compile(r"\b(?:typos?|spelling|misspell\w*|grammar|wording|nits?|cosmetic|whitespace|formatting)\b", re.I)
-_MINOR = re.compile(r"\[minor\]|\b(?:redundant|unused|dead code|clean ?up|cleanups)\b", re.I)
+_TYPO = LazyPattern(r"\b(?:typos?|spelling|misspell\w*|grammar|wording|nits?|cosmetic|whitespace|formatting)\b", re.I)
+_MINOR = LazyPattern(r"\[minor\]|\b(?:redundant|unused|dead code|clean ?up|cleanups)\b", re.I)
 _CODE_KINDS = frozenset({"source", "kernel", "config", "build"})
-_NOT_TRIVIAL = re.compile(r"\b(?:fix\w*|bug\w*|revert|security|cve|perf\w*|crash\w*|leak|regression)\b", re.I)
+_NOT_TRIVIAL = LazyPattern(r"\b(?:fix\w*|bug\w*|revert|security|cve|perf\w*|crash\w*|leak|regression)\b", re.I)
 
 
 def trivial_reason(pr: PullRequest) -> str | None:
@@ -533,10 +534,10 @@ def _impact(pr: PullRequest, areas: list[str]) -> str:
     return text or "The store holds no file list for this PR, so its reach is unknown."
 
 
-_DEPRECATION = re.compile(r"\bdeprecat\w*|\b(?:remove|drop)(?:s|ed|ping)? (?:the )?support\b|\bbreaking\b", re.I)
-_ENV_VAR = re.compile(r"\bVLLM_[A-Z0-9_]{3,}\b")
-_CLI_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]{2,}\b")
-_ENTRYPOINTS = re.compile(r"(?:^|/)entrypoints/|(?:^|/)api_server\.py$")
+_DEPRECATION = LazyPattern(r"\bdeprecat\w*|\b(?:remove|drop)(?:s|ed|ping)? (?:the )?support\b|\bbreaking\b", re.I)
+_ENV_VAR = LazyPattern(r"\bVLLM_[A-Z0-9_]{3,}\b")
+_CLI_FLAG = LazyPattern(r"(?<![\w-])--[a-z][a-z0-9-]{2,}\b")
+_ENTRYPOINTS = LazyPattern(r"(?:^|/)entrypoints/|(?:^|/)api_server\.py$")
 LARGE_LINES = 1000
 LARGE_FILES = 30
 
@@ -578,7 +579,7 @@ def _risks(pr: PullRequest, body: str, trivial: str | None) -> str:
     return " ".join(risks[:3])
 
 
-_COMMAND = re.compile(r"^(?:pytest|python3?|vllm|lm_eval|torchrun|bash|sh|uv|pip|make|docker|[A-Z_]+=\S+)\b")
+_COMMAND = LazyPattern(r"^(?:pytest|python3?|vllm|lm_eval|torchrun|bash|sh|uv|pip|make|docker|[A-Z_]+=\S+)\b")
 
 
 def _test_plan(sections: list[_Section]) -> str:
@@ -597,7 +598,7 @@ def _test_plan(sections: list[_Section]) -> str:
     return ""
 
 
-_MEASURED = re.compile(r"\d[\d.,]{0,20} ?(?:%|x\b|ms\b|s\b|tok/s|tokens/s|req/s|gb\b)|throughput|latency|speedup|accuracy", re.I)
+_MEASURED = LazyPattern(r"\d[\d.,]{0,20} ?(?:%|x\b|ms\b|s\b|tok/s|tokens/s|req/s|gb\b)|throughput|latency|speedup|accuracy", re.I)
 
 
 def _insights(pr: PullRequest, body: str, sections: list[_Section], trivial: str | None) -> str:

@@ -5,10 +5,12 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from store.lazy_re import LazyPattern
+
 # Checked in order; the first kind whose pattern matches wins, so that
 # tests/kernels/x.py is a test and requirements/docs.txt is build, not docs.
-_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern, re.IGNORECASE))
+_KINDS: tuple[tuple[str, LazyPattern], ...] = tuple(
+    (kind, LazyPattern(pattern, re.IGNORECASE))
     for kind, pattern in (
         ("lock", r"(?:^|/)(?:[^/]+\.lock|package-lock\.json|pnpm-lock\.yaml)$"),
         ("meta", r"(?:^|/)(?:CODEOWNERS|\.gitignore|\.gitattributes|\.mailmap|\.dockerignore|LICENSE[^/]*|"

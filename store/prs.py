@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
@@ -71,21 +72,33 @@ def save_prs(db: Database, prs: Iterable[PullRequest]) -> list[int]:
         return []
     latest = {(pr.repo, pr.number): pr for pr in prs}
     records = {key: pr_record(pr) for key, pr in latest.items()}
-    columns = list(next(iter(records.values())))
+    columns = ["id", *next(iter(records.values())), "created_at", "updated_at"]
     now = now_text()
     with write_transaction(db):
-        stored = _stored_ids(db, list(latest))
-        ids = _assign_ids(db, list(latest.values()), stored)
-        new = [[ids[key], *record.values(), now, now] for key, record in records.items() if key not in stored]
-        changed = [[ids[key], *record.values(), now, stored[key]] for key, record in records.items() if key in stored]
-        if new:
-            names = ", ".join(["id", *columns, "created_at", "updated_at"])
-            db.conn.executemany(f"insert into prs ({names}) values ({', '.join('?' * (len(columns) + 3))})", new)
-        if changed:
-            assignments = ", ".join(f"{name} = ?" for name in ["id", *columns, "updated_at"])
-            db.conn.executemany(f"update prs set {assignments} where id = ?", changed)
+        ids = _assign_ids(db, list(latest.values()), _stored_ids(db, list(latest)))
+        # Ascending ids: FTS5 writes its pending index out whenever a rowid is lower than the last.
+        rows = sorted(([ids[key], *record.values(), now, now] for key, record in records.items()), key=lambda row: row[0])
+        _upsert(db, columns, rows)
         record_relations(db, latest.values())
     return [ids[(pr.repo, pr.number)] for pr in prs]
+
+
+def _upsert(db: Database, columns: list[str], rows: list[list[Any]]) -> None:
+    """Insert `rows`, or update the stored PR of the same (repo, number), keeping its created_at.
+
+    Many rows a statement rather than one: FTS5 writes its pending index out
+    at the end of every statement that its triggers change.
+    """
+    updates = ", ".join(f"{name} = excluded.{name}" for name in columns if name != "created_at")
+    row_marks = f"({', '.join('?' * len(columns))})"
+    per_statement = db.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(columns)
+    for start in range(0, len(rows), per_statement):
+        chunk = rows[start : start + per_statement]
+        db.execute(
+            f"insert into prs ({', '.join(columns)}) values {', '.join([row_marks] * len(chunk))} "
+            f"on conflict (repo, number) do update set {updates}",
+            [value for row in chunk for value in row],
+        )
 
 
 def _stored_ids(db: Database, keys: list[tuple[str, int]]) -> dict[tuple[str, int], int]:

@@ -8,6 +8,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from store.lazy_re import LazyPattern
 from store.model import TYPES, PullRequest, Summary
 
 SECTIONS = (
@@ -18,20 +19,23 @@ SECTIONS = (
 )
 LOCAL_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
-_TITLE = re.compile(r"^# (?P<title>\S.*)$")
-_DATE = re.compile(r"^\*\*Report Date:\*\* (?P<date>\d{4}-\d{2}-\d{2}) (?P<label>\S+)$")
-_TOTAL = re.compile(r"^\*\*Total Merged PRs:\*\* (?P<total>\d+)$")
-_HEADING = re.compile(r"^## (?P<pos>\d+)\. \[(?P<title>.*)\]\((?P<url>https?://\S+/pull/(?P<number>\d+))\)$")
-_REPO_URL = re.compile(r"^https?://[^/]+/(?P<repo>[^/]+/[^/]+)/pull/\d+$")
+_TITLE = LazyPattern(r"^# (?P<title>\S.*)$")
+_DATE = LazyPattern(r"^\*\*Report Date:\*\* (?P<date>\d{4}-\d{2}-\d{2}) (?P<label>\S+)$")
+_TOTAL = LazyPattern(r"^\*\*Total Merged PRs:\*\* (?P<total>\d+)$")
+_HEADING = LazyPattern(r"^## (?P<pos>\d+)\. \[(?P<title>.*)\]\((?P<url>https?://\S+/pull/(?P<number>\d+))\)$")
+_REPO_URL = LazyPattern(r"^https?://[^/]+/(?P<repo>[^/]+/[^/]+)/pull/\d+$")
 _FIELDS = {
-    "number": re.compile(r"^- \*\*PR Number:\*\* #(?P<v>\d+)$"),
-    "author": re.compile(r"^- \*\*Author:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
-    "merged_by": re.compile(r"^- \*\*Merged By:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
-    "merged_time": re.compile(r"^- \*\*Merged time:\*\* (?P<v>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})$"),
-    "type": re.compile(r"^- \*\*Type:\*\* `(?P<v>[A-Za-z]+)`$"),
-    "files": re.compile(r"^- \*\*\[Changed Files\]\(\S+\) \((?P<v>\d+)\):\*\*$"),
+    "number": LazyPattern(r"^- \*\*PR Number:\*\* #(?P<v>\d+)$"),
+    "author": LazyPattern(r"^- \*\*Author:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
+    "merged_by": LazyPattern(r"^- \*\*Merged By:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
+    "merged_time": LazyPattern(r"^- \*\*Merged time:\*\* (?P<v>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})$"),
+    "type": LazyPattern(r"^- \*\*Type:\*\* `(?P<v>[A-Za-z]+)`$"),
+    "files": LazyPattern(r"^- \*\*\[Changed Files\]\(\S+\) \((?P<v>\d+)\):\*\*$"),
 }
-_FILE = re.compile(r"^  - `(?P<path>.*)`$")
+# Each field's line by the character after "- **", so a line is tried only against patterns it could match.
+_FIELDS_BY_LEAD = {"P": ("number",), "A": ("author",), "M": ("merged_by", "merged_time"), "T": ("type",), "[": ("files",)}
+_FILE = LazyPattern(r"^  - `(?P<path>.*)`$")
+_SECTION_HEADINGS = {f"**{label}**": key for key, label in SECTIONS}
 
 if TYPE_CHECKING:
     import jinja2
@@ -52,7 +56,9 @@ class ParsedReport:
 
 def parse_report(text: str, tz: ZoneInfo) -> ParsedReport:
     """Parse a daily report; merged times are read as local times in `tz`."""
-    lines = [line.rstrip("\r") for line in text.split("\n")]
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
     header, chunks = _split_chunks(lines)
     title, report_date, tz_label, total = _parse_header(header)
     prs = [_parse_pr(chunk, tz) for chunk in chunks]
@@ -147,8 +153,8 @@ def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]
             continue
         if not line.startswith("- **"):
             continue
-        for name, pattern in _FIELDS.items():
-            match = pattern.match(line)
+        for name in _FIELDS_BY_LEAD.get(line[4:5], ()):
+            match = _FIELDS[name].match(line)
             if match:
                 fields[name] = match["v"]
                 break
@@ -160,11 +166,10 @@ def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]
 
 
 def _parse_summary(lines: list[str], where: str) -> Summary:
-    headings = {f"**{label}**": key for key, label in SECTIONS}
     texts: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in lines:
-        key = headings.get(line.rstrip())
+        key = _SECTION_HEADINGS.get(line.rstrip())
         if key:
             current = texts.setdefault(key, [])
         elif current is not None:

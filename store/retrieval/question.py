@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import html
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from functools import cache
-from importlib import resources
 from typing import Callable, Protocol
 from zoneinfo import ZoneInfo
 
 from store.areas import aliases, normalize_name
 from store.days import day_bounds
+from store.lazy_re import LazyPattern
 from store.model import TYPES
 
 
@@ -151,8 +150,8 @@ _STOPWORDS = frozenset(
 MAX_QUESTION_CHARS = 600
 MAX_CONCEPTS = 12
 
-_WORD = re.compile(r"[a-z0-9]+(?:[-_./+][a-z0-9]+)*")
-_SUBWORD = re.compile(r"[a-z0-9]+")
+_WORD = LazyPattern(r"[a-z0-9]+(?:[-_./+][a-z0-9]+)*")
+_SUBWORD = LazyPattern(r"[a-z0-9]+")
 
 
 def _subwords(text: str) -> tuple[str, ...]:
@@ -174,6 +173,10 @@ class _SynonymGroup:
 @cache
 def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
     """Every term and narrower term, as its subwords, to the groups that hold it."""
+    # Imported here: only a question with words in it reads the synonyms.
+    import tomllib
+    from importlib import resources
+
     text = resources.files("store.retrieval").joinpath("synonyms.toml").read_text(encoding="utf-8")
     index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
     for spec in tomllib.loads(text)["group"]:
@@ -518,8 +521,8 @@ class _TimeParser:
 
 # Hours [from, to) of a local day; "morning" is everything before noon, as people ask about overnight merges.
 _PARTS = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (17, 24)}
-_PART = re.compile(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
-_CLOCK = re.compile(
+_PART = LazyPattern(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
+_CLOCK = LazyPattern(
     r"\b(?P<rel>before|after|since|until|till)\s+(?:(?P<hour>\d{1,2})(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>am|pm)"
     r"|(?P<named>noon|midday|midnight))\b"
 )
@@ -566,20 +569,20 @@ def _at_hour(day: date, hour: int, tz: ZoneInfo) -> datetime:
 
 # ---------------------------------------------------------------- PR references and people
 
-_PR_LINK = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d{1,9})(?!\d)[^\s>|]*", re.IGNORECASE)
-_PR_REF = re.compile(r"(?<![\w/&])(?:#|\b(?:pr|pull\s+request|pull)\s*#?\s*)(\d{1,7})\b", re.IGNORECASE)
+_PR_LINK = LazyPattern(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d{1,9})(?!\d)[^\s>|]*", re.IGNORECASE)
+_PR_REF = LazyPattern(r"(?<![\w/&])(?:#|\b(?:pr|pull\s+request|pull)\s*#?\s*)(\d{1,7})\b", re.IGNORECASE)
 _LOGIN = r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}(?:\[bot\])?"
-_AT_LOGIN = re.compile(rf"(?<![\w.@])@({_LOGIN})", re.IGNORECASE)
-_ROLE_LOGIN = re.compile(
+_AT_LOGIN = LazyPattern(rf"(?<![\w.@])@({_LOGIN})", re.IGNORECASE)
+_ROLE_LOGIN = LazyPattern(
     rf"\b(?P<role>merged\s+by|authored\s+by|written\s+by|opened\s+by|created\s+by|submitted\s+by|sent\s+by|by|from)\s+@?(?P<login>{_LOGIN})(?:'s)?\b",
     re.IGNORECASE,
 )
 # "PRs by X" are the PRs X wrote; "merged by X" are those X merged.
 _ROLES = {"merged": "merger", "by": "author", "from": "author"}
 # Slack sends <@U123> for mentions and <url|label> for links.
-_SLACK_MENTION = re.compile(r"<[@#!][^>]*>")
-_SLACK_LINK = re.compile(r"<(https?://[^>|]+)(?:\|[^>]*)?>")
-_BARE_NUMBER = re.compile(r"^\d{2,7}$")
+_SLACK_MENTION = LazyPattern(r"<[@#!][^>]*>")
+_SLACK_LINK = LazyPattern(r"<(https?://[^>|]+)(?:\|[^>]*)?>")
+_BARE_NUMBER = LazyPattern(r"^\d{2,7}$")
 
 
 def _clean(text: str) -> str:
@@ -700,6 +703,8 @@ def parse_question(
     # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.
     cleaned = " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split())
     question = Question(text=cleaned)
+    if not cleaned:
+        return question  # an empty question holds nothing to read, and reading it costs a process's start
     if len(cleaned) > MAX_QUESTION_CHARS or len(text or "") > 4 * MAX_QUESTION_CHARS:
         # A pasted log is not a question; its start says what it is about.
         cleaned = cleaned[:MAX_QUESTION_CHARS]
