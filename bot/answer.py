@@ -18,6 +18,7 @@ from bot.config import Settings
 from bot.empty_store import empty_store_notice
 from bot.mrkdwn import first_sentence, truncate
 from store.extractive import join_words, sentence
+from store.lazy_re import LazyPattern
 from store.model import PullRequest
 from store.retrieval.question import Question
 from store.retrieval.choose import Choice, choose
@@ -55,14 +56,14 @@ Cite every pull request you rely on as [#NUMBER], for example [#{example}].
 Never write any other PR or issue number, even one you see in a title."""
 
 # Every way a reply can name a PR: [#N], #N, PR N, "pull request #N", or a link to one.
-_REFERENCE = re.compile(
+_REFERENCE = LazyPattern(
     r"\[#(?P<bracketed>\d{1,9})\]"
     r"|(?<![\w&/#])#(?P<hash>\d{1,9})\b"
     r"|\b(?:PRs?|pull\s{1,3}requests?)\s{0,3}#?(?P<word>\d{1,9})\b"
     r"|https?://github\.com/[\w.-]{1,39}/[\w.-]{1,100}/pull/(?P<link>\d{1,9})\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE = LazyPattern(r"(?<=[.!?])\s+")
 
 
 @dataclass

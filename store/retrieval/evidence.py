@@ -9,12 +9,12 @@ with search and costs the same in a store of any size.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
 from store.extractive import lead_and_rest
+from store.lazy_re import LazyPattern
 from store.retrieval.question import Concept
 from store.retrieval.search import any_of
 
@@ -103,8 +103,8 @@ def _fields(db: Database, phrases: tuple[str, ...]) -> dict[int, list[str]]:
 
 
 # Porter stems "tokenizer" to "token": a question about a component (an -izer) is not about what it handles.
-_COMPONENT = re.compile(r"i[sz]ers?$")
-_MARKED = re.compile("\x01([^\x02]{0,200})\x02")
+_COMPONENT = LazyPattern(r"i[sz]ers?$")
+_MARKED = LazyPattern("\x01([^\x02]{0,200})\x02")
 
 
 def _says(text: str, components: set[str]) -> bool:

@@ -5,38 +5,40 @@ what was asked ("Yes: …", "ywang96 fixed it …", "27 PRs …") before the PRs
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from store.lazy_re import LazyPattern
 
 # Questions are short; only their start is read for the form, and every repeat is bounded.
 _HEAD_CHARS = 200
 
-_COUNT = re.compile(r"\b(?:how\s{1,3}many|number\s{1,3}of|count\s{1,3}(?:of|the))\b")
-_WHO = re.compile(r"^(?:\W{0,3})(?:who|whose|whom|which\s{1,3}(?:person|people|author|authors|contributor|contributors|maintainer|maintainers))\b")
-_YESNO = re.compile(
+_COUNT = LazyPattern(r"\b(?:how\s{1,3}many|number\s{1,3}of|count\s{1,3}(?:of|the))\b")
+_WHO = LazyPattern(r"^(?:\W{0,3})(?:who|whose|whom|which\s{1,3}(?:person|people|author|authors|contributor|contributors|maintainer|maintainers))\b")
+_YESNO = LazyPattern(
     r"^(?:\W{0,3})(?:so\s{1,3}|and\s{1,3}|hey\s{1,3})?"
     r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should)\b"
 )
-_LIST = re.compile(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
+_LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
 
+_REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 # The relation a question asks about, and the words that say it (removed from its topic).
 RELATION_WORDS = {
-    "reverts": re.compile(r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"),
-    "fixes": re.compile(r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"),
-    "follows": re.compile(r"\b(?:follow(?:ed|s)?[\s-]{0,2}ups?|follow(?:ed|s)?\s{1,3}up|followups?)\b"),
+    "reverts": LazyPattern(r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"),
+    "fixes": LazyPattern(_REGRESSION),
+    "follows": LazyPattern(r"\b(?:follow(?:ed|s)?[\s-]{0,2}ups?|follow(?:ed|s)?\s{1,3}up|followups?)\b"),
 }
 
 
 # "what fixed #N", "which PR reverted #N": the question's subject is the other PR, not the one named.
-_ASKS_OTHER = re.compile(r"^\W{0,3}(?:what|which|who)\b(?:\s{1,3}(?:pr|prs|pull\s{1,3}request|change|commit|one))?\s{1,3}(?!was\b|were\b|is\b|got\b|get\b|has\b|did\b)\w")
+_ASKS_OTHER = LazyPattern(r"^\W{0,3}(?:what|which|who)\b(?:\s{1,3}(?:pr|prs|pull\s{1,3}request|change|commit|one))?\s{1,3}(?!was\b|were\b|is\b|got\b|get\b|has\b|did\b)\w")
 # "who broke …", "what caused …": the question is about the side that introduced a problem.
-_CULPRIT = re.compile(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|which)\s{1,3}regressions?\b")
+_CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|which)\s{1,3}regressions?\b")
 
 
 # Words that only restate the relation asked about: "were any regressions fixed" is not about fixes in general.
 RELATION_TOPIC_WORDS = {
     "reverts": RELATION_WORDS["reverts"],
-    "fixes": re.compile(rf"{RELATION_WORDS['fixes'].pattern}|\b(?:bug)?fix(?:es|ed|ing)?\b"),
+    "fixes": LazyPattern(rf"{_REGRESSION}|\b(?:bug)?fix(?:es|ed|ing)?\b"),
     "follows": RELATION_WORDS["follows"],
 }
 
