@@ -160,6 +160,8 @@ def _lead(choice: Choice, form: Form) -> str:
         return note + _people(choice, form) + "."
     if form.kind == "yesno":
         return f"{note}Yes: {links or f'{count} {choice.question.noun(choice.total)} {described}'}."
+    if form.relation and choice.whole_set:
+        return f"{note}{count} {_RELATION_NOUNS[form.relation][choice.total != 1]} {described}: {_relation_list(choice, form)}."
     if links:
         return f"{note}{sentence(links)}"
     if choice.question.numbers:
@@ -173,6 +175,14 @@ _RELATION_NOUNS = {
     "reverts": ("revert", "reverts"), "fixes": ("regression fix", "regression fixes"), "follows": ("follow-up", "follow-ups"),
 }
 _RELATION_PHRASE = {"reverts": "reverts", "fixes": "fixes a regression from", "follows": "follows up on"}
+
+
+def _relation_list(choice: Choice, form: Form) -> str:
+    """Each stated relation, with the PRs whose other side is not in the store named on their own."""
+    linked = {n for link in choice.links for n in (link.number, link.other)}
+    alone = [f"[#{pr.number}] {_RELATION_PHRASE[form.relation]} a PR not in the store"
+             for pr in choice.answer if pr.number not in linked]
+    return "; ".join([link.sentence() for link in choice.links] + alone)
 
 
 def _count(total: int) -> str:

@@ -111,7 +111,7 @@ def test_who_question_names_the_doers(store, settings):
 
 def test_relation_questions_name_both_sides(store, settings):
     reverts = _ask(store, settings, "what got reverted this week?")
-    assert _first(reverts) == "[#507] reverts [#501]."
+    assert _first(reverts) == "1 revert merged this week (since Mon Mar 9): [#507] reverts [#501]."
     assert reverts.citations == [507, 501]
     broke = _ask(store, settings, "what broke the MI300 hang?")
     assert set(broke.citations) == {508, 502}
