@@ -219,7 +219,7 @@ def _whole_set(db: Database, repo: str, question: Question) -> Choice:
             # "the scheduler" named the core area: its members that say so answer, not all of core.
             ids = _row_ids(db, repo, [pr.number for pr in prs])
             evidence = gather(db, list(ids.values()), [narrower])
-            prs = [pr for pr in prs if evidence[ids[pr.number]].strengths[0] >= WHERE_IT_COUNTS] or prs
+            prs = [pr for pr in prs if evidence[ids[pr.number]][0] >= WHERE_IT_COUNTS] or prs
             total = len(prs)
         if prs:
             return Choice(prs, [], question, total, True)
@@ -304,7 +304,7 @@ def _weigh(db: Database, repo: str, question: Question, form: Form, candidates: 
     every_word = form.kind in EVERY_WORD
     scored = []
     for hit in hits:
-        strengths = _grouped(evidence[ids[hit.pr.number]].strengths, groups)
+        strengths = _grouped(evidence[ids[hit.pr.number]], groups)
         scored.append((_coverage(strengths, weights), _informed(strengths, weights, every_word), hit))
     best = max((coverage for coverage, informed, _ in scored if informed), default=0.0)
     floor = max(MIN_COVERAGE, NEAR_BEST * best)

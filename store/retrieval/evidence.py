@@ -9,7 +9,6 @@ with search and costs the same in a store of any size.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
@@ -18,9 +17,9 @@ from store.lazy_re import LazyPattern
 from store.retrieval.question import Concept
 from store.retrieval.search import any_of
 
-# How much a match in each column says that a PR is about the words. The title
-# and what changed are what a PR is; risks and insights speculate about neighbours.
-# The first sentence of what changed says what the PR is; the rest often names neighbours in passing.
+# How much a match in each column says that a PR is about the words. The title and the first
+# sentence of what changed ("lead") say what a PR is; the rest of what changed often names
+# neighbours in passing, and risks and insights speculate about them.
 FIELD_WEIGHT = {
     "title": 1.0,
     "lead": 0.85,
@@ -40,17 +39,9 @@ WIDER_FACTOR = 0.4
 SAMPLE = 2000
 
 
-@dataclass
-class Evidence:
-    """How one PR matches each concept of a question: the best field's weight, 0 when it does not."""
-
-    strengths: list[float] = field(default_factory=list)
-    fields: list[str | None] = field(default_factory=list)
-
-
-def gather(db: Database, ids: list[int], concepts: list[Concept]) -> dict[int, Evidence]:
-    """For each PR id, how strongly and where it matches each concept."""
-    found = {pr_id: Evidence() for pr_id in ids}
+def gather(db: Database, ids: list[int], concepts: list[Concept]) -> dict[int, list[float]]:
+    """For each PR id, how strongly it says each concept: the best matching column's weight, 0 when none."""
+    found: dict[int, list[float]] = {pr_id: [] for pr_id in ids}
     if not ids or not concepts:
         return found
     _load_candidates(db, ids)
@@ -61,14 +52,10 @@ def gather(db: Database, ids: list[int], concepts: list[Concept]) -> dict[int, E
             (_fields(db, group) if group else {}, factor)
             for group, factor in ((phrases.same, 1.0), (narrower, RELATED_FACTOR), (phrases.wider, WIDER_FACTOR))
         ]
-        for pr_id, evidence in found.items():
-            best, where = 0.0, None
-            for columns, factor in matches:
-                for column in columns.get(pr_id, ()):
-                    if FIELD_WEIGHT[column] * factor > best:
-                        best, where = FIELD_WEIGHT[column] * factor, column
-            evidence.strengths.append(best)
-            evidence.fields.append(where)
+        for pr_id, strengths in found.items():
+            strengths.append(
+                max((FIELD_WEIGHT[column] * factor for columns, factor in matches for column in columns.get(pr_id, ())), default=0.0)
+            )
     return found
 
 
@@ -124,8 +111,7 @@ def rarity(db: Database, concepts: list[Concept]) -> list[float]:
     """
     # The newest SAMPLE row ids (ids are sparse, so the slice is found by walking the key, not by arithmetic).
     row = db.execute("select id from prs order by id desc limit 1 offset ?", [SAMPLE]).fetchone()
-    floor = row[0] if row else -1
-    size = db.execute("select count(*) from prs where id > ?", [floor]).fetchone()[0]
+    floor, size = (row[0], SAMPLE) if row else (-1, db.execute("select count(*) from prs").fetchone()[0])
     if not size:
         return [1.0 for _ in concepts]
     weights = []
