@@ -12,19 +12,21 @@ import re
 from dataclasses import dataclass
 from typing import IO, Mapping
 
+from store.lazy_re import LazyPattern
+
 # C0 controls but newline and tab, DEL, C1 controls (0x9b is a one-byte CSI), and the bidi
 # overrides and isolates that make text display in another order than it reads.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # What stays whole while emphasis is read: code spans, and Slack's <URL|label>, <URL> and <@U123>.
-_ATOM = re.compile(r"`[^`\n]*`|<([^<>|\s]+)(?:\|([^<>]*))?>")
+_ATOM = LazyPattern(r"`[^`\n]*`|<([^<>|\s]+)(?:\|([^<>]*))?>")
 # An OSC 8 target must be printable ASCII; anything else is only printed, never linked.
-_LINKABLE = re.compile(r"^https?://[\x21-\x7e]+$")
+_LINKABLE = LazyPattern(r"^https?://[\x21-\x7e]+$")
 # Slack's emphasis: markers at word boundaries around text that starts and ends non-blank;
 # a marker inside a word ("a_b") is text.
-_BOLD = re.compile(r"(?<![\w*])\*(?=\S)((?:[^*\n]|\*(?=\w))*?\S)\*(?![\w*])")
-_ITALIC = re.compile(r"(?<![\w_])_(?=\S)((?:[^_\n]|_(?=\w))*?\S)_(?![\w_])")
+_BOLD = LazyPattern(r"(?<![\w*])\*(?=\S)((?:[^*\n]|\*(?=\w))*?\S)\*(?![\w*])")
+_ITALIC = LazyPattern(r"(?<![\w_])_(?=\S)((?:[^_\n]|_(?=\w))*?\S)_(?![\w_])")
 # Stands in for an atom while emphasis is read: NUL never survives neutralize(), so no text can forge one.
-_SLOT = re.compile("\x00(\\d+)\x00")
+_SLOT = LazyPattern("\x00(\\d+)\x00")
 
 ESC = "\x1b"
 BOLD, NOT_BOLD = f"{ESC}[1m", f"{ESC}[22m"
