@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from store.days import now_text
+from store.db import write_transaction
 
 
 @dataclass
@@ -31,12 +32,13 @@ def record_calls(
 ) -> None:
     """Add calls to the ledger. `purpose` says what they were for (summary, answer); `number` is the PR, if one."""
     now = now_text()
-    db["model_calls"].insert_all(
-        {
-            "at": now, "purpose": purpose, "model": model, "prompt_version": prompt, "repo": repo,
-            "number": number, "outcome": call.outcome, "error": call.error, "tokens_in": call.tokens_in,
-            "tokens_out": call.tokens_out, "reasoning_tokens": call.reasoning_tokens,
-            "seconds": round(call.seconds, 3),
-        }
-        for call in calls
-    )
+    with write_transaction(db):
+        db["model_calls"].insert_all(
+            {
+                "at": now, "purpose": purpose, "model": model, "prompt_version": prompt, "repo": repo,
+                "number": number, "outcome": call.outcome, "error": call.error, "tokens_in": call.tokens_in,
+                "tokens_out": call.tokens_out, "reasoning_tokens": call.reasoning_tokens,
+                "seconds": round(call.seconds, 3),
+            }
+            for call in calls
+        )
