@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 from sqlite_utils import Database
 
 from store.days import now_text, to_utc_text
+from store.db import write_transaction
 
 RECHECK_AFTER = timedelta(days=7)
 
@@ -29,7 +30,8 @@ def json_schema_support(db: Database, base_url: str, model: str, now: datetime |
 
 def remember_json_schema(db: Database, base_url: str, model: str, accepted: bool, note: str | None = None) -> None:
     """Record what the server did with a schema; `note` is its refusal, in one line."""
-    db["structured_output"].upsert(
-        {"base_url": base_url, "model": model, "accepted": int(accepted), "note": note, "checked_at": now_text()},
-        pk=("base_url", "model"),
-    )
+    with write_transaction(db):
+        db["structured_output"].upsert(
+            {"base_url": base_url, "model": model, "accepted": int(accepted), "note": note, "checked_at": now_text()},
+            pk=("base_url", "model"),
+        )
