@@ -43,6 +43,18 @@ class AppContext:
 pass_app = click.make_pass_decorator(AppContext)
 
 
+def use_areas(settings: Settings) -> None:
+    """The operator's areas file (PRDIGEST_AREAS), read and checked before any command runs."""
+    if settings.areas_file is None:
+        return
+    from store.areas import use_areas_file
+
+    try:
+        use_areas_file(settings.areas_file)
+    except ValueError as exc:
+        raise ConfigError(f"PRDIGEST_AREAS: {exc}") from None
+
+
 def parse_day(value: str | None, param: str = "--date") -> date | None:
     if value is None:
         return None
@@ -73,7 +85,9 @@ def area_name(value: str | None) -> str | None:
 @click.pass_context
 def cli(ctx: click.Context, db_path: str | None) -> None:
     """prdigest: what merged in a busy GitHub repository, as a daily report and answers."""
-    ctx.obj = AppContext(Settings.from_env().with_db(db_path))
+    settings = Settings.from_env().with_db(db_path)
+    use_areas(settings)
+    ctx.obj = AppContext(settings)
 
 
 @cli.command(name="import")

@@ -40,6 +40,7 @@ class Settings:
     busy_timeout: float = 10.0  # seconds a writer waits for another process's write to finish
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
+    areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
 
     @property
     def default_repo(self) -> str:
@@ -72,6 +73,7 @@ class Settings:
             busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", 10.0),
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", 30.0, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", 1.0, least=0.0),
+            areas_file=Path(get("PRDIGEST_AREAS")).expanduser() if get("PRDIGEST_AREAS") else None,
         )
 
     def with_db(self, path: str | Path | None) -> "Settings":

@@ -5,7 +5,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
 from bot.answer import Answer, more_note
@@ -86,14 +86,21 @@ BROAD_AREAS = ("docs", "ci")
 
 def primary_area(pr: PullRequest) -> str:
     """The one area a PR is listed under: what its title tags name, else its most specific area."""
-    tagged = [area for area in map(resolve_area, title_tags(pr.title)) if area in pr.areas]
+    tagged = [area for area in (resolve_area(tag, pr.repo) for tag in title_tags(pr.title)) if area in pr.areas]
     specific = [area for area in pr.areas if area not in BROAD_AREAS]
     return (tagged or specific or pr.areas or ["other"])[0]
 
 
-def top_areas(prs: list[PullRequest], limit: int = 3) -> list[tuple[str, int]]:
+def area_order(repo: str) -> Callable[[str], int]:
+    """Sort key for the repository's areas: areas.toml's order, then areas it no longer lists."""
+    names = area_names(repo)
+    return lambda area: names.index(area) if area in names else len(names)
+
+
+def top_areas(prs: list[PullRequest], repo: str, limit: int = 3) -> list[tuple[str, int]]:
     counts = Counter(area for pr in prs for area in pr.areas)
-    return sorted(counts.items(), key=lambda item: (-item[1], area_names().index(item[0])))[:limit]
+    order = area_order(repo)
+    return sorted(counts.items(), key=lambda item: (-item[1], order(item[0])))[:limit]
 
 
 def highlights(prs: list[PullRequest], limit: int = 3) -> list[PullRequest]:
@@ -129,7 +136,7 @@ def parent_message(
     kinds = Counter(pr.type for pr in prs)
     lines = [f"*{escape(report_headline(report, scope, as_of))}*"]
     lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
-    areas = top_areas(prs)
+    areas = top_areas(prs, report.repo)
     if areas:
         lines.append("Top areas: " + ", ".join(f"{area} ({count})" for area, count in areas))
     picks = highlights(prs)
@@ -154,8 +161,8 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
     groups: dict[str, list[PullRequest]] = {}
     for pr in shown:
         groups.setdefault(primary_area(pr), []).append(pr)
-    names = area_names()
-    order = sorted(groups, key=lambda a: (-len(groups[a]), names.index(a) if a in names else len(names)))
+    position = area_order(report.repo)
+    order = sorted(groups, key=lambda a: (-len(groups[a]), position(a)))
     blocks: list[dict[str, Any]] = []
     for area in order:
         blocks.append(mrkdwn_section(f"*{area}* ({len(groups[area])})"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from functools import cache, cached_property, lru_cache
 
 from store.lazy_re import LazyPattern
@@ -56,7 +57,7 @@ class _Area:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per repository
 class _Rules:
     names: tuple[str, ...]
     specs: dict[str, dict]  # each area's rules as written, for its patterns
@@ -131,17 +132,12 @@ def _parse_area(name: str, spec: dict) -> _Area:
     )
 
 
-def _parse_rules(text: str, compile_now: bool = True) -> _Rules:
-    """The rules in `text`; every mistake raises ValueError, those in patterns only once compiled."""
-    import tomllib  # here, as the rules are read on first use
-
-    data = tomllib.loads(text)
-    synonyms = {normalize_name(k): normalize_name(v) for k, v in data.get("tag_synonyms", {}).items()}
+def _build_rules(specs: dict[str, dict], synonyms: dict[str, str], compile_now: bool) -> _Rules:
     aliases: dict[str, str] = {}
     by_tag: dict[str, set[str]] = {}
     by_word: dict[str, set[str]] = {}
     by_label: dict[str, set[str]] = {}
-    for name, spec in data["areas"].items():
+    for name, spec in specs.items():
         _check_keys(name, spec)
         for alias in [name, *spec.get("aliases", []), *spec.get("labels", [])]:
             _add_alias(aliases, alias, name)
@@ -149,8 +145,8 @@ def _parse_rules(text: str, compile_now: bool = True) -> _Rules:
         _index(by_word, (word.lower() for word in spec.get("words", [])), name)
         _index(by_label, (normalize_name(label) for label in spec.get("labels", [])), name)
     rules = _Rules(
-        names=tuple(data["areas"]),
-        specs=data["areas"],
+        names=tuple(specs),
+        specs=specs,
         aliases=aliases,
         tag_synonyms=synonyms,
         by_tag=_freeze(by_tag),
@@ -162,17 +158,93 @@ def _parse_rules(text: str, compile_now: bool = True) -> _Rules:
     return rules
 
 
+def _repo_specs(defaults: dict[str, dict], repo: str, override: dict) -> dict[str, dict]:
+    """The default areas less the override's `drop`, with its own areas replacing or following them."""
+    unknown = set(override) - {"drop", "areas"}
+    if unknown:
+        raise ValueError(f"areas.toml: [repos.\"{repo}\"] has unknown keys {sorted(unknown)}")
+    dropped = set(override.get("drop", []))
+    missing = dropped - set(defaults)
+    if missing:
+        raise ValueError(f"areas.toml: [repos.\"{repo}\"] drops unknown areas {sorted(missing)}")
+    specs = {name: spec for name, spec in defaults.items() if name not in dropped}
+    specs.update(override.get("areas", {}))
+    return specs
+
+
+def _parse_rules(text: str, compile_now: bool = True, repo: str | None = None) -> _Rules:
+    """The rules in `text` for `repo` (None: the default table); every mistake raises ValueError,
+    those in patterns only once compiled."""
+    import tomllib  # here, as the rules are read on first use
+
+    return _rules_from(tomllib.loads(text), repo, compile_now)
+
+
+def _rules_from(data: dict, repo: str | None, compile_now: bool) -> _Rules:
+    synonyms = {normalize_name(k): normalize_name(v) for k, v in data.get("tag_synonyms", {}).items()}
+    overrides = {name.lower(): (name, spec) for name, spec in data.get("repos", {}).items()}
+    if repo is None or repo.lower() not in overrides:
+        return _build_rules(data["areas"], synonyms, compile_now)
+    name, override = overrides[repo.lower()]
+    return _build_rules(_repo_specs(data["areas"], name, override), synonyms, compile_now)
+
+
+_extra: dict = {}  # the operator's own areas file (use_areas_file), laid over the shipped one
+
+
 @cache
-def _rules() -> _Rules:
+def _data() -> dict:
+    import tomllib
     from importlib import resources
 
-    text = resources.files(__package__).joinpath("areas.toml").read_text(encoding="utf-8")
-    return _parse_rules(text, compile_now=False)
+    shipped = tomllib.loads(resources.files(__package__).joinpath("areas.toml").read_text(encoding="utf-8"))
+    # The extra file's tables replace the shipped ones of the same name; repositories add up.
+    return {**shipped, **_extra, "repos": {**shipped.get("repos", {}), **_extra.get("repos", {})}}
 
 
-def area_names() -> tuple[str, ...]:
-    """Every canonical area, in the order areas.toml lists them."""
-    return _rules().names
+def use_areas_file(path: Path | None) -> None:
+    """Lay an areas file over the shipped areas.toml; ValueError (naming the file) when it is unreadable or wrong."""
+    import tomllib
+
+    try:
+        extra = tomllib.loads(path.read_text(encoding="utf-8")) if path is not None else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    if extra == _extra:
+        return
+    previous = _use(extra)
+    try:
+        for repo in (None, *_data().get("repos", {})):
+            _rules_of(repo.lower() if repo else None).areas  # noqa: B018  (compiling reports a bad pattern)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        _use(previous)
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _use(extra: dict) -> dict:
+    """Make `extra` the laid-over file, forgetting every table read from the last one; returns the last one."""
+    global _extra
+    previous, _extra = _extra, extra
+    for cached in (_data, _rules_of, _rules, _path_areas):
+        cached.cache_clear()
+    return previous
+
+
+@cache
+def _rules_of(repo: str | None) -> _Rules:
+    return _rules_from(_data(), repo, compile_now=False)
+
+
+@cache
+def _rules(repo: str | None = None) -> _Rules:
+    """The rules `repo` is classified by: its own where areas.toml has an override, else the default."""
+    overridden = repo is not None and any(name.lower() == repo.lower() for name in _data().get("repos", {}))
+    return _rules_of(repo.lower() if overridden else None)
+
+
+def area_names(repo: str | None = None) -> tuple[str, ...]:
+    """Every canonical area of `repo` (None: the default table), in the order areas.toml lists them."""
+    return _rules(repo).names
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -185,26 +257,26 @@ def __getattr__(name: str) -> tuple[str, ...]:
 class UnknownArea(ValueError):
     """An area name that is neither a canonical name nor an alias."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"unknown area {name!r}; known areas: {', '.join(area_names())}")
+    def __init__(self, name: str, repo: str | None = None) -> None:
+        super().__init__(f"unknown area {name!r}; known areas: {', '.join(area_names(repo))}")
         self.name = name
 
 
-def aliases() -> dict[str, str]:
-    """Every accepted name (normalized with normalize_name) -> canonical area."""
-    return dict(_rules().aliases)
+def aliases(repo: str | None = None) -> dict[str, str]:
+    """Every accepted name (normalized with normalize_name) -> canonical area of `repo`."""
+    return dict(_rules(repo).aliases)
 
 
-def resolve_area(name: str) -> str | None:
-    """The canonical area for a name or alias, ignoring case, spaces, _ and -."""
-    return _rules().aliases.get(normalize_name(name))
+def resolve_area(name: str, repo: str | None = None) -> str | None:
+    """The canonical area of `repo` for a name or alias, ignoring case, spaces, _ and -."""
+    return _rules(repo).aliases.get(normalize_name(name))
 
 
-def require_area(name: str) -> str:
-    """resolve_area, or UnknownArea listing the known areas."""
-    area = resolve_area(name)
+def require_area(name: str, repo: str | None = None) -> str:
+    """resolve_area, or UnknownArea listing the repository's known areas."""
+    area = resolve_area(name, repo)
     if area is None:
-        raise UnknownArea(name)
+        raise UnknownArea(name, repo)
     return area
 
 
@@ -231,19 +303,17 @@ def title_tags(title: str) -> list[str]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _path_areas(path: str) -> frozenset[str]:
+def _path_areas(rules: _Rules, path: str) -> frozenset[str]:
     # The same paths change PR after PR, so each is matched against the rules once.
-    return frozenset(
-        area.name for area in _rules().areas if area.files is not None and area.files.search(path)
-    )
+    return frozenset(area.name for area in rules.areas if area.files is not None and area.files.search(path))
 
 
-def classify(title: str, files: Iterable[str], labels: Iterable[str] = ()) -> list[str]:
-    """The PR's areas, in area_names() order: an area counts when its tags, title, paths or labels say so."""
-    rules = _rules()
+def classify(title: str, files: Iterable[str], labels: Iterable[str] = (), repo: str | None = None) -> list[str]:
+    """The PR's areas, in area_names(repo) order: an area counts when its tags, title, paths or labels say so."""
+    rules = _rules(repo)
     lowered = title.lower()
     paths = tuple(files)
-    hits: set[str] = set().union(*map(_path_areas, paths))
+    hits: set[str] = set().union(*(_path_areas(rules, path) for path in paths))
     for index, keys in (
         (rules.by_tag, title_tags(title)),
         (rules.by_word, _WORD.findall(lowered)),

@@ -640,7 +640,7 @@ def extractive_summary(pr: PullRequest) -> Summary:
     body = clean_body(pr.body)
     closes, body_without_refs = _closing_refs(body)
     sections = _sections(body_without_refs)
-    areas = pr.areas or classify(pr.title, pr.files, pr.labels)
+    areas = pr.areas or classify(pr.title, pr.files, pr.labels, pr.repo)
     trivial = trivial_reason(pr)
     return Summary(
         what_changed=_what_changed(pr, sections, closes),

@@ -51,7 +51,7 @@ def store_report(db: Database, report: ParsedReport, source: str) -> None:
         stored = get_prs(db, report.repo, [pr.number for pr in report.prs]) if report.repo else {}
         for pr in report.prs:
             keep_fetched_fields(pr, stored.get(pr.number))
-            pr.areas = classify(pr.title, pr.files, pr.labels)
+            pr.areas = classify(pr.title, pr.files, pr.labels, pr.repo)
         save_prs(db, report.prs)
         # Plain SQL upserts: the library's look the schema up again on every call, a dozen statements each.
         db.execute(

@@ -142,7 +142,7 @@ def _store(db: Database, repo: str, pull: PullData) -> bool:
         files=pull.files or [],
         changed_files=pull.changed_files,
         labels=pull.labels,
-        areas=classify(pull.title, pull.files or [], pull.labels),
+        areas=classify(pull.title, pull.files or [], pull.labels, repo),
         body=pull.body,
         additions=pull.additions,
         deletions=pull.deletions,

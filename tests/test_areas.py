@@ -385,3 +385,75 @@ def test_nearly_every_seed_pr_gets_an_area():
     prs = _seed_prs()
     counts = Counter(bool(classify(title, files)) for title, files in prs.values())
     assert counts[True] / len(prs) >= 0.9
+
+
+_OVERRIDDEN = """
+[tag_synonyms]
+bug = "bugfix"
+
+[areas.rocm]
+tags = ["rocm"]
+
+[areas.ci]
+tags = ["ci"]
+files = ["^\\\\.github/"]
+
+[repos."Acme/Widgets"]
+drop = ["rocm"]
+
+[repos."Acme/Widgets".areas.ci]
+files = ["^ci/"]
+
+[repos."Acme/Widgets".areas.npu]
+aliases = ["ascend"]
+files = ["^widgets/npu/"]
+"""
+
+
+def test_a_repository_override_drops_replaces_and_adds_areas():
+    default = _parse_rules(_OVERRIDDEN)
+    widgets = _parse_rules(_OVERRIDDEN, repo="acme/widgets")  # GitHub names compare without case
+    assert default.names == ("rocm", "ci")
+    assert widgets.names == ("ci", "npu")
+    assert widgets.aliases["ascend"] == "npu" and "rocm" not in widgets.aliases
+    assert _parse_rules(_OVERRIDDEN, repo="acme/other").names == default.names
+
+
+def test_classify_follows_the_repository_of_the_pr(tmp_path):
+    from store.areas import use_areas_file
+
+    extra = tmp_path / "areas.toml"
+    extra.write_text(_OVERRIDDEN[_OVERRIDDEN.index("[repos."):])  # only the repository's tables
+    use_areas_file(extra)
+    try:
+        # The shipped default table stays, and the repository's own tables apply to its PRs only.
+        assert classify("[ROCm] Tune the image", []) == ["rocm"]
+        assert classify("[ROCm] Tune the image", [], repo="acme/widgets") == []
+        assert classify("Tune", ["widgets/npu/attn.py", "ci/run.sh"], repo="Acme/Widgets") == ["ci", "npu"]
+        assert require_area("ascend", "acme/widgets") == "npu"
+        with pytest.raises(UnknownArea, match="known areas: nvidia, "):
+            require_area("rocm", "acme/widgets")
+        assert resolve_area("ascend") is None
+    finally:
+        use_areas_file(None)
+    assert classify("[ROCm] Tune the image", [], repo="acme/widgets") == ["rocm"]
+
+
+def test_a_broken_areas_file_is_refused_and_changes_nothing(tmp_path):
+    from store.areas import use_areas_file
+
+    broken = tmp_path / "areas.toml"
+    broken.write_text('[repos."acme/widgets".areas.npu]\nfiles = ["(unclosed"]\n')
+    with pytest.raises(ValueError, match="bad regex"):
+        use_areas_file(broken)
+    broken.write_text("[repos\n")
+    with pytest.raises(ValueError, match=str(broken)):
+        use_areas_file(broken)
+    assert classify("[ROCm] Tune the image", [], repo="acme/widgets") == ["rocm"]
+
+
+def test_a_repository_override_with_mistakes_is_refused():
+    with pytest.raises(ValueError, match="drops unknown areas"):
+        _parse_rules(_OVERRIDDEN + '\n[repos."x/y"]\ndrop = ["nope"]\n', repo="x/y")
+    with pytest.raises(ValueError, match="unknown keys"):
+        _parse_rules(_OVERRIDDEN + '\n[repos."x/y"]\nareas_extra = 1\n', repo="x/y")

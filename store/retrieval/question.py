@@ -626,16 +626,11 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
 # ---------------------------------------------------------------- areas and free text
 
 
-@cache
-def _area_names() -> dict[str, str]:
-    return aliases()
-
-
 def _take_words(
-    words: list[str], lookup: Lookup | None, question: Question, stopwords: frozenset[str]
+    words: list[str], lookup: Lookup | None, question: Question, stopwords: frozenset[str], repo: str | None
 ) -> None:
     """Areas, people and topics from the words left after times, PR numbers and @people."""
-    names = _area_names()
+    names = aliases(repo)
     longest = _longest_synonym()
     i = 0
     while i < len(words):
@@ -695,8 +690,10 @@ def parse_question(
     now: datetime | None = None,
     lookup: Lookup | None = None,
     extra_stopwords: frozenset[str] = frozenset(),
+    repo: str | None = None,
 ) -> Question:
-    """Read a question; `now` defaults to the current time, `lookup` tells people and PRs apart from words."""
+    """Read a question; `now` defaults to the current time, `lookup` tells people and PRs apart from words,
+    and `repo` names the repository whose areas count (None: the default areas)."""
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=tz)
@@ -717,7 +714,7 @@ def parse_question(
     question.problems.extend(times.problems)
     rest = rest.replace(_MARK, " ")
     words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
-    _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords)
+    _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords, repo)
     if len(question.concepts) > MAX_CONCEPTS:
         question.concepts = question.concepts[:MAX_CONCEPTS]
         question.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")

@@ -114,7 +114,7 @@ def search_prs(
 def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetime | None = None) -> Question:
     # The repository's own name is in every path and says nothing.
     names = frozenset(part.lower() for part in repo.split("/"))
-    return parse_question(text, tz, now, StoreLookup(db, repo), extra_stopwords=names)
+    return parse_question(text, tz, now, StoreLookup(db, repo), extra_stopwords=names, repo=repo)
 
 
 def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchResult:
