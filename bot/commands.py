@@ -7,15 +7,16 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timedelta
-from typing import Callable
+from typing import Callable, Sequence
 from zoneinfo import ZoneInfo
 
 from bot.empty_store import empty_store_notice
 from bot.mentions import answer
 from bot.mrkdwn import escape
 from bot.runtime import Runtime
-from bot.slack_render import Message, pr_list_message, pr_summary_message, reply_messages, text_message
-from store.areas import UnknownArea, area_names, require_area
+from bot.scope import Scope, ambiguous_number, channel_repos, followed, holders, scope_of
+from bot.slack_render import MAX_LISTED, Message, area_order, pr_list_message, pr_summary_message, reply_messages, text_message
+from store.areas import UnknownArea, area_names, require_area, resolve_area
 from store.days import local_day
 from store.db import StoreError
 from store.lazy_re import LazyPattern
@@ -23,13 +24,17 @@ from store.posts import get_post
 from store.prs import get_pr, latest_merge
 from store.reports import DailyReport, load_report
 from store.retrieval.search import search_prs
-from store.subscriptions import DEFAULT_POST_AT, Subscription, all_subscriptions, channel_subscriptions, subscribe, unsubscribe
+from store.subscriptions import (
+    DAILY, DEFAULT_POST_AT, LIVE, Subscription, all_subscriptions, channel_subscriptions, subscribe, unsubscribe,
+)
 
 log = logging.getLogger(__name__)
 
 MAX_RANGE_DAYS = 366
 DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
 SEARCH_HITS = 10
+# Slack takes at most five responses to one command.
+MAX_RESPONSES = 5
 _DATE_LIKE = LazyPattern(r"^\d{4}-\d{1,2}-\d{1,2}$")
 _TIME = LazyPattern(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
@@ -50,6 +55,7 @@ class Reply:
     messages: list[Message]
     public: bool = False  # shown to the whole channel rather than only to the person asking
     error: bool = False
+    found: bool = True  # False: it says that nothing matched, so it folds into a line beside other repositories
 
     @property
     def text(self) -> str:
@@ -66,23 +72,40 @@ class Call:
     """One command being answered: who asks, where, when, and the words after the command name."""
 
     runtime: Runtime
-    args: str
+    args: str  # without the repositories it names, which are in `scope`
     now: datetime
     channel: str | None = None
     user: str | None = None
+    scope: Scope | None = None  # None: the channel's repositories
+    listed: int = MAX_LISTED  # PRs a report lists, shared out when several repositories answer
     words: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self.words = self.args.split()
         self.now = self.now.astimezone(self.tz)
+        if self.scope is None:
+            self.scope = Scope(channel_repos(self.runtime, self.channel), self.args)
 
     @property
     def tz(self) -> ZoneInfo:
         return self.runtime.settings.timezone
 
     @property
+    def repos(self) -> tuple[str, ...]:
+        return self.scope.repos  # type: ignore[union-attr]
+
+    @property
     def repo(self) -> str:
-        return self.runtime.settings.default_repo
+        """The repository a per-repository command works on (see each_repo)."""
+        return self.repos[0]
+
+    def for_repo(self, repo: str) -> "Call":
+        """The call for one of its repositories, listing its share of what one reply can hold."""
+        listed = max(10, MAX_LISTED // len(self.repos))
+        return replace(self, scope=replace(self.scope, repos=(repo,)), listed=listed)  # type: ignore[type-var]
+
+    def limited(self, repos: tuple[str, ...]) -> "Call":
+        return replace(self, scope=replace(self.scope, repos=repos))  # type: ignore[type-var]
 
     @property
     def today(self) -> date:
@@ -102,6 +125,8 @@ class Command:
     run: Callable[[Call], Reply]
     slow: bool = False  # may wait on a model: acknowledged with a "looking" note first
     reads_prs: bool = True  # answered with the empty-store notice while the store has no PRs
+    scoped: bool = True  # repositories named in its words limit it (a question finds its own)
+    free_text: bool = False  # an OWNER/NAME it does not know is just words, not a mistake
 
 
 # ------------------------------------------------------------------ periods
@@ -165,7 +190,7 @@ def _report_reply(call: Call, report: DailyReport, scope: str | None = None) -> 
     live = report.last >= call.today
     if not report.prs:
         return _nothing(call, report, scope, live)
-    return Reply(reply_messages(report, scope, as_of=call.now if live else None))
+    return Reply(reply_messages(report, scope, as_of=call.now if live else None, limit=call.listed))
 
 
 def _nothing(call: Call, report: DailyReport, scope: str | None, live: bool) -> Reply:
@@ -177,25 +202,46 @@ def _nothing(call: Call, report: DailyReport, scope: str | None, live: bool) -> 
     if latest is not None:  # the dispatcher answers an empty store before any command runs
         day = local_day(latest, call.tz).isoformat()
         lines.append(f"The latest day with merged PRs is {day}: `/prdigest {day}`.")
-    return _reply("\n".join(lines))
+    return replace(_reply("\n".join(lines)), found=False)
+
+
+def each_repo(call: Call, one: Callable[[Call], Reply]) -> Reply:
+    """`one` for every repository the call covers: those that found something in turn, then a line for the rest."""
+    if len(call.repos) == 1:
+        return one(call)
+    replies = [one(call.for_repo(repo)) for repo in call.repos]
+    found = [reply for reply in replies if reply.found]
+    quiet = [reply.text.split("\n")[0] for reply in replies if not reply.found]
+    if not found:
+        return _reply("\n".join(reply.text for reply in replies), public=any(r.public for r in replies))
+    messages = [message for reply in found for message in reply.messages]
+    if quiet:
+        messages.append(text_message("\n".join(quiet)))
+    if len(messages) > MAX_RESPONSES:
+        messages = messages[: MAX_RESPONSES - 1] + [
+            text_message(f"_{len(messages) - MAX_RESPONSES + 1} more messages left out: name one repository to see all of its PRs._")
+        ]
+    return Reply(messages, public=any(reply.public for reply in found))
 
 
 def cmd_period(call: Call) -> Reply:
     if len(call.words) > 1:
         raise CommandError("give one period", "when")
-    word = call.words[0] if call.words else "today"
-    return _report_reply(call, _load(call, parse_period(word, call.today, "when")))
+    period = parse_period(call.words[0] if call.words else "today", call.today, "when")
+    return each_repo(call, lambda one: _report_reply(one, _load(one, period)))
 
 
 def cmd_area(call: Call) -> Reply:
     words, period = _split_period(call, "area")
     if not words:
         raise CommandError("which area?", "area")
-    try:
-        area = require_area(" ".join(words))
-    except UnknownArea as exc:
-        raise CommandError(escape(str(exc)), "area") from None
-    return _report_reply(call, _load(call, period, area), scope=f"in {area}")
+    name = " ".join(words)
+    areas = {repo: resolve_area(name, repo) for repo in call.repos}
+    having = tuple(repo for repo, area in areas.items() if area)
+    if not having:
+        raise CommandError(escape(str(UnknownArea(name, call.repo))), "area")
+    call = call.limited(having)
+    return each_repo(call, lambda one: _report_reply(one, _load(one, period, areas[one.repo]), f"in {areas[one.repo]}"))
 
 
 def cmd_author(call: Call) -> Reply:
@@ -203,26 +249,35 @@ def cmd_author(call: Call) -> Reply:
     if len(words) != 1:
         raise CommandError("give one GitHub login", "author")
     login = words[0].lstrip("@")
-    report = _load(call, period)
-    mine = [pr for pr in report.prs if pr.author.lower() == login.lower()]
-    return _report_reply(call, replace(report, prs=mine), scope=f"by {login}")
+
+    def one(call: Call) -> Reply:
+        report = _load(call, period)
+        mine = [pr for pr in report.prs if pr.author.lower() == login.lower()]
+        return _report_reply(call, replace(report, prs=mine), scope=f"by {login}")
+
+    return each_repo(call, one)
 
 
 def cmd_areas(call: Call) -> Reply:
     if len(call.words) > 1:
         raise CommandError("give at most one period", "areas")
     period = parse_period(call.words[0], call.today, "areas") if call.words else last_days(call.today, DEFAULT_DAYS)
+    return each_repo(call, lambda one: _area_counts(one, period))
+
+
+def _area_counts(call: Call, period: Period) -> Reply:
     report = _load(call, period)
     if not report.prs:
         return _nothing(call, report, None, report.last >= call.today)
     counts = Counter(area for pr in report.prs for area in pr.areas)
     unlabelled = sum(1 for pr in report.prs if not pr.areas)
     lines = [f"*Areas of {escape(call.repo)}, {report.label} ({report.tz_label}): {len(report.prs)} merged PRs*"]
-    busy = sorted(counts, key=lambda area: (-counts[area], area_names().index(area)))
+    names, order = area_names(call.repo), area_order(call.repo)
+    busy = sorted(counts, key=lambda area: (-counts[area], order(area)))
     lines.extend(f"\u2022 `{area}` {counts[area]}" for area in busy)
     if unlabelled:
         lines.append(f"\u2022 no area: {unlabelled}")
-    quiet = [area for area in area_names() if area not in counts]
+    quiet = [area for area in names if area not in counts]
     if quiet:
         lines.append("No PRs: " + ", ".join(quiet))
     lines.append("_One area's PRs: `/prdigest area NAME [when]`._")
@@ -235,14 +290,20 @@ def cmd_pr(call: Call) -> Reply:
     match = _PR_NUMBER.match(call.args.strip())
     if not match:
         raise CommandError("give a PR number, like `pr 1234`", "pr")
-    return _pr_summary(call.runtime, call.repo, int(match.group(1)))
+    number = int(match.group(1))
+    if call.scope.named and len(call.repos) == 1:  # type: ignore[union-attr]
+        return _pr_summary(call.runtime, call.repo, number)
+    found = holders(call.runtime, call.repos, number)
+    if len(found) > 1:
+        return _reply(ambiguous_number(number, found))
+    return _pr_summary(call.runtime, found[0] if found else call.repo, number)
 
 
 def _pr_summary(runtime: Runtime, repo: str, number: int) -> Reply:
     pr = get_pr(runtime.db, repo, number)
     if pr is None:
         return _reply(
-            f"#{number} is not in the store: it holds the merged PRs of {escape(repo)}"
+            f"{escape(repo)}#{number} is not in the store: it holds the PRs merged there"
             " (an open PR, or one merged since the last ingest, is not there yet)."
         )
     from bot.summarize import ensure_summary  # imported on use: it brings in the model client
@@ -260,9 +321,13 @@ def cmd_search(call: Call) -> Reply:
     query = call.args.strip()
     if not query:
         raise CommandError("search for what?", "search")
+    return each_repo(call, lambda one: _search(one, query))
+
+
+def _search(call: Call, query: str) -> Reply:
     result = search_prs(call.runtime.db, query, call.repo, call.tz, limit=SEARCH_HITS, now=call.now)
     if not result.hits:
-        return _reply(f"Nothing in {escape(call.repo)} matched \u201c{escape(query)}\u201d.")
+        return replace(_reply(f"Nothing in {escape(call.repo)} matched \u201c{escape(query)}\u201d."), found=False)
     heading = f"*PRs of {escape(call.repo)} matching \u201c{escape(query)}\u201d*"
     return Reply([pr_list_message(heading, [hit.pr for hit in result.hits], call.tz, result.note)])
 
@@ -271,7 +336,7 @@ def cmd_ask(call: Call) -> Reply:
     question = call.args.strip()
     if not question:
         raise CommandError("ask what?", "ask")
-    return Reply([answer(call.runtime, question, now=call.now)])
+    return Reply([answer(call.runtime, question, now=call.now, channel=call.channel)])
 
 
 # ------------------------------------------------------------------ subscriptions
@@ -302,6 +367,8 @@ def _need_channel(call: Call, command: str) -> str:
 
 def describe(sub: Subscription, tz: ZoneInfo) -> str:
     areas = f" (areas: {', '.join(sub.areas)})" if sub.areas else ""
+    if sub.live:
+        return f"live alerts of {escape(sub.repo)}{areas} as PRs merge"
     return f"the daily report of {escape(sub.repo)}{areas} at {sub.post_at.strftime('%H:%M')} {tz.key} time"
 
 
@@ -311,12 +378,18 @@ def next_report(call: Call, sub: Subscription) -> str:
     return "today" if call.now.time() < sub.post_at and posted is None else "tomorrow"
 
 
+_LIVE_WORDS = {"live": LIVE, "watch": LIVE, "daily": DAILY}
+
+
 def cmd_subscribe(call: Call) -> Reply:
     channel = _need_channel(call, "subscribe")
-    post_at, areas = DEFAULT_POST_AT, []
+    post_at, names, mode = DEFAULT_POST_AT, [], DAILY
     words = list(call.words)
     while words:
         word = words.pop(0)
+        if word.lower() in _LIVE_WORDS:
+            mode = _LIVE_WORDS[word.lower()]
+            continue
         if word.lower() == "at":
             if not words:
                 raise CommandError("`at` needs a time, like `at 09:00`", "subscribe")
@@ -324,33 +397,50 @@ def cmd_subscribe(call: Call) -> Reply:
         when = parse_time(word)
         if when is not None:
             post_at = when
-            continue
+        elif word not in names:
+            names.append(word)
+    if mode == LIVE and post_at != DEFAULT_POST_AT:
+        raise CommandError("live alerts come as PRs merge; `at` is for the daily report", "subscribe")
+    planned = [(repo, _areas_of(call, repo, names)) for repo in call.repos]  # every name checked before any write
+    subs = [subscribe(call.runtime.db, channel, repo, areas, post_at, call.user, call.now, mode) for repo, areas in planned]
+    who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
+    lines = []
+    for sub, created in subs:
+        done = "This channel now gets" if created else "Updated: this channel gets"
+        when = " The first comes with the next ingest." if sub.live else f" The next one comes {next_report(call, sub)}."
+        lines.append(f"{done} {describe(sub, call.tz)}{who}.{when}")
+    lines.append("_A private channel needs `/invite @prdigest` first; `/prdigest unsubscribe` stops it._")
+    return _reply("\n".join(lines), public=True)
+
+
+def _areas_of(call: Call, repo: str, names: list[str]) -> list[str]:
+    """The areas `names` stand for in `repo`, in its order; CommandError for one it does not have."""
+    areas: list[str] = []
+    for name in names:
         try:
-            area = require_area(word)
+            area = require_area(name, repo)
         except UnknownArea as exc:
-            raise CommandError(escape(str(exc)), "subscribe") from None
+            where = f" in {escape(repo)}" if len(call.repos) > 1 else ""
+            raise CommandError(escape(str(exc)) + where, "subscribe") from None
         if area not in areas:
             areas.append(area)
-    areas.sort(key=area_names().index)
-    now = call.now
-    sub, created = subscribe(call.runtime.db, channel, call.repo, areas, post_at, call.user, now)
-    who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
-    done = "This channel now gets" if created else "Updated: this channel gets"
-    return _reply(
-        f"{done} {describe(sub, call.tz)}{who}. The next one comes {next_report(call, sub)}.\n"
-        "_A private channel needs `/invite @prdigest` first; `/prdigest unsubscribe` stops it._",
-        public=True,
-    )
+    return sorted(areas, key=area_order(repo))
 
 
 def cmd_unsubscribe(call: Call) -> Reply:
     channel = _need_channel(call, "unsubscribe")
-    if call.words:
-        raise CommandError("unsubscribe takes no arguments", "unsubscribe")
-    repos = unsubscribe(call.runtime.db, channel)
-    if not repos:
-        return _reply("This channel has no daily report to stop.")
-    return _reply(f"This channel no longer gets the daily report of {escape(', '.join(repos))}.", public=True)
+    modes = {_LIVE_WORDS[word.lower()] for word in call.words if word.lower() in _LIVE_WORDS}
+    other = [word for word in call.words if word.lower() not in _LIVE_WORDS]
+    if other or len(modes) > 1:
+        raise CommandError("unsubscribe takes at most a repository and `live` or `daily`", "unsubscribe")
+    mode = next(iter(modes), None)
+    repos = call.repos if call.scope.named else (None,)  # type: ignore[union-attr]
+    removed = [sub for repo in repos for sub in unsubscribe(call.runtime.db, channel, repo, mode)]
+    if not removed:
+        what = {DAILY: "daily report", LIVE: "live alerts", None: "daily report or live alerts"}[mode]
+        of = f" of {escape(', '.join(call.repos))}" if call.scope.named else ""  # type: ignore[union-attr]
+        return _reply(f"This channel has no {what}{of} to stop.")
+    return _reply("\n".join(f"This channel no longer gets {describe(sub, call.tz)}." for sub in removed), public=True)
 
 
 def cmd_subscriptions(call: Call) -> Reply:
@@ -359,18 +449,21 @@ def cmd_subscriptions(call: Call) -> Reply:
     if call.channel:
         subs = channel_subscriptions(call.runtime.db, call.channel)
         if not subs:
-            return _reply("This channel gets no daily report. `/prdigest subscribe [AREA...] [at HH:MM]` starts one.")
+            return _reply(
+                "This channel gets no daily report or live alerts. "
+                "`/prdigest subscribe [REPO] [AREA...] [at HH:MM | live]` starts one."
+            )
         return _reply("\n".join(f"This channel gets {describe(sub, call.tz)}." for sub in subs))
     subs = all_subscriptions(call.runtime.db)
     if not subs:
-        return _reply("No channel gets the daily report yet.")
+        return _reply("No channel gets the daily report or live alerts yet.")
     return _reply("\n".join(f"\u2022 {escape(sub.channel)}: {describe(sub, call.tz)}" for sub in subs))
 
 
 # ------------------------------------------------------------------ help and dispatch
 
 def cmd_help(call: Call) -> Reply:
-    return _reply(help_text(call.runtime.settings.default_repo))
+    return _reply(help_text(call.repos))
 
 
 WHEN = Command("[when]", "what merged: today so far, yesterday, the last 7 days (week), a day or a range", cmd_period)
@@ -382,25 +475,31 @@ COMMANDS: dict[str, Command] = {
     "areas": Command("areas [when]", "every area with its count (default: the last 7 days)", cmd_areas),
     "pr": Command("pr N", "the full summary of one PR", cmd_pr, slow=True),
     "author": Command("author LOGIN [when]", "one person's PRs (default: the last 7 days)", cmd_author),
-    "search": Command("search TEXT", "find PRs by words", cmd_search),
-    "ask": Command("ask QUESTION", "a question about what merged (or mention @prdigest)", cmd_ask, slow=True),
+    "search": Command("search TEXT", "find PRs by words", cmd_search, free_text=True),
+    "ask": Command("ask QUESTION", "a question about what merged (or mention @prdigest)", cmd_ask, slow=True, scoped=False),
     "subscribe": Command(
-        "subscribe [AREA...] [at HH:MM]",
-        f"yesterday's report in this channel every day (default {DEFAULT_POST_AT.strftime('%H:%M')})",
+        "subscribe [REPO...] [AREA...] [at HH:MM | live]",
+        f"yesterday's report in this channel every day (default {DEFAULT_POST_AT.strftime('%H:%M')}),"
+        " or `live`: each PR as soon as it is ingested",
         cmd_subscribe,
         reads_prs=False,
     ),
-    "unsubscribe": Command("unsubscribe", "stop this channel's daily report", cmd_unsubscribe, reads_prs=False),
+    "unsubscribe": Command(
+        "unsubscribe [REPO...] [live | daily]", "stop this channel's reports and alerts (all, unless named)",
+        cmd_unsubscribe, reads_prs=False,
+    ),
     "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions, reads_prs=False),
     "help": Command("help", "this list", cmd_help, reads_prs=False),
 }
 
 
-def help_text(repo: str) -> str:
-    lines = [f"*/prdigest*: what merged in {escape(repo)}"]
+def help_text(repos: Sequence[str]) -> str:
+    lines = [f"*/prdigest*: what merged in {escape(', '.join(repos))}"]
     unique = dict.fromkeys(COMMANDS.values())
     lines.extend(f"\u2022 `/prdigest {command.usage}` \u2014 {command.about}" for command in unique)
     lines.append(f"_when_ is {PERIOD_USAGE}. Mention @prdigest with a question to get the answer in a thread.")
+    if len(repos) > 1:
+        lines.append("Name a repository (`OWNER/NAME` or its name) in a command or a question to see only that one.")
     return "\n".join(lines)
 
 
@@ -426,14 +525,14 @@ def is_slow(text: str) -> bool:
     return command is not None and command.slow
 
 
-def _unknown(name: str, text: str, repo: str) -> Reply:
+def _unknown(name: str, text: str, repos: Sequence[str]) -> Reply:
     import difflib  # here, as only a mistyped command needs it
 
     close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
     hint = f" Did you mean `{close[0]}`?" if close else ""
     if not close and len(text.split()) > 2:
         hint = f" To ask a question: `/prdigest ask {escape(text.strip())}`"
-    return _reply(f"`{escape(name)}` is not a command.{hint}\n\n{help_text(repo)}", error=True)
+    return _reply(f"`{escape(name)}` is not a command.{hint}\n\n{help_text(repos)}", error=True)
 
 
 def execute(
@@ -442,17 +541,31 @@ def execute(
     """Answer one command. Never raises: bad input and failing dependencies become a short reply."""
     name, command, rest = find_command(text)
     if command is None:
-        return _unknown(name, text, runtime.settings.default_repo)
-    call = Call(runtime, rest, now or runtime.now(), channel, user)
-    return guarded(text.strip(), lambda: _run(command, call))
+        return _unknown(name, text, runtime.settings.repos)
+    return guarded(text.strip(), lambda: _run(name, command, Call(runtime, rest, now or runtime.now(), channel, user)))
 
 
-def _run(command: Command, call: Call) -> Reply:
-    """The command's reply; one that reads PRs says instead when the store holds none to read."""
-    notice = command.reads_prs and empty_store_notice(call.runtime.db, call.repo)
-    if notice:
-        return _reply(escape(notice))
+def _run(name: str, command: Command, call: Call) -> Reply:
+    """The command's reply, for the repositories it names or the channel's.
+
+    One that reads PRs says instead when the store holds none to read.
+    """
+    if command.scoped:
+        scope = scope_of(call.runtime, call.args, call.channel)
+        if scope.unknown and not command.free_text:
+            raise CommandError(not_followed(scope.unknown[0], followed(call.runtime)), name)
+        call = replace(call, args=scope.text, scope=scope)
+    notices = [empty_store_notice(call.runtime.db, repo) for repo in call.repos] if command.reads_prs else [None]
+    if all(notices):
+        return _reply(escape(notices[0]))  # type: ignore[arg-type]
     return command.run(call)
+
+
+def not_followed(repo: str, repos: Sequence[str]) -> str:
+    return (
+        f"`{escape(repo)}` is not a repository prdigest follows here (it follows {escape(', '.join(repos))});"
+        " add it to PRDIGEST_REPOS to follow it"
+    )
 
 
 def guarded(what: str, work: Callable[[], Reply]) -> Reply:

@@ -5,10 +5,13 @@ import logging
 import re
 from datetime import datetime
 from typing import Sequence
+from zoneinfo import ZoneInfo
 
-from bot.answer import answer_question
+from bot.answer import Answer, answer_question
+from bot.empty_store import empty_store_notice
 from bot.runtime import Runtime
-from bot.slack_render import Message, answer_message, mrkdwn_section, text_message
+from bot.scope import scope_of
+from bot.slack_render import Message, answer_message, grouped_message, mrkdwn_section, text_message
 from store.threads import claim_turn, earlier_questions
 
 log = logging.getLogger(__name__)
@@ -32,20 +35,55 @@ def start_turn(runtime: Runtime, channel: str, thread_ts: str, ts: str, question
     return earlier_questions(runtime.db, channel, thread_ts, ts)
 
 
-def answer(runtime: Runtime, question: str, now: datetime | None = None, history: Sequence[str] = ()) -> Message:
-    """The answer as a Slack message; a failing model degrades to an answer from the store alone."""
+def answer(
+    runtime: Runtime,
+    question: str,
+    now: datetime | None = None,
+    history: Sequence[str] = (),
+    channel: str | None = None,
+) -> Message:
+    """The answer as a Slack message, grouped by repository when it covers several.
+
+    A failing model degrades to an answer from the store alone.
+    """
     from bot.llm import LLMError  # imported on use: the model client takes a second to load
 
+    scope = scope_of(runtime, question, channel, history)
+    if scope.ambiguous:
+        return text_message(scope.ambiguous)
+    repos = _answerable(runtime, scope.repos)
     settings = runtime.settings
-    ask = lambda llm: answer_question(  # noqa: E731
-        runtime.db, settings, question, history=history, now=now, llm=llm, repo=settings.default_repo
-    )
+    ask = lambda llm: [  # noqa: E731
+        (repo, answer_question(runtime.db, settings, scope.text, history=scope.history, now=now, llm=llm, repo=repo))
+        for repo in repos
+    ]
     try:
-        return answer_message(ask(runtime.llm), settings.timezone)
+        return _grouped(ask(runtime.llm), settings.timezone)
     except LLMError as exc:
         log.warning("model failed, answering from the store: %s", exc)
-    message = answer_message(ask(None), settings.timezone)
+    message = _grouped(ask(None), settings.timezone)
     return Message(text=f"{MODEL_DOWN}\n{message.text}", blocks=[mrkdwn_section(MODEL_DOWN), *message.blocks])
+
+
+def _answerable(runtime: Runtime, repos: tuple[str, ...]) -> tuple[str, ...]:
+    """The repositories the store holds PRs of; the first alone when it holds none (its answer says so)."""
+    if len(repos) == 1:
+        return repos
+    return tuple(repo for repo in repos if empty_store_notice(runtime.db, repo) is None) or repos[:1]
+
+
+def _grouped(answers: list[tuple[str, Answer]], tz: ZoneInfo) -> Message:
+    """One answer as it is; several under their repositories' names, those that found nothing left out."""
+    if len(answers) == 1:
+        return answer_message(answers[0][1], tz)
+    found = [(repo, found) for repo, found in answers if found.citations]
+    if len(found) == 1:
+        repo, only = found[0]
+        return grouped_message([(repo, answer_message(only, tz))])
+    if not found:
+        nearest = next((pair for pair in answers if pair[1].prs), answers[0])
+        return grouped_message([(nearest[0], answer_message(nearest[1], tz))])
+    return grouped_message([(repo, answer_message(found, tz)) for repo, found in found])
 
 
 def apology() -> Message:

@@ -17,7 +17,7 @@ from slack_sdk import WebClient
 from bot.daily import DailyPoster, Pacer
 from bot.runtime import Runtime
 from store.posts import get_post
-from store.subscriptions import Subscription, all_subscriptions
+from store.subscriptions import DAILY, Subscription, all_subscriptions
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class Scheduler:
         now = now or datetime.now(timezone.utc)
         self._poll(now)
         tz = self.runtime.settings.timezone
-        for sub in all_subscriptions(self.runtime.db):
+        for sub in all_subscriptions(self.runtime.db, DAILY):
             day = due_day(sub, now, tz)
             key = (sub.channel, sub.repo)
             if day is None or now < self._retry_at.get(key, now):

@@ -41,7 +41,7 @@ class Conversation:
         if not question:
             return Reply([text_message(EMPTY_QUESTION)])
         try:
-            message = answer(self.runtime, question, history=list(self.history))
+            message = answer(self.runtime, question, history=list(self.history), channel=self.channel)
         except Exception:  # as in Slack: an apology, and the session goes on
             log.exception("could not answer %r", question)
             return Reply([apology()], error=True)

@@ -170,7 +170,7 @@ class Listeners:
             return  # Slack delivered this mention again; it is answered already
         placeholder = post(client, channel, thread_ts, text_message(LOOKING))
         try:
-            message = answer(self.runtime, question, history=history)
+            message = answer(self.runtime, question, history=history, channel=channel)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
@@ -190,7 +190,7 @@ class Listeners:
     def home_blocks(self) -> list[dict[str, Any]]:
         """The Home tab: the latest day's summary, then how to use the bot."""
         settings = self.runtime.settings
-        blocks = [mrkdwn_section(help_text(settings.default_repo))]
+        blocks = [mrkdwn_section(help_text(settings.repos))]
         try:
             latest = latest_merge(self.runtime.db, settings.default_repo)
             if latest is not None:

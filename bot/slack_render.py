@@ -184,9 +184,11 @@ def daily_report_messages(report: DailyReport, scope: str | None = None) -> list
     return [parent_message(report, scope)] + thread_messages(report)
 
 
-def reply_messages(report: DailyReport, scope: str | None = None, as_of: datetime | None = None) -> list[Message]:
-    """A day or a period as the answer to a command: the summary, then its PRs (at most MAX_LISTED of each type)."""
-    return [parent_message(report, scope, as_of, in_thread=False)] + thread_messages(report, limit=MAX_LISTED)
+def reply_messages(
+    report: DailyReport, scope: str | None = None, as_of: datetime | None = None, limit: int = MAX_LISTED
+) -> list[Message]:
+    """A day or a period as the answer to a command: the summary, then its PRs (at most `limit` of each type)."""
+    return [parent_message(report, scope, as_of, in_thread=False)] + thread_messages(report, limit=limit)
 
 
 def pack_lines(lines: list[str], limit: int) -> list[str]:
@@ -257,6 +259,15 @@ def pr_list_message(heading: str, prs: list[PullRequest], tz: ZoneInfo, note: st
     if note:
         blocks.append(mrkdwn_section(f"_{escape(note)}_"))
     blocks.extend(mrkdwn_section(pr_line(pr, tz, with_date=True), accessory=summary_button(pr)) for pr in prs)
+    return _message(blocks[:MAX_BLOCKS])
+
+
+def grouped_message(parts: list[tuple[str, Message]]) -> Message:
+    """Messages about several repositories as one: each under its repository's name."""
+    blocks: list[dict[str, Any]] = []
+    for repo, message in parts:
+        blocks.append(mrkdwn_section(f"*{escape(repo)}*"))
+        blocks.extend(message.blocks)
     return _message(blocks[:MAX_BLOCKS])
 
 

@@ -29,19 +29,21 @@ class PostKey:
     repo: str
     date: date
     areas: tuple[str, ...] = ()  # as the channel filters; empty: the whole report
+    batch: int = 0  # 0: the day's report; 1, 2, ...: the day's live alerts, in order
 
     @classmethod
-    def of(cls, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> "PostKey":
-        return cls(channel, repo, day, tuple(sorted(set(areas))))
+    def of(cls, channel: str, repo: str, day: date, areas: Sequence[str] = (), batch: int = 0) -> "PostKey":
+        return cls(channel, repo, day, tuple(sorted(set(areas))), batch)
 
     @property
     def text(self) -> str:
         """The key as one string, as it travels in the messages' metadata."""
-        return f"{self.channel} {self.repo} {self.date.isoformat()} {','.join(self.areas)}".rstrip()
+        live = f" live-{self.batch}" if self.batch else ""
+        return f"{self.channel} {self.repo} {self.date.isoformat()} {','.join(self.areas)}".rstrip() + live
 
     @property
-    def where(self) -> list[str]:
-        return [self.channel, self.repo, self.date.isoformat(), json.dumps(list(self.areas))]
+    def where(self) -> list[Any]:
+        return [self.channel, self.repo, self.date.isoformat(), json.dumps(list(self.areas)), self.batch]
 
 
 @dataclass
@@ -73,7 +75,7 @@ class DailyPost:
         return self.state in (DONE, EMPTY)
 
 
-_WHERE = "channel = ? and repo = ? and date = ? and areas = ?"
+_WHERE = "channel = ? and repo = ? and date = ? and areas = ? and batch = ?"
 
 
 def get_post(db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> DailyPost | None:
@@ -119,6 +121,7 @@ def claim_post(
                     "repo": key.repo,
                     "date": key.date.isoformat(),
                     "areas": json.dumps(list(key.areas)),
+                    "batch": key.batch,
                     "messages": json.dumps(messages, ensure_ascii=False),
                     "parent_ts": None,
                     "replies_sent": 0,
@@ -187,6 +190,6 @@ def record_done(db: Database, post: DailyPost) -> None:
 def _update(db: Database, key: PostKey, **values: Any) -> None:
     with write_transaction(db):
         db["daily_posts"].update(
-            (key.channel, key.repo, key.date.isoformat(), json.dumps(list(key.areas))),
+            tuple(key.where),
             {**values, "updated_at": now_text()},
         )

@@ -199,3 +199,22 @@ def m050_model_replies(db: Database) -> None:
         pk=("base_url", "model"),
         not_null={"accepted", "checked_at"},
     )
+
+
+@migrations()
+def m090_live_alerts(db: Database) -> None:
+    # A channel may follow a repository both ways: the daily report, and live alerts.
+    subscriptions = db["subscriptions"]
+    subscriptions.add_column("mode", str, not_null_default="daily")
+    subscriptions.transform(pk=("channel", "repo", "mode"))
+    # A live alert is a post of one message, numbered per channel, repository and day
+    # (batch 0 is the daily report), so it is claimed, sent and read back like one.
+    posts = db["daily_posts"]
+    posts.add_column("batch", int, not_null_default=0)
+    posts.transform(pk=("channel", "repo", "date", "areas", "batch"))
+    # Each PR a channel was alerted to, and the post that carries it: a PR is planned into one post only.
+    db["live_alerts"].create(
+        {"channel": str, "repo": str, "number": int, "date": str, "batch": int, "areas": str},
+        pk=("channel", "repo", "number"),
+        not_null={"date", "batch", "areas"},
+    )

@@ -1,4 +1,4 @@
-"""Channels that receive the daily report: which repository, which areas, at what local time."""
+"""Channels that follow repositories: the daily report at a local time, or live alerts as PRs merge."""
 from __future__ import annotations
 
 import json
@@ -12,6 +12,7 @@ from store.db import write_transaction
 from store.days import from_utc_text, to_utc_text
 
 DEFAULT_POST_AT = time(9, 0)
+DAILY, LIVE = "daily", "live"
 
 
 @dataclass(frozen=True)
@@ -19,9 +20,14 @@ class Subscription:
     channel: str
     repo: str
     areas: tuple[str, ...]  # empty: every area
-    post_at: time  # local time in PRDIGEST_TIMEZONE
+    post_at: time  # local time in PRDIGEST_TIMEZONE (daily only)
     created_at: datetime
     created_by: str | None = None
+    mode: str = DAILY  # daily: yesterday's report at post_at; live: each PR soon after it is stored
+
+    @property
+    def live(self) -> bool:
+        return self.mode == LIVE
 
 
 def _from_row(row: dict[str, Any]) -> Subscription:
@@ -32,23 +38,33 @@ def _from_row(row: dict[str, Any]) -> Subscription:
         post_at=time.fromisoformat(row["post_at"]),
         created_at=from_utc_text(row["created_at"]),
         created_by=row["created_by"],
+        mode=row["mode"],
     )
 
 
 def subscribe(
-    db: Database, channel: str, repo: str, areas: Sequence[str], post_at: time, user: str | None, now: datetime
+    db: Database,
+    channel: str,
+    repo: str,
+    areas: Sequence[str],
+    post_at: time,
+    user: str | None,
+    now: datetime,
+    mode: str = DAILY,
 ) -> tuple[Subscription, bool]:
-    """Create or update the channel's subscription to `repo`; True when it is new.
+    """Create or update the channel's subscription to `repo` in `mode`; True when it is new.
 
-    An update keeps the original creation time, which decides the first day a report is due.
+    An update keeps the original creation time, which decides the first day a report is
+    due and the first PR a live subscription announces.
     """
     with write_transaction(db):
-        existing = get_subscription(db, channel, repo)
+        existing = get_subscription(db, channel, repo, mode)
         created_at = existing.created_at if existing else now
         db["subscriptions"].insert(
             {
                 "channel": channel,
                 "repo": repo,
+                "mode": mode,
                 "areas": json.dumps(list(areas)),
                 "post_at": post_at.strftime("%H:%M"),
                 "created_by": existing.created_by if existing else user,
@@ -56,25 +72,31 @@ def subscribe(
             },
             replace=True,
         )
-    return get_subscription(db, channel, repo), existing is None  # type: ignore[return-value]
+    return get_subscription(db, channel, repo, mode), existing is None  # type: ignore[return-value]
 
 
-def get_subscription(db: Database, channel: str, repo: str) -> Subscription | None:
-    rows = list(db["subscriptions"].rows_where("channel = ? and repo = ?", [channel, repo]))
+def get_subscription(db: Database, channel: str, repo: str, mode: str = DAILY) -> Subscription | None:
+    rows = list(db["subscriptions"].rows_where("channel = ? and repo = ? and mode = ?", [channel, repo, mode]))
     return _from_row(rows[0]) if rows else None
 
 
-def unsubscribe(db: Database, channel: str) -> list[str]:
-    """Remove every subscription of the channel; returns the repositories it followed."""
+def unsubscribe(db: Database, channel: str, repo: str | None = None, mode: str | None = None) -> list[Subscription]:
+    """Remove the channel's subscriptions (to `repo`, in `mode`, when given); returns those removed."""
+    where, args = "channel = ?", [channel]
+    if repo is not None:
+        where, args = where + " and repo = ?", [*args, repo]
+    if mode is not None:
+        where, args = where + " and mode = ?", [*args, mode]
     with write_transaction(db):
-        repos = [sub.repo for sub in channel_subscriptions(db, channel)]
-        db.execute("delete from subscriptions where channel = ?", [channel])
-    return repos
+        removed = [_from_row(row) for row in db["subscriptions"].rows_where(where, args, order_by="repo, mode")]
+        db.execute(f"delete from subscriptions where {where}", args)
+    return removed
 
 
 def channel_subscriptions(db: Database, channel: str) -> list[Subscription]:
-    return [_from_row(row) for row in db["subscriptions"].rows_where("channel = ?", [channel], order_by="repo")]
+    return [_from_row(row) for row in db["subscriptions"].rows_where("channel = ?", [channel], order_by="repo, mode")]
 
 
-def all_subscriptions(db: Database) -> list[Subscription]:
-    return [_from_row(row) for row in db["subscriptions"].rows_where(order_by="channel, repo")]
+def all_subscriptions(db: Database, mode: str | None = None) -> list[Subscription]:
+    where, args = ("mode = ?", [mode]) if mode else (None, [])
+    return [_from_row(row) for row in db["subscriptions"].rows_where(where, args, order_by="channel, repo, mode")]

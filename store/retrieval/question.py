@@ -602,6 +602,13 @@ def _take_numbers(text: str, numbers: list[int]) -> str:
     return _PR_REF.sub(keep, _PR_LINK.sub(keep, text))
 
 
+def pr_numbers(text: str) -> list[int]:
+    """The PRs a question names by number or link, in order."""
+    numbers: list[int] = []
+    _take_numbers(_clean(text), numbers)
+    return numbers
+
+
 def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
     def add(login: str, role: str) -> None:
         if all(p.login.lower() != login.lower() for p in people):
