@@ -119,9 +119,17 @@ class DailyPoster:
             report = channel_report(self.db, self.settings, repo, day, key.areas)
             return [asdict(message) for message in report_messages(report, key.areas)]
 
+        return self.send(key, plan)
+
+    def send(self, key: PostKey, plan: Callable[[], list[dict[str, Any]]]) -> Outcome:
+        """Claim the post (planned with `plan` if it is new) and send what it still lacks."""
         post = claim_post(self.db, key, self.owner, plan, self.settings.post_lease, time.time())
         if post is None or post.finished:
             return Outcome(key, post, 0)
+        return Outcome(key, post, self.deliver(post))
+
+    def deliver(self, post: DailyPost) -> int:
+        """Send the claimed post's missing parts, renewing the claim meanwhile; the number sent."""
         with Heartbeat(self.runtime, post):
             try:
                 sent = self._post_thread(post)
@@ -129,8 +137,8 @@ class DailyPoster:
                 release(self.db, post)
                 raise
         record_done(self.db, post)
-        log.info("daily report of %s for %s posted to %s", repo, day, channel)
-        return Outcome(key, post, sent)
+        log.info("post %s sent", post.key.text)
+        return sent
 
     def _post_thread(self, post: DailyPost) -> int:
         if post.in_flight is not None:  # the last holder sent a part and died before recording it

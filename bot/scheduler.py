@@ -1,4 +1,4 @@
-"""The clock inside `prdigest serve`: ingest every few minutes, post each channel's report at its time.
+"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts, post each channel's report at its time.
 
 A report is due once the channel's local time of day has come on the day after
 the reported one; whether it was posted is read from the store, so a restart
@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk import WebClient
 
 from bot.daily import DailyPoster, Pacer
+from bot.live import LiveAlerts
 from bot.runtime import Runtime
 from store.posts import get_post
 from store.subscriptions import DAILY, Subscription, all_subscriptions
@@ -44,7 +45,7 @@ def due_day(sub: Subscription, now: datetime, tz: ZoneInfo) -> date | None:
 
 
 class Scheduler:
-    """One tick a minute: poll ingestion when due, then post every report that is due and not posted."""
+    """One tick a minute: poll ingestion when due, send live alerts, then post every report that is due and not posted."""
 
     def __init__(
         self,
@@ -57,12 +58,14 @@ class Scheduler:
         self.client = client
         self.ingest = ingest
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
+        self.live = LiveAlerts(runtime, client, self.pacer)
         self._ingested: dict[str, datetime] = {}
         self._retry_at: dict[tuple[str, str], datetime] = {}
 
     def tick(self, now: datetime | None = None) -> None:
         now = now or datetime.now(timezone.utc)
         self._poll(now)
+        self.live.run(now)
         tz = self.runtime.settings.timezone
         for sub in all_subscriptions(self.runtime.db, DAILY):
             day = due_day(sub, now, tz)

@@ -5,7 +5,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 from zoneinfo import ZoneInfo
 
 from bot.answer import Answer, more_note
@@ -260,6 +260,27 @@ def pr_list_message(heading: str, prs: list[PullRequest], tz: ZoneInfo, note: st
         blocks.append(mrkdwn_section(f"_{escape(note)}_"))
     blocks.extend(mrkdwn_section(pr_line(pr, tz, with_date=True), accessory=summary_button(pr)) for pr in prs)
     return _message(blocks[:MAX_BLOCKS])
+
+
+# A live alert lists this many PRs one by one; a burst beyond it ends with a pointer to the rest.
+LIVE_LISTED = 30
+
+
+def live_message(prs: list[PullRequest], areas: Sequence[str], tz: ZoneInfo) -> Message:
+    """Newly merged PRs as one compact alert: each with its link, author, time, areas and *What changed*."""
+    repo = prs[0].repo
+    scope = f" in {', '.join(areas)}" if areas else ""
+    if len(prs) == 1:
+        heading = f"*Merged{scope}* \u00b7 {escape(repo)}"
+    else:
+        heading = f"*{len(prs)} PRs merged{scope}* \u00b7 {escape(repo)}"
+    blocks = [mrkdwn_section(heading)]
+    shown = prs[-LIVE_LISTED:]  # the newest, when a burst is longer
+    blocks.extend(mrkdwn_section(pr_line(pr, tz, with_date=True), accessory=summary_button(pr)) for pr in shown)
+    if len(prs) > len(shown):
+        blocks.append(mrkdwn_section(f"_\u2026and {len(prs) - len(shown)} earlier ones: `/prdigest today`._"))
+    text = f"{heading}: " + ", ".join(f"#{pr.number} {escape(pr.title)}" for pr in prs[:5])
+    return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=blocks)
 
 
 def grouped_message(parts: list[tuple[str, Message]]) -> Message:

@@ -78,9 +78,11 @@ class DailyPost:
 _WHERE = "channel = ? and repo = ? and date = ? and areas = ? and batch = ?"
 
 
-def get_post(db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> DailyPost | None:
-    """The record of the day's post to the channel (filtered on `areas`), if there is one."""
-    return _load(db, PostKey.of(channel, repo, day, areas))
+def get_post(
+    db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = (), batch: int = 0
+) -> DailyPost | None:
+    """The record of the day's post to the channel (filtered on `areas`; a live alert's `batch`), if there is one."""
+    return _load(db, PostKey.of(channel, repo, day, areas, batch))
 
 
 def _load(db: Database, key: PostKey) -> DailyPost | None:
@@ -185,6 +187,12 @@ def record_replies(db: Database, post: DailyPost, count: int) -> None:
 def record_done(db: Database, post: DailyPost) -> None:
     post.state = DONE
     _update(db, post.key, state=DONE, owner=None, lease_until=None, in_flight=None)
+
+
+def record_messages(db: Database, post: DailyPost, messages: list[dict[str, Any]]) -> None:
+    """The messages as they now stand in Slack, after an edit."""
+    post.messages = messages
+    _update(db, post.key, messages=json.dumps(messages, ensure_ascii=False))
 
 
 def _update(db: Database, key: PostKey, **values: Any) -> None:

@@ -218,3 +218,4 @@ def m090_live_alerts(db: Database) -> None:
         pk=("channel", "repo", "number"),
         not_null={"date", "batch", "areas"},
     )
+    db["live_alerts"].create_index(["channel", "repo", "date"])
