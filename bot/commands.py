@@ -383,7 +383,7 @@ _LIVE_WORDS = {"live": LIVE, "watch": LIVE, "daily": DAILY}
 
 def cmd_subscribe(call: Call) -> Reply:
     channel = _need_channel(call, "subscribe")
-    post_at, names, mode = DEFAULT_POST_AT, [], DAILY
+    post_at, names, mode, timed = DEFAULT_POST_AT, [], DAILY, False
     words = list(call.words)
     while words:
         word = words.pop(0)
@@ -396,10 +396,10 @@ def cmd_subscribe(call: Call) -> Reply:
             word = words.pop(0)
         when = parse_time(word)
         if when is not None:
-            post_at = when
+            post_at, timed = when, True
         elif word not in names:
             names.append(word)
-    if mode == LIVE and post_at != DEFAULT_POST_AT:
+    if mode == LIVE and timed:
         raise CommandError("live alerts come as PRs merge; `at` is for the daily report", "subscribe")
     planned = [(repo, _areas_of(call, repo, names)) for repo in call.repos]  # every name checked before any write
     subs = [subscribe(call.runtime.db, channel, repo, areas, post_at, call.user, call.now, mode) for repo, areas in planned]

@@ -149,3 +149,18 @@ def test_two_replicas_and_a_lost_answer_still_announce_each_pr_once(runtime, sla
     [alert] = alerts(slack)
     assert alert.startswith("*12 PRs merged in rocm*")
     assert len(slack.posts("C1")) == 1  # read back from the channel, never sent twice
+
+
+def test_live_subscriptions_take_no_time_and_list_beside_the_daily_report(runtime):
+    refused = execute(runtime, "subscribe rocm live at 9", channel="C1", now=SUBSCRIBED)
+    assert refused.error and "`at` is for the daily report" in refused.text
+    subscribe(runtime, "rocm watch")
+    subscribe(runtime, "at 8am")
+    listed = execute(runtime, "subscriptions", channel="C1", now=SUBSCRIBED).text.split("\n")
+    assert listed == [
+        "This channel gets the daily report of acme/engine at 08:00 America/Los_Angeles time.",
+        "This channel gets live alerts of acme/engine (areas: rocm) as PRs merge.",
+    ]
+    assert "has no live alerts of acme/engine to stop" not in execute(runtime, "unsubscribe live", channel="C1").text
+    assert execute(runtime, "unsubscribe live", channel="C1").text == "This channel has no live alerts to stop."
+    assert "daily report" in execute(runtime, "subscriptions", channel="C1").text
