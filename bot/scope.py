@@ -12,6 +12,7 @@ from typing import Sequence
 
 from bot.mrkdwn import escape
 from bot.runtime import Runtime
+from store.areas import resolve_area
 from store.prs import known_repos
 from store.retrieval.question import pr_numbers
 from store.retrieval.repo_names import find_repos
@@ -48,13 +49,19 @@ def scope_of(runtime: Runtime, text: str, channel: str | None, history: Sequence
     named = find_repos(text, known, bare_names=bare)
     earlier = [find_repos(turn, known, bare_names=bare) for turn in history]
     repos = tuple(named.repos) or next((tuple(turn.repos) for turn in reversed(earlier) if turn.repos), ())
-    scope = Scope(repos or channel_repos(runtime, channel), named.text, bool(repos), named.unknown)
+    unknown = [word for word in named.unknown if not _is_area(word, known)]
+    scope = Scope(repos or channel_repos(runtime, channel), named.text, bool(repos), unknown)
     scope.history = [turn.text for turn in earlier]
     linked = {number for _, number in named.numbers}
     numbers = [number for number in pr_numbers(named.text) if number not in linked]
     if numbers and not (scope.named and len(scope.repos) == 1):
         _resolve_numbers(runtime, scope, numbers, known)
     return scope
+
+
+def _is_area(word: str, repos: Sequence[str]) -> bool:
+    """An area's name or alias written with a slash ("ci/build", "p/d"): a word of the command, not a repository."""
+    return any(resolve_area(word, repo) for repo in (None, *repos))
 
 
 def _resolve_numbers(runtime: Runtime, scope: Scope, numbers: list[int], known: list[str]) -> None:

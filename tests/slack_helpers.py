@@ -1,9 +1,19 @@
-"""Helpers for the Slack tests: a runtime over the test store, PRs made to order, the fake Slack."""
+"""Helpers for the Slack tests: a runtime over the test store, PRs made to order, the fake Slack, `serve --http`."""
 from __future__ import annotations
 
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from time import monotonic
+from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
-from typing import Iterator
+from pathlib import Path
+from typing import Any, Iterator
 
+import httpx
 import pytest
 
 from bot.config import Settings
@@ -13,7 +23,7 @@ from store.importer import import_file
 from store.model import PullRequest, Summary
 from store.prs import save_prs
 from servers.github_api import FakeGitHub
-from servers.slack_api import FakeSlack
+from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlack, signed_headers, slash_command
 from pr_factory import REPO, make_pr as base_pr
 
 LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
@@ -69,3 +79,78 @@ def runtime(monkeypatch: pytest.MonkeyPatch, github: FakeGitHub) -> Iterator[Run
 def slack() -> Iterator[FakeSlack]:
     with FakeSlack() as server:
         yield server
+
+
+# ---------------------------------------------------------------- the real `prdigest serve --http` process
+
+ROOT = Path(__file__).resolve().parents[1]
+_LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/events")
+
+
+class Bot:
+    """A running `prdigest serve --http`: signed requests to it, what it logged, the fake Slack it answers through."""
+
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str]) -> None:
+        self.url, self.slack, self.db_path, self._lines = url, slack, db_path, lines
+
+    def log(self) -> list[str]:
+        """What the bot logged since the last call."""
+        got = []
+        while not self._lines.empty():
+            got.append(self._lines.get())
+        return got
+
+    def send(self, body: str, content_type: str, **signing: Any) -> httpx.Response:
+        headers = signed_headers(body, content_type, **signing)
+        started = monotonic()
+        response = httpx.post(self.url, content=body.encode(), headers=headers, timeout=10)
+        response.elapsed_seconds = monotonic() - started  # type: ignore[attr-defined]
+        return response
+
+    def command(self, text: str, hook: str, channel: str = "C0REPORTS", **signing: Any) -> httpx.Response:
+        """`/prdigest TEXT` typed in `channel`; the answer goes to the fake Slack's response_url(hook)."""
+        return self.send(*slash_command(text, self.slack.response_url(hook), channel=channel), **signing)
+
+
+def shown(params: dict[str, Any]) -> str:
+    """What a message shows: the text of its blocks."""
+    return "\n".join(block["text"]["text"] for block in params["blocks"] if "text" in block)
+
+
+@contextmanager
+def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
+    """`prdigest serve --http` on a free port over the store at `db_path`, talking to `slack`; `env` adds settings."""
+    mine = ("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_")
+    process_env = {
+        **{name: value for name, value in os.environ.items() if not name.startswith(mine)},
+        "PRDIGEST_DB": str(db_path), "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "PRDIGEST_SLACK_API_URL": slack.api_url, **env,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
+        cwd=ROOT, env=process_env, stderr=subprocess.PIPE, text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
+    try:
+        port = _wait_for_port(process, lines)
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
+    seen = []
+    deadline = monotonic() + 30
+    while monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            assert process.poll() is None, f"serve exited: {seen}"
+            continue
+        seen.append(line)
+        found = _LISTENING.search(line)
+        if found:
+            return int(found.group(1))
+    raise AssertionError(f"serve did not start: {seen}")

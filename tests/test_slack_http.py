@@ -2,15 +2,8 @@
 import hashlib
 import hmac
 import json
-import os
-import queue
-import re
-import subprocess
-import sys
-import threading
 import time
 from datetime import datetime
-from pathlib import Path
 
 import httpx
 import pytest
@@ -18,14 +11,11 @@ import pytest
 from conftest import LA
 from servers.github_api import FakeGitHub
 from servers.slack_api import (
-    BOT_TOKEN, FORM, JSON, SIGNING_SECRET, FakeSlack, button_click, mention_event, signed_headers, slash_command,
+    FORM, JSON, SIGNING_SECRET, FakeSlack, button_click, mention_event, signed_headers, slash_command,
 )
-from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr, serve_http, shown
 from store.db import open_db
 from store.prs import save_pr
-
-ROOT = Path(__file__).resolve().parents[1]
-_LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/events")
 
 
 @pytest.fixture(scope="module")
@@ -37,72 +27,14 @@ def bot(tmp_path_factory):
     save_pr(db, make_pr(4080, datetime(2026, 3, 6, 10, 0, tzinfo=LA), title="[ROCm] Older kernel fix", areas=["rocm"]))
     db.close()
     with FakeSlack() as slack, FakeGitHub({REPO: []}) as github:
-        env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_"))},
-            "PRDIGEST_DB": str(db_path), "PRDIGEST_REPOS": REPO, "PRDIGEST_GITHUB_API_URL": github.url,
-            "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-            "PRDIGEST_SLACK_API_URL": slack.api_url,
-        }
-        process = subprocess.Popen(
-            [sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
-            cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True,
-        )
-        lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
-        port = _wait_for_port(process, lines)
-        try:
-            yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines)
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
-
-
-def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
-    seen = []
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=0.5)
-        except queue.Empty:
-            assert process.poll() is None, f"serve exited: {seen}"
-            continue
-        seen.append(line)
-        found = _LISTENING.search(line)
-        if found:
-            return int(found.group(1))
-    raise AssertionError(f"serve did not start: {seen}")
-
-
-class Bot:
-    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str]) -> None:
-        self.url, self.slack, self.db_path, self._lines = url, slack, db_path, lines
-
-    def log(self) -> list[str]:
-        """What the bot logged since the last call."""
-        got = []
-        while not self._lines.empty():
-            got.append(self._lines.get())
-        return got
-
-    def send(self, body: str, content_type: str, **signing) -> httpx.Response:
-        headers = signed_headers(body, content_type, **signing)
-        started = time.monotonic()
-        response = httpx.post(self.url, content=body.encode(), headers=headers, timeout=10)
-        response.elapsed_seconds = time.monotonic() - started
-        return response
-
-    def command(self, text: str, hook: str, **signing) -> httpx.Response:
-        return self.send(*slash_command(text, self.slack.response_url(hook)), **signing)
+        with serve_http(db_path, slack, PRDIGEST_REPOS=REPO, PRDIGEST_GITHUB_API_URL=github.url) as served:
+            yield served
 
 
 @pytest.fixture
 def serve(bot):
     bot.slack.reset()
     return bot
-
-
-def shown(params) -> str:
-    return "\n".join(block["text"]["text"] for block in params["blocks"] if "text" in block)
 
 
 def test_slash_command_acks_fast_then_responds(serve):

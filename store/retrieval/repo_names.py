@@ -26,8 +26,12 @@ class Named:
 
     text: str
     repos: list[str] = field(default_factory=list)  # known repositories named, as the store spells them
-    unknown: list[str] = field(default_factory=list)  # OWNER/NAME words that name no known repository
+    unknown: list[str] = field(default_factory=list)  # OWNER/NAME words (or links) naming no known repository
     numbers: list[tuple[str, int]] = field(default_factory=list)  # PRs named with their repository
+
+    def _not_known(self, said: str) -> None:
+        if said not in self.unknown:
+            self.unknown.append(said)
 
     def _add(self, repo: str, number: str | None) -> None:
         if repo not in self.repos:
@@ -45,8 +49,10 @@ def find_repos(text: str, known: Sequence[str], bare_names: bool = True) -> Name
     named = Named(text)
 
     def link(match: re.Match[str]) -> str:
-        repo = by_lower.get(f"{match['owner']}/{match['name']}".lower())
-        if repo is None:
+        said = f"{match['owner']}/{match['name']}"
+        repo = by_lower.get(said.lower())
+        if repo is None:  # a link to another repository's PR must not be read as a PR of a known one
+            named._not_known(said)
             return match[0]
         named._add(repo, match["number"])
         return match[0] if match["number"] else " "
@@ -55,8 +61,7 @@ def find_repos(text: str, known: Sequence[str], bare_names: bool = True) -> Name
         said = f"{match['owner']}/{match['name']}"
         repo = by_lower.get(said.lower())
         if repo is None:
-            if said not in named.unknown:
-                named.unknown.append(said)
+            named._not_known(said)
             return match[0]
         named._add(repo, match["number"])
         return f" #{match['number']} " if match["number"] else " "
