@@ -14,7 +14,7 @@ from bot.empty_store import empty_store_notice
 from bot.mentions import answer
 from bot.mrkdwn import escape
 from bot.runtime import Runtime
-from bot.scope import Scope, ambiguous_number, channel_repos, followed, holders, scope_of
+from bot.scope import Scope, ambiguous_number, channel_repos, followed, holders, not_followed, scope_of
 from bot.slack_render import MAX_LISTED, Message, area_order, pr_list_message, pr_summary_message, reply_messages, text_message
 from store.areas import UnknownArea, area_names, require_area, resolve_area
 from store.days import local_day
@@ -401,7 +401,7 @@ def cmd_subscribe(call: Call) -> Reply:
             names.append(word)
     if mode == LIVE and timed:
         raise CommandError("live alerts come as PRs merge; `at` is for the daily report", "subscribe")
-    planned = [(repo, _areas_of(call, repo, names)) for repo in call.repos]  # every name checked before any write
+    planned = _planned(call, names)  # every name checked before any write
     subs = [subscribe(call.runtime.db, channel, repo, areas, post_at, call.user, call.now, mode) for repo, areas in planned]
     who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
     lines = []
@@ -413,18 +413,22 @@ def cmd_subscribe(call: Call) -> Reply:
     return _reply("\n".join(lines), public=True)
 
 
-def _areas_of(call: Call, repo: str, names: list[str]) -> list[str]:
-    """The areas `names` stand for in `repo`, in its order; CommandError for one it does not have."""
-    areas: list[str] = []
-    for name in names:
+def _planned(call: Call, names: list[str]) -> list[tuple[str, list[str]]]:
+    """Each covered repository that has every area named, with those areas; CommandError when none has them.
+
+    As with `area`, a repository without the areas is left out rather than refused.
+    """
+    planned, refusal = [], None
+    for repo in call.repos:
         try:
-            area = require_area(name, repo)
+            areas = [require_area(name, repo) for name in names]
         except UnknownArea as exc:
-            where = f" in {escape(repo)}" if len(call.repos) > 1 else ""
-            raise CommandError(escape(str(exc)) + where, "subscribe") from None
-        if area not in areas:
-            areas.append(area)
-    return sorted(areas, key=area_order(repo))
+            refusal = refusal or exc
+            continue
+        planned.append((repo, sorted(dict.fromkeys(areas), key=area_order(repo))))
+    if not planned:
+        raise CommandError(escape(str(refusal)), "subscribe")
+    return planned
 
 
 def cmd_unsubscribe(call: Call) -> Reply:
@@ -559,13 +563,6 @@ def _run(name: str, command: Command, call: Call) -> Reply:
     if all(notices):
         return _reply(escape(notices[0]))  # type: ignore[arg-type]
     return command.run(call)
-
-
-def not_followed(repo: str, repos: Sequence[str]) -> str:
-    return (
-        f"`{escape(repo)}` is not a repository prdigest follows here (it follows {escape(', '.join(repos))});"
-        " add it to PRDIGEST_REPOS to follow it"
-    )
 
 
 def guarded(what: str, work: Callable[[], Reply]) -> Reply:

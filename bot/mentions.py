@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from bot.answer import Answer, answer_question
 from bot.empty_store import empty_store_notice
 from bot.runtime import Runtime
-from bot.scope import scope_of
+from bot.scope import followed, not_followed, scope_of
 from bot.slack_render import Message, answer_message, grouped_message, mrkdwn_section, text_message
 from store.threads import claim_turn, earlier_questions
 
@@ -51,6 +51,8 @@ def answer(
     scope = scope_of(runtime, question, channel, history)
     if scope.ambiguous:
         return text_message(scope.ambiguous)
+    if scope.foreign:
+        return text_message(not_followed(scope.foreign[0], followed(runtime)) + ".")
     repos = _answerable(runtime, scope.repos)
     settings = runtime.settings
     ask = lambda llm: [  # noqa: E731

@@ -27,6 +27,7 @@ class Scope:
     unknown: list[str] = field(default_factory=list)  # OWNER/NAME words naming no repository followed here
     ambiguous: str | None = None  # the question to ask back when a PR number is in several repositories
     history: list[str] = field(default_factory=list)  # the thread's earlier questions, without repositories' names
+    foreign: list[str] = field(default_factory=list)  # PRs linked in repositories the bot does not follow
 
 
 def followed(runtime: Runtime) -> list[str]:
@@ -52,6 +53,7 @@ def scope_of(runtime: Runtime, text: str, channel: str | None, history: Sequence
     unknown = [word for word in named.unknown if not _is_area(word, known)]
     scope = Scope(repos or channel_repos(runtime, channel), named.text, bool(repos), unknown)
     scope.history = [turn.text for turn in earlier]
+    scope.foreign = named.foreign
     linked = {number for _, number in named.numbers}
     numbers = [number for number in pr_numbers(named.text) if number not in linked]
     if numbers and not (scope.named and len(scope.repos) == 1):
@@ -75,6 +77,15 @@ def _resolve_numbers(runtime: Runtime, scope: Scope, numbers: list[int], known: 
         holding.extend(repo for repo in found if repo not in holding)
     if holding:
         scope.repos = tuple(holding)
+
+
+def not_followed(said: str, repos: Sequence[str]) -> str:
+    """One line for an OWNER/NAME (or a PR link's OWNER/NAME#N) the bot does not follow."""
+    repo = said.split("#")[0]
+    return (
+        f"`{escape(repo)}` is not a repository prdigest follows here (it follows {escape(', '.join(repos))});"
+        " add it to PRDIGEST_REPOS to follow it"
+    )
 
 
 def ambiguous_number(number: int, repos: Sequence[str]) -> str:

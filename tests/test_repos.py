@@ -189,6 +189,15 @@ def test_subscribing_without_naming_a_repository_takes_every_configured_one(serv
     assert lines[-1].startswith("_A private channel")
 
 
+def test_subscribing_to_an_area_only_one_repository_has_takes_that_one(serve):
+    [reply] = run(serve, "subscribe npu live", "C0NPU")
+    assert reply.split("\n")[0] == f"This channel now gets live alerts of {ASCEND} (areas: ascend) as PRs merge (set by <@U0ALICE>). " \
+        "The first comes with the next ingest."
+    assert len(reply.split("\n")) == 2
+    refused = run(serve, "subscribe nosuch", "C0NPU")[0]
+    assert refused.startswith("unknown area 'nosuch'")
+
+
 # ---------------------------------------------------------------- reports, grouped by repository
 
 def test_today_covers_the_channels_repositories_each_with_its_own_messages(serve):
@@ -256,13 +265,10 @@ def test_an_unknown_repository_is_one_line_for_commands_but_not_for_search_or_qu
     assert "is not a repository" not in answered and link(VLLM, 5001) in answered
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a question linking another repository's PR is answered with the followed repository's PR of that number: "
-    "store/retrieval/question.py reads the number of any github.com PR link, whatever its repository"
-))
 def test_a_question_linking_a_pr_of_an_unfollowed_repository_is_not_answered_with_another_pr(serve):
     answered, _ = ask(serve, "what is <https://github.com/acme/engine/pull/5001> about?", "C0NONE")
-    assert link(VLLM, 5001) not in answered and "acme/engine" in answered
+    assert link(VLLM, 5001) not in answered
+    assert answered.startswith("`acme/engine` is not a repository prdigest follows here (it follows ")
 
 
 def test_a_pr_number_resolves_in_the_channels_repositories_first(serve):

@@ -28,6 +28,7 @@ class Named:
     repos: list[str] = field(default_factory=list)  # known repositories named, as the store spells them
     unknown: list[str] = field(default_factory=list)  # OWNER/NAME words (or links) naming no known repository
     numbers: list[tuple[str, int]] = field(default_factory=list)  # PRs named with their repository
+    foreign: list[str] = field(default_factory=list)  # links to PRs of other repositories, as OWNER/NAME#N
 
     def _not_known(self, said: str) -> None:
         if said not in self.unknown:
@@ -53,7 +54,10 @@ def find_repos(text: str, known: Sequence[str], bare_names: bool = True) -> Name
         repo = by_lower.get(said.lower())
         if repo is None:  # a link to another repository's PR must not be read as a PR of a known one
             named._not_known(said)
-            return match[0]
+            if not match["number"]:
+                return match[0]
+            named.foreign.append(f"{said}#{match['number']}")
+            return " "
         named._add(repo, match["number"])
         return match[0] if match["number"] else " "
 
