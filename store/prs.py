@@ -5,6 +5,7 @@ import json
 import math
 import sqlite3
 from datetime import datetime
+from json.encoder import encode_basestring_ascii
 from typing import Any, Callable, Iterable
 
 from sqlite_utils import Database
@@ -30,6 +31,15 @@ def _preferred_id(merged_at: datetime, number: int) -> int:
     return int(merged_at.timestamp()) * _PER_SECOND + number % _PER_SECOND
 
 
+def _json_strings(items: list[str]) -> str:
+    """What json.dumps writes for a list of strings, in a fraction of its time.
+
+    json.dumps sets up an encoder on every call, which costs more than encoding
+    a few paths, and every PR saved writes three such lists.
+    """
+    return "[" + ", ".join(map(encode_basestring_ascii, items)) + "]"
+
+
 def pr_record(pr: PullRequest) -> dict[str, Any]:
     """The `prs` row for a PR, without id or timestamps."""
     summary = pr.summary
@@ -45,9 +55,9 @@ def pr_record(pr: PullRequest) -> dict[str, Any]:
         "additions": pr.additions,
         "deletions": pr.deletions,
         "changed_files": pr.file_count,
-        "files": json.dumps(pr.files),
-        "labels": json.dumps(pr.labels),
-        "areas": json.dumps(pr.areas),
+        "files": _json_strings(pr.files),
+        "labels": _json_strings(pr.labels),
+        "areas": _json_strings(pr.areas),
         "type": pr.type,
         "what_changed": summary.what_changed if summary else None,
         "impact": summary.impact if summary else None,
