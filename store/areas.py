@@ -7,7 +7,7 @@ once; classify() then runs for every PR of the store.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from functools import cache, cached_property, lru_cache
@@ -49,13 +49,6 @@ class _Area:
     files: re.Pattern[str] | None
     files_all: tuple[re.Pattern[str], ...]
 
-    def found_in(self, lowered_title: str, paths: tuple[str, ...]) -> bool:
-        if self.title is not None and self.title.search(lowered_title):
-            return True
-        return bool(self.files_all) and all(
-            any(pattern.search(path) for path in paths) for pattern in self.files_all
-        )
-
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per repository
 class _Rules:
@@ -73,6 +66,16 @@ class _Rules:
     def areas(self) -> tuple[_Area, ...]:
         """The patterns, compiled on first use: most commands never classify a PR, and compiling is most of loading."""
         return tuple(_parse_area(name, spec) for name, spec in self.specs.items())
+
+    @cached_property
+    def title_searches(self) -> tuple[tuple[str, Callable[[str], re.Match[str] | None]], ...]:
+        """Each area's title search, for the areas that have title patterns: classify runs them all for every PR."""
+        return tuple((area.name, area.title.search) for area in self.areas if area.title is not None)
+
+    @cached_property
+    def all_files(self) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+        """The areas with patterns that every PR's paths must meet between them (files_all)."""
+        return tuple((area.name, area.files_all) for area in self.areas if area.files_all)
 
 
 def _compile(area: str, field: str, source: str) -> re.Pattern[str]:
@@ -319,9 +322,12 @@ def classify(title: str, files: Iterable[str], labels: Iterable[str] = (), repo:
         (rules.by_word, _WORD.findall(lowered)),
         (rules.by_label, map(normalize_name, labels)),
     ):
-        for key in keys:
-            hits.update(index.get(key, ()))
-    for area in rules.areas:
-        if area.name not in hits and area.found_in(lowered, paths):
-            hits.add(area.name)
+        for key in index.keys() & keys:
+            hits.update(index[key])
+    for name, search in rules.title_searches:
+        if name not in hits and search(lowered):
+            hits.add(name)
+    for name, patterns in rules.all_files:
+        if name not in hits and all(any(pattern.search(path) for path in paths) for pattern in patterns):
+            hits.add(name)
     return [name for name in rules.names if name in hits]

@@ -4,11 +4,11 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-
 
 def to_utc_text(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime(UTC_FORMAT)
+    """The stored form: "YYYY-MM-DDTHH:MM:SSZ", in UTC."""
+    # isoformat cut at the seconds: about half the time strftime takes, and every saved PR costs one.
+    return moment.astimezone(timezone.utc).isoformat()[:19] + "Z"
 
 
 def now_text() -> str:

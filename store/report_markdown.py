@@ -24,17 +24,18 @@ _DATE = LazyPattern(r"^\*\*Report Date:\*\* (?P<date>\d{4}-\d{2}-\d{2}) (?P<labe
 _TOTAL = LazyPattern(r"^\*\*Total Merged PRs:\*\* (?P<total>\d+)$")
 _HEADING = LazyPattern(r"^## (?P<pos>\d+)\. \[(?P<title>.*)\]\((?P<url>https?://\S+/pull/(?P<number>\d+))\)$")
 _REPO_URL = LazyPattern(r"^https?://[^/]+/(?P<repo>[^/]+/[^/]+)/pull/\d+$")
-_FIELDS = {
-    "number": LazyPattern(r"^- \*\*PR Number:\*\* #(?P<v>\d+)$"),
-    "author": LazyPattern(r"^- \*\*Author:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
-    "merged_by": LazyPattern(r"^- \*\*Merged By:\*\* \[(?P<v>[^\]]+)\]\(\S+\)$"),
-    "merged_time": LazyPattern(r"^- \*\*Merged time:\*\* (?P<v>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})$"),
-    "type": LazyPattern(r"^- \*\*Type:\*\* `(?P<v>[A-Za-z]+)`$"),
-    "files": LazyPattern(r"^- \*\*\[Changed Files\]\(\S+\) \((?P<v>\d+)\):\*\*$"),
+# The Base Information lines, each value in a group named for its field; no value runs past its line.
+_FIELD_LINES = {
+    "number": r"- \*\*PR Number:\*\* #(?P<number>\d+)",
+    "author": r"- \*\*Author:\*\* \[(?P<author>[^\]\n]+)\]\(\S+\)",
+    "merged_by": r"- \*\*Merged By:\*\* \[(?P<merged_by>[^\]\n]+)\]\(\S+\)",
+    "merged_time": r"- \*\*Merged time:\*\* (?P<merged_time>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})",
+    "type": r"- \*\*Type:\*\* `(?P<type>[A-Za-z]+)`",
+    "files": r"- \*\*\[Changed Files\]\(\S+\) \((?P<files>\d+)\):\*\*",
 }
-# Each field's line by the character after "- **", so a line is tried only against patterns it could match.
-_FIELDS_BY_LEAD = {"P": ("number",), "A": ("author",), "M": ("merged_by", "merged_time"), "T": ("type",), "[": ("files",)}
-_FILE = LazyPattern(r"^  - `(?P<path>.*)`$")
+# A whole line of the block that is a field or a changed file, found with the line break before it:
+# one search through the block costs far less than trying patterns line by line.
+_BASE_LINE = LazyPattern(r"\n(?:" + "|".join([*_FIELD_LINES.values(), r"  - `(?P<path>.*)`"]) + r")(?=\n|\Z)")
 _SECTION_HEADINGS = {f"**{label}**": key for key, label in SECTIONS}
 
 if TYPE_CHECKING:
@@ -56,10 +57,9 @@ class ParsedReport:
 
 def parse_report(text: str, tz: ZoneInfo) -> ParsedReport:
     """Parse a daily report; merged times are read as local times in `tz`."""
-    lines = text.split("\n")
     if "\r" in text:
-        lines = [line.rstrip("\r") for line in lines]
-    header, chunks = _split_chunks(lines)
+        text = "\n".join(line.rstrip("\r") for line in text.split("\n"))
+    header, chunks = _split_chunks(text)
     title, report_date, tz_label, total = _parse_header(header)
     prs = [_parse_pr(chunk, tz) for chunk in chunks]
     if total != len(prs):
@@ -72,14 +72,15 @@ def parse_report(text: str, tz: ZoneInfo) -> ParsedReport:
     return ParsedReport(repos.pop() if repos else None, report_date, title, tz_label, prs)
 
 
-def _split_chunks(lines: list[str]) -> tuple[list[str], list[list[str]]]:
-    starts = [i for i, line in enumerate(lines) if line.startswith("## ")]
-    if not starts:
-        if not any(line.strip() for line in lines):
-            raise ReportFormatError("empty file")
-        return lines, []
-    bounds = starts + [len(lines)]
-    return lines[: starts[0]], [lines[a:b] for a, b in zip(bounds, bounds[1:])]
+def _split_chunks(text: str) -> tuple[list[str], list[list[str]]]:
+    """The header's lines, and each PR's lines from its '## ' heading on."""
+    # Cutting the text at headings is far cheaper than testing every line for one; the
+    # line break put first lets a heading on the first line be cut like the others.
+    header, *parts = ("\n" + text).split("\n## ")
+    lines = header[1:].split("\n")
+    if not parts and not any(line.strip() for line in lines):
+        raise ReportFormatError("empty file")
+    return lines, [("## " + part).split("\n") for part in parts]
 
 
 def _parse_header(lines: list[str]) -> tuple[str, date, str, int]:
@@ -146,19 +147,13 @@ def _parse_pr(chunk: list[str], tz: ZoneInfo) -> PullRequest:
 def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]]:
     fields: dict[str, str] = {}
     files: list[str] = []
-    for line in lines:
-        file_match = _FILE.match(line) if "files" in fields and line.startswith("  - ") else None
-        if file_match:
-            files.append(file_match["path"])
-            continue
-        if not line.startswith("- **"):
-            continue
-        for name in _FIELDS_BY_LEAD.get(line[4:5], ()):
-            match = _FIELDS[name].match(line)
-            if match:
-                fields[name] = match["v"]
-                break
-    missing = [name for name in _FIELDS if name not in fields]
+    for line in _BASE_LINE.finditer("\n" + "\n".join(lines)):
+        name = line.lastgroup
+        if name != "path":
+            fields[name] = line[name]
+        elif "files" in fields:  # a changed file counts under the Changed Files line
+            files.append(line["path"])
+    missing = [name for name in _FIELD_LINES if name not in fields]
     if missing:
         names = ", ".join(name.replace("_", " ") for name in missing)
         raise ReportFormatError(f"{where} is missing or has malformed: {names}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -63,10 +63,30 @@ _NOISE = LazyPattern(r"```.*?(?:```|$)|<!--.*?(?:-->|$)", re.DOTALL)
 
 
 @cache
-def _reference_patterns() -> tuple[list[tuple[str, re.Pattern[str]]], re.Pattern[str]]:
-    """The cued patterns by kind, and any reference; compiled on first use, as most processes never read one."""
-    cued = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind in KINDS[:-1] for cue in _CUE[kind]]
-    return cued, re.compile(_REF, re.IGNORECASE)
+def _reference_patterns() -> tuple[list[tuple[str, re.Pattern[str]]], re.Pattern[str], re.Pattern[str]]:
+    """The cued patterns by kind, any reference, and where any cue starts (a zero-width match there).
+
+    Compiled on first use, as most processes never read one.
+    """
+    cues = [(kind, cue) for kind in KINDS[:-1] for cue in _CUE[kind]]
+    cued = [(kind, re.compile(cue + _REF, re.IGNORECASE)) for kind, cue in cues]
+    cue_starts = re.compile("(?=" + "|".join(cue for _, cue in cues) + ")", re.IGNORECASE)
+    return cued, re.compile(_REF, re.IGNORECASE), cue_starts
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:
+    """pattern.finditer(text), for a pattern that can only match at `starts` (ascending): tried there alone.
+
+    Searching tries a pattern at every position of the text; a cued reference
+    starts with its cue, so the positions where no cue starts can be passed over.
+    """
+    end = 0
+    for start in starts:
+        if start >= end:
+            match = pattern.match(text, start)
+            if match:
+                yield match
+                end = match.end()
 
 
 @dataclass(frozen=True)
@@ -130,9 +150,10 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
         if not _MAYBE_REF.search(text.casefold()):
             continue  # most texts name no PR; skip the cue patterns
         text = _NOISE.sub(" ", text)
-        cued, any_ref = _reference_patterns()
+        cued, any_ref, cue_starts = _reference_patterns()
+        starts = [start.start() for start in cue_starts.finditer(text)]
         for kind, pattern in cued:
-            for match in pattern.finditer(text):
+            for match in _matches_at(pattern, text, starts):
                 note_ref(match, kind)
         for match in any_ref.finditer(text):
             note_ref(match, "mentions")
