@@ -33,9 +33,10 @@ _FIELD_LINES = {
     "type": r"- \*\*Type:\*\* `(?P<type>[A-Za-z]+)`",
     "files": r"- \*\*\[Changed Files\]\(\S+\) \((?P<files>\d+)\):\*\*",
 }
-# A whole line of the block that is a field or a changed file, found with the line break before it:
+# A whole field line, or changed file line, found with the line break before it:
 # one search through the block costs far less than trying patterns line by line.
-_BASE_LINE = LazyPattern(r"\n(?:" + "|".join([*_FIELD_LINES.values(), r"  - `(?P<path>.*)`"]) + r")(?=\n|\Z)")
+_FIELD_LINE = LazyPattern(r"\n(?:" + "|".join(_FIELD_LINES.values()) + r")(?=\n|\Z)")
+_FILE_LINE = LazyPattern(r"\n  - `(.*)`(?=\n|\Z)")
 _SECTION_HEADINGS = {f"**{label}**": key for key, label in SECTIONS}
 
 if TYPE_CHECKING:
@@ -145,14 +146,16 @@ def _parse_pr(chunk: list[str], tz: ZoneInfo) -> PullRequest:
 
 
 def _parse_base(lines: list[str], where: str) -> tuple[dict[str, str], list[str]]:
+    text = "\n" + "\n".join(lines)
     fields: dict[str, str] = {}
-    files: list[str] = []
-    for line in _BASE_LINE.finditer("\n" + "\n".join(lines)):
+    files_from: int | None = None
+    for line in _FIELD_LINE.finditer(text):
         name = line.lastgroup
-        if name != "path":
-            fields[name] = line[name]
-        elif "files" in fields:  # a changed file counts under the Changed Files line
-            files.append(line["path"])
+        fields[name] = line[name]
+        if name == "files" and files_from is None:
+            files_from = line.end()
+    # A changed file counts under the Changed Files line; findall gives the paths without a match object each.
+    files = _FILE_LINE.findall(text, files_from) if files_from is not None else []
     missing = [name for name in _FIELD_LINES if name not in fields]
     if missing:
         names = ", ".join(name.replace("_", " ") for name in missing)
