@@ -228,7 +228,7 @@ def _use(extra: dict) -> dict:
     """Make `extra` the laid-over file, forgetting every table read from the last one; returns the last one."""
     global _extra
     previous, _extra = _extra, extra
-    for cached in (_data, _rules_of, _rules, _path_areas):
+    for cached in (_data, _rules_of, _rules, _path_areas, _normalized_tags):
         cached.cache_clear()
     return previous
 
@@ -296,13 +296,17 @@ def _raw_tags(title: str) -> list[str]:
 
 def title_tags(title: str) -> list[str]:
     """The title's leading [Tags] (or conventional-commit type and scope), normalized, in order."""
-    synonyms = _rules().tag_synonyms
+    return list(_normalized_tags(_rules(), tuple(_raw_tags(title))))
+
+
+@lru_cache(maxsize=1 << 12)
+def _normalized_tags(rules: _Rules, raw: tuple[str, ...]) -> tuple[str, ...]:
+    # Titles repeat a few runs of tags ([Bugfix], [Core][V1], ...), so each run is normalized once.
     tags: list[str] = []
-    for raw in _raw_tags(title):
-        tag = _normalize_tag(raw, synonyms)
+    for tag in (_normalize_tag(part, rules.tag_synonyms) for part in raw):
         if tag and not _COUNTER.match(tag) and tag not in tags:
             tags.append(tag)
-    return tags
+    return tuple(tags)
 
 
 @lru_cache(maxsize=1 << 16)
