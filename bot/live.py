@@ -19,7 +19,7 @@ from bot.daily import DailyPoster, Pacer
 from bot.runtime import Runtime
 from bot.slack_render import live_message
 from store.days import local_day
-from store.live import Render, plan_alert, recent, unfinished
+from store.live import Render, changed_since_sent, plan_alert, unfinished
 from store.posts import record_messages
 from store.subscriptions import LIVE, Subscription, all_subscriptions
 
@@ -62,9 +62,9 @@ class LiveAlerts:
     def _follow(self, sub: Subscription, now: datetime) -> None:
         since = local_day(now, self.runtime.settings.timezone) - timedelta(days=FOLLOW_DAYS)
         render = self._render(sub)
-        for post, prs in recent(self.runtime.db, sub, since):
-            current = render(prs) if prs else post.messages
-            if current == post.messages or not post.finished:
+        for post, prs in changed_since_sent(self.runtime.db, sub, since):
+            current = render(prs)
+            if current == post.messages:
                 continue
             message = current[0]
             self.client.chat_update(channel=sub.channel, ts=post.parent_ts, text=message["text"], blocks=message["blocks"])
