@@ -546,19 +546,21 @@ def execute(
     name, command, rest = find_command(text)
     if command is None:
         return _unknown(name, text, runtime.settings.repos)
-    return guarded(text.strip(), lambda: _run(name, command, Call(runtime, rest, now or runtime.now(), channel, user)))
+    return guarded(text.strip(), lambda: _run(name, command, runtime, rest, now, channel, user))
 
 
-def _run(name: str, command: Command, call: Call) -> Reply:
+def _run(
+    name: str, command: Command, runtime: Runtime, rest: str, now: datetime | None, channel: str | None,
+    user: str | None,
+) -> Reply:
     """The command's reply, for the repositories it names or the channel's.
 
     One that reads PRs says instead when the store holds none to read.
     """
-    if command.scoped:
-        scope = scope_of(call.runtime, call.args, call.channel)
-        if scope.unknown and not command.free_text:
-            raise CommandError(not_followed(scope.unknown[0], followed(call.runtime)), name)
-        call = replace(call, args=scope.text, scope=scope)
+    scope = scope_of(runtime, rest, channel) if command.scoped else None
+    if scope is not None and scope.unknown and not command.free_text:
+        raise CommandError(not_followed(scope.unknown[0], followed(runtime)), name)
+    call = Call(runtime, scope.text if scope else rest, now or runtime.now(), channel, user, scope)
     notices = [empty_store_notice(call.runtime.db, repo) for repo in call.repos] if command.reads_prs else [None]
     if all(notices):
         return _reply(escape(notices[0]))  # type: ignore[arg-type]
