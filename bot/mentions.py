@@ -78,14 +78,9 @@ def _grouped(answers: list[tuple[str, Answer]], tz: ZoneInfo) -> Message:
     """One answer as it is; several under their repositories' names, those that found nothing left out."""
     if len(answers) == 1:
         return answer_message(answers[0][1], tz)
-    found = [(repo, found) for repo, found in answers if found.citations]
-    if len(found) == 1:
-        repo, only = found[0]
-        return grouped_message([(repo, answer_message(only, tz))])
-    if not found:
-        nearest = next((pair for pair in answers if pair[1].prs), answers[0])
-        return grouped_message([(nearest[0], answer_message(nearest[1], tz))])
-    return grouped_message([(repo, answer_message(found, tz)) for repo, found in found])
+    cited = [(repo, reply) for repo, reply in answers if reply.citations]
+    shown = cited or [next((pair for pair in answers if pair[1].prs), answers[0])]  # none cites: the nearest
+    return grouped_message([(repo, answer_message(reply, tz)) for repo, reply in shown])
 
 
 def apology() -> Message:

@@ -274,11 +274,9 @@ def live_message(prs: list[PullRequest], areas: Sequence[str], tz: ZoneInfo) -> 
         heading = f"*Merged{scope}* \u00b7 {escape(repo)}"
     else:
         heading = f"*{len(prs)} PRs merged{scope}* \u00b7 {escape(repo)}"
-    blocks = [mrkdwn_section(heading)]
-    shown = prs[-LIVE_LISTED:]  # the newest, when a burst is longer
-    blocks.extend(mrkdwn_section(pr_line(pr, tz, with_date=True), accessory=summary_button(pr)) for pr in shown)
-    if len(prs) > len(shown):
-        blocks.append(mrkdwn_section(f"_\u2026and {len(prs) - len(shown)} earlier ones: `/prdigest today`._"))
+    blocks = pr_list_message(heading, prs[-LIVE_LISTED:], tz).blocks  # the newest, when a burst is longer
+    if len(prs) > LIVE_LISTED:
+        blocks.append(mrkdwn_section(f"_\u2026and {len(prs) - LIVE_LISTED} earlier ones: `/prdigest today`._"))
     text = f"{heading}: " + ", ".join(f"#{pr.number} {escape(pr.title)}" for pr in prs[:5])
     return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=blocks)
 
