@@ -4,8 +4,9 @@
 
 Writes --days synthetic daily reports of 40 PRs (the PRs of bench/search_latency.py,
 rendered by the report writer) and imports them into a fresh store, oldest day
-first, then again newest first into another fresh store (a backfill). Timing
-covers reading, parsing, classifying and storing, as the command does.
+first, then again newest first into another fresh store (a backfill), through
+`import_files`, as the command does. Timing covers reading, parsing, classifying
+and storing.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from search_latency import PER_DAY, REPO, TZ, arrival, generate  # noqa: E402
 from store.db import open_db  # noqa: E402
-from store.importer import import_file  # noqa: E402
+from store.importer import Imported, import_files  # noqa: E402
 from store.report_markdown import render_report  # noqa: E402
 
 
@@ -46,7 +47,7 @@ def import_all(paths: list[Path], store: Path, trace: bool = False) -> tuple[flo
         # Tracing costs time of its own (SQLite expands every statement's values), so traced runs are not timed.
         db.conn.set_trace_callback(statements.append)
     started = time.perf_counter()
-    count = sum(import_file(db, path, TZ, REPO).count for path in paths)
+    count = sum(done.count for done in import_files(db, paths, TZ, REPO) if isinstance(done, Imported))
     seconds = time.perf_counter() - started
     db.close()
     return seconds, count, count_statements(statements) if trace else None

@@ -96,17 +96,15 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @pass_app
 def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
-    from store.importer import ReportImportError, import_file
+    from store.importer import ReportImportError, import_files
 
     failed = 0
-    for path in files:
-        try:
-            done = import_file(app.db, path, app.settings.timezone, app.repo(repo))
-        except ReportImportError as exc:
-            print_error(exc)
+    for done in import_files(app.db, files, app.settings.timezone, app.repo(repo)):
+        if isinstance(done, ReportImportError):
+            print_error(done)
             failed += 1
             continue
-        click.echo(f"imported {done.count} PRs of {done.repo} for {done.date} from {path}")
+        click.echo(f"imported {done.count} PRs of {done.repo} for {done.date} from {done.path}")
     if failed:
         sys.exit(1)
 

@@ -1,8 +1,10 @@
 """Importing daily report files into the store."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable, Iterator
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
@@ -13,6 +15,13 @@ from store.days import now_text
 from store.model import PullRequest
 from store.prs import get_prs, save_prs
 from store.report_markdown import ParsedReport, ReportFormatError, parse_report
+
+
+# How long files share one write transaction. Most of a lone file's commit was
+# FTS5 writing out and merging a new index segment, and rewriting the index pages
+# its 40 random keys touch; files that commit together pay that once. Short enough
+# that `serve` waiting for the write lock meanwhile does not notice.
+BATCH_SECONDS = 0.25
 
 
 class ReportImportError(ValueError):
@@ -83,3 +92,33 @@ def import_file(db: Database, path: Path, tz: ZoneInfo, default_repo: str) -> Im
     report.repo = report.repo or default_repo
     store_report(db, report, source=path.name)
     return Imported(path, report.repo, report.date.isoformat(), len(report.prs))
+
+
+def import_files(
+    db: Database, paths: Iterable[Path], tz: ZoneInfo, default_repo: str
+) -> Iterator[Imported | ReportImportError]:
+    """Import reports in order, yielding each file's outcome once the transaction that stored it committed.
+
+    Each file is still stored whole or not at all: a file that is not a report
+    changes nothing, and a failure to write rolls back only files not yet yielded.
+    """
+    remaining = iter(paths)
+    while batch := _import_batch(db, remaining, tz, default_repo):
+        yield from batch
+
+
+def _import_batch(
+    db: Database, paths: Iterator[Path], tz: ZoneInfo, default_repo: str
+) -> list[Imported | ReportImportError]:
+    """Import files from `paths` in one transaction, until it has run BATCH_SECONDS or `paths` ends."""
+    outcomes: list[Imported | ReportImportError] = []
+    with write_transaction(db):
+        deadline = time.monotonic() + BATCH_SECONDS
+        for path in paths:
+            try:
+                outcomes.append(import_file(db, path, tz, default_repo))
+            except ReportImportError as exc:
+                outcomes.append(exc)
+            if time.monotonic() >= deadline:
+                break
+    return outcomes

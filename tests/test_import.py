@@ -56,14 +56,50 @@ def test_bad_files_get_one_line_and_leave_the_store_alone(run_cli, db, tmp_path)
 
 def test_a_report_is_stored_whole_or_not_at_all(run_cli, db):
     """SQLite refusing the last PR of a report leaves none of the report behind."""
-    db.execute(
-        "create trigger refuse before insert on prs when new.number = 4090 "
-        "begin select raise(abort, 'disk full'); end"
-    )
+    _refuse_pr_4090(db)
     result = run_cli("import", str(FIXTURES / "report-2026-03-08.md"))
     assert result.code == 1 and len(result.err.strip().splitlines()) == 1
     assert _count(db) == 0
     assert db.execute("select count(*) from reports").fetchone()[0] == 0
+
+
+def test_a_bad_file_among_good_ones_is_named_and_the_others_are_stored(run_cli, db, tmp_path):
+    bad = tmp_path / "notes.md"
+    bad.write_text("# Shopping list\n")
+    result = run_cli(
+        "import", str(FIXTURES / "report-2026-03-07.md"), str(bad), str(FIXTURES / "report-2026-03-08.md")
+    )
+    assert result.code == 1
+    assert [line.split(" from ")[1] for line in result.out.splitlines()] == [
+        str(FIXTURES / "report-2026-03-07.md"),
+        str(FIXTURES / "report-2026-03-08.md"),
+    ]
+    assert len(result.err.strip().splitlines()) == 1 and "notes.md" in result.err
+    assert _count(db) == 4
+
+
+def _refuse_pr_4090(db) -> None:
+    db.execute(
+        "create trigger refuse before insert on prs when new.number = 4090 "
+        "begin select raise(abort, 'disk full'); end"
+    )
+
+
+def test_files_said_to_be_imported_are_exactly_the_stored_ones(run_cli, db, monkeypatch):
+    """Files share a transaction; a failed write takes back only files not yet reported."""
+    _refuse_pr_4090(db)
+    files = [str(FIXTURES / "report-2026-03-07.md"), str(FIXTURES / "report-2026-03-08.md")]
+
+    result = run_cli("import", *files)
+    assert result.code == 1 and "disk full" in result.err
+    assert result.out == "" and _count(db) == 0
+
+    monkeypatch.setattr("store.importer.BATCH_SECONDS", 0)
+    result = run_cli("import", *files)
+    assert result.code == 1 and "disk full" in result.err
+    [line] = result.out.splitlines()
+    assert line.startswith("imported 1 PRs of ") and line.endswith(f"for 2026-03-07 from {files[0]}")
+    assert _count(db) == 1
 
 
 def test_seed_reports_import_with_areas(run_cli, db):
