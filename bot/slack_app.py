@@ -25,10 +25,10 @@ from bot.config import Settings
 from bot.http_guard import SignedRequestsOnly
 from bot.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
 from bot.runtime import Runtime
-from bot.slack_render import SUMMARY_ACTION, Message, mrkdwn_section, parent_message, text_message
+from bot.slack_render import SUMMARY_ACTION, Message, home_blocks, text_message
 from store.days import local_day
 from store.prs import latest_merge
-from store.reports import load_report
+from store.reports import DailyReport, load_report
 
 log = logging.getLogger(__name__)
 
@@ -188,18 +188,20 @@ class Listeners:
         client.views_publish(user_id=user, view={"type": "home", "blocks": self.home_blocks()})
 
     def home_blocks(self) -> list[dict[str, Any]]:
-        """The Home tab: the latest day's summary, then how to use the bot."""
-        settings = self.runtime.settings
-        blocks = [mrkdwn_section(help_text(settings.repos))]
+        """The Home tab: the latest day of each configured repository, then how to use the bot."""
+        repos = self.runtime.settings.repos
+        reports = [report for report in map(self._latest_report, repos) if report is not None]
+        return home_blocks(reports, help_text(repos))
+
+    def _latest_report(self, repo: str) -> DailyReport | None:
+        """The report of `repo`'s latest day with merges; None when it has none or it cannot be read."""
+        db, tz = self.runtime.db, self.runtime.settings.timezone
         try:
-            latest = latest_merge(self.runtime.db, settings.default_repo)
-            if latest is not None:
-                day = local_day(latest, settings.timezone)
-                report = load_report(self.runtime.db, settings.default_repo, day, settings.timezone)
-                blocks = parent_message(report, in_thread=False).blocks + blocks
-        except Exception:  # the help alone is still a useful Home tab
-            log.exception("could not read the latest report for the Home tab")
-        return blocks
+            latest = latest_merge(db, repo)
+            return None if latest is None else load_report(db, repo, local_day(latest, tz), tz)
+        except Exception:  # the rest of the Home tab is still useful
+            log.exception("could not read the latest report of %s for the Home tab", repo)
+            return None
 
 
 def _logged(job: Callable[..., None], *args: Any) -> None:

@@ -26,6 +26,7 @@ MAX_FALLBACK_CHARS = 3900
 SUMMARY_ACTION = "prdigest_pr_summary"
 # PRs listed one by one in a reply; keeps a week within the five messages a response_url takes.
 MAX_LISTED = 50
+MAX_HOME_BLOCKS = 100  # Slack's limit for a Home tab view
 
 
 @dataclass
@@ -146,6 +147,17 @@ def parent_message(
     if in_thread:
         lines.append("_Every PR is in the thread._" if prs else "_Nothing merged that day._")
     return Message(text=truncate("\n".join(lines), MAX_FALLBACK_CHARS), blocks=text_sections(lines))
+
+
+def home_blocks(reports: Sequence[DailyReport], help_text: str) -> list[dict[str, Any]]:
+    """The Home tab: each repository's latest day, as many as fit, then how to use the bot."""
+    blocks: list[dict[str, Any]] = []
+    for report in reports:
+        more = parent_message(report, in_thread=False).blocks
+        if len(blocks) + len(more) >= MAX_HOME_BLOCKS:
+            break
+        blocks += more
+    return [*blocks, mrkdwn_section(help_text)]
 
 
 def thread_messages(report: DailyReport, limit: int | None = None) -> list[Message]:

@@ -23,7 +23,7 @@ from bot.scheduler import Scheduler
 from bot.slack_app import slack_client
 from conftest import LA
 from servers.github_api import FakeGitHub, day_of_pulls
-from servers.slack_api import BOT_TOKEN, FakeSlack, mention_event
+from servers.slack_api import BOT_TOKEN, FakeSlack, home_opened, mention_event
 from slack_helpers import make_pr, serve_http, shown
 from store.db import open_db
 from store.prs import known_repos, save_prs
@@ -209,6 +209,15 @@ def test_today_covers_the_channels_repositories_each_with_its_own_messages(serve
 
     assert run(serve, "today", "C0NONE", messages=4) == both  # no subscription: every configured repository
     assert run(serve, "today", "C0ASCEND", messages=2) == both[2:]
+
+
+def test_the_home_tab_shows_each_repositorys_latest_day(serve):
+    serve.send(*home_opened("EvHOME2"))
+    serve.slack.wait_for(lambda s: s.calls_to("views.publish"))
+    sections = [block["text"]["text"] for block in serve.slack.calls_to("views.publish")[0].params["view"]["blocks"]]
+    assert sections[0].startswith(head(VLLM) + day(0)) and link(VLLM, 5002) in sections[0]
+    assert sections[1].startswith(head(ASCEND) + day(0)) and link(ASCEND, 7001) in sections[1]
+    assert sections[2].startswith(f"*/prdigest*: what merged in {VLLM}, {ASCEND}")
 
 
 def test_a_named_repository_limits_a_report(serve):

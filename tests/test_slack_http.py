@@ -11,7 +11,7 @@ import pytest
 from conftest import LA
 from servers.github_api import FakeGitHub
 from servers.slack_api import (
-    FORM, JSON, SIGNING_SECRET, FakeSlack, button_click, mention_event, signed_headers, slash_command,
+    FORM, JSON, SIGNING_SECRET, FakeSlack, button_click, home_opened, mention_event, signed_headers, slash_command,
 )
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr, serve_http, shown
 from store.db import open_db
@@ -119,10 +119,7 @@ def test_subscribe_is_announced_in_the_channel(serve):
 
 
 def test_home_tab_is_published(serve):
-    event = {"type": "event_callback", "team_id": "T0TEST", "api_app_id": "A0PRDIGEST", "event_id": "EvHOME",
-             "event_time": int(time.time()),
-             "event": {"type": "app_home_opened", "user": "U0ALICE", "channel": "D1", "tab": "home"}}
-    serve.send(json.dumps(event), "application/json")
+    serve.send(*home_opened("EvHOME"))
     serve.slack.wait_for(lambda s: s.calls_to("views.publish"))
     view = serve.slack.calls_to("views.publish")[0].params
     assert view["user_id"] == "U0ALICE" and view["view"]["type"] == "home"

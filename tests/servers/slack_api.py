@@ -317,5 +317,14 @@ def mention_event(text: str, ts: str, **where: Any) -> tuple[str, str]:
     return json.dumps(mention_payload(text, ts, **where)), JSON
 
 
+def home_opened(event_id: str, user: str = "U0ALICE") -> tuple[str, str]:
+    """An event_callback carrying app_home_opened for the Home tab."""
+    return json.dumps({
+        "type": "event_callback", "team_id": TEAM, "api_app_id": "A0PRDIGEST", "event_id": event_id,
+        "event_time": int(time.time()),
+        "event": {"type": "app_home_opened", "user": user, "channel": "D1", "tab": "home"},
+    }), JSON
+
+
 def button_click(action_id: str, value: str, response_url: str, **where: str) -> tuple[str, str]:
     return urlencode({"payload": json.dumps(click_payload(action_id, value, response_url, **where))}), FORM
