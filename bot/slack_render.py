@@ -154,9 +154,8 @@ def home_blocks(reports: Sequence[DailyReport], help_text: str) -> list[dict[str
     blocks: list[dict[str, Any]] = []
     for report in reports:
         more = parent_message(report, in_thread=False).blocks
-        if len(blocks) + len(more) >= MAX_HOME_BLOCKS:
-            break
-        blocks += more
+        if len(blocks) + len(more) < MAX_HOME_BLOCKS:  # one left for the help
+            blocks += more
     return [*blocks, mrkdwn_section(help_text)]
 
 

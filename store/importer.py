@@ -1,7 +1,7 @@
 """Importing daily report files into the store."""
 from __future__ import annotations
 
-import time
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -10,18 +10,19 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from store.areas import classify
-from store.db import write_transaction
+from store.db import StoreError, write_transaction
 from store.days import now_text
 from store.model import PullRequest
 from store.prs import get_prs, save_prs
 from store.report_markdown import ParsedReport, ReportFormatError, parse_report
 
 
-# How long files share one write transaction. Most of a lone file's commit was
-# FTS5 writing out and merging a new index segment, and rewriting the index pages
-# its 40 random keys touch; files that commit together pay that once. Short enough
-# that `serve` waiting for the write lock meanwhile does not notice.
-BATCH_SECONDS = 0.25
+# How many PRs' files share one write transaction (about twenty days of vLLM).
+# Most of a lone file's commit was FTS5 writing out and merging a new index
+# segment, and rewriting the index pages its 40 random keys touch; files that
+# commit together pay that once. Files are read before the transaction begins,
+# so the write lock is held only for storing, about 0.2 s a group.
+GROUP_PRS = 800
 
 
 class ReportImportError(ValueError):
@@ -88,37 +89,44 @@ def keep_fetched_fields(pr: PullRequest, stored: PullRequest | None) -> None:
 
 def import_file(db: Database, path: Path, tz: ZoneInfo, default_repo: str) -> Imported:
     """Import one report; a report that lists no PRs is taken to be about `default_repo`."""
-    report = read_report(path, tz)
-    report.repo = report.repo or default_repo
-    store_report(db, report, source=path.name)
-    return Imported(path, report.repo, report.date.isoformat(), len(report.prs))
+    return _store_group(db, [_read(path, tz, default_repo)])[0]
 
 
 def import_files(
     db: Database, paths: Iterable[Path], tz: ZoneInfo, default_repo: str
 ) -> Iterator[Imported | ReportImportError]:
-    """Import reports in order, yielding each file's outcome once the transaction that stored it committed.
+    """Import reports in order, yielding a file that is not a report as it is read, and a stored file once
+    the transaction that stored it committed (called outside a transaction, as the CLI does).
 
-    Each file is still stored whole or not at all: a file that is not a report
-    changes nothing, and a failure to write rolls back only files not yet yielded.
+    Each file is stored whole or not at all. A failure to write stops the import
+    with a StoreError naming the file; files not yet yielded were not stored.
     """
-    remaining = iter(paths)
-    while batch := _import_batch(db, remaining, tz, default_repo):
-        yield from batch
+    group: list[tuple[Path, ParsedReport]] = []
+    for path in paths:
+        try:
+            group.append(_read(path, tz, default_repo))
+        except ReportImportError as exc:
+            yield exc
+            continue
+        if sum(len(report.prs) for _, report in group) >= GROUP_PRS:
+            yield from _store_group(db, group)
+            group = []
+    if group:
+        yield from _store_group(db, group)
 
 
-def _import_batch(
-    db: Database, paths: Iterator[Path], tz: ZoneInfo, default_repo: str
-) -> list[Imported | ReportImportError]:
-    """Import files from `paths` in one transaction, until it has run BATCH_SECONDS or `paths` ends."""
-    outcomes: list[Imported | ReportImportError] = []
+def _read(path: Path, tz: ZoneInfo, default_repo: str) -> tuple[Path, ParsedReport]:
+    report = read_report(path, tz)
+    report.repo = report.repo or default_repo
+    return path, report
+
+
+def _store_group(db: Database, group: list[tuple[Path, ParsedReport]]) -> list[Imported]:
+    """Store parsed reports in one transaction: all of them, or none."""
     with write_transaction(db):
-        deadline = time.monotonic() + BATCH_SECONDS
-        for path in paths:
+        for path, report in group:
             try:
-                outcomes.append(import_file(db, path, tz, default_repo))
-            except ReportImportError as exc:
-                outcomes.append(exc)
-            if time.monotonic() >= deadline:
-                break
-    return outcomes
+                store_report(db, report, source=path.name)
+            except sqlite3.Error as exc:
+                raise StoreError(f"{path}: cannot store it: {exc}") from exc
+    return [Imported(path, report.repo, report.date.isoformat(), len(report.prs)) for path, report in group]

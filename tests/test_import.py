@@ -85,21 +85,56 @@ def _refuse_pr_4090(db) -> None:
     )
 
 
-def test_files_said_to_be_imported_are_exactly_the_stored_ones(run_cli, db, monkeypatch):
-    """Files share a transaction; a failed write takes back only files not yet reported."""
+def test_files_said_to_be_imported_are_exactly_the_stored_ones(run_cli, db, monkeypatch, tmp_path):
+    """Files share a transaction; a failed write takes back only files not yet reported, and names its file."""
     _refuse_pr_4090(db)
-    files = [str(FIXTURES / "report-2026-03-07.md"), str(FIXTURES / "report-2026-03-08.md")]
+    bad = tmp_path / "notes.md"
+    bad.write_text("# Shopping list\n")
+    files = [str(FIXTURES / "report-2026-03-07.md"), str(bad), str(FIXTURES / "report-2026-03-08.md")]
 
-    result = run_cli("import", *files)
-    assert result.code == 1 and "disk full" in result.err
-    assert result.out == "" and _count(db) == 0
+    result = run_cli("import", *files)  # one group: 03-07 goes back with 03-08
+    assert result.code == 1 and result.out == "" and _count(db) == 0
+    assert result.err.splitlines() == [
+        f"prdigest: error: {bad}: not a daily report: no 'Report Date' line in the header",
+        f"prdigest: error: {files[2]}: cannot store it: disk full",
+    ]
 
-    monkeypatch.setattr("store.importer.BATCH_SECONDS", 0)
+    monkeypatch.setattr("store.importer.GROUP_PRS", 1)  # a group a file: 03-07 is committed first
     result = run_cli("import", *files)
-    assert result.code == 1 and "disk full" in result.err
+    assert result.code == 1 and result.err.splitlines()[-1].endswith(f"{files[2]}: cannot store it: disk full")
     [line] = result.out.splitlines()
     assert line.startswith("imported 1 PRs of ") and line.endswith(f"for 2026-03-07 from {files[0]}")
     assert _count(db) == 1
+
+
+def test_the_write_lock_is_free_while_a_file_is_read(db, isolated_env, tmp_path):
+    """A report arriving through a pipe does not keep other processes from writing meanwhile."""
+    import os
+    import sqlite3
+    import threading
+
+    from conftest import LA
+    from store.db import open_db
+    from store.importer import import_files
+
+    pipe = tmp_path / "report.md"
+    os.mkfifo(pipe)
+    importer = open_db(isolated_env)
+    files = [FIXTURES / "report-2026-03-07.md", pipe]
+    done: list = []
+    reading = threading.Thread(target=lambda: done.extend(import_files(importer, files, LA, "acme/engine")))
+    reading.start()
+    other = sqlite3.connect(isolated_env, timeout=1, isolation_level=None)
+    with open(pipe, "w") as writer:  # returns once the import opened the pipe to read it, after 03-07
+        try:
+            other.execute("begin immediate")
+            other.execute("rollback")
+        finally:
+            writer.write((FIXTURES / "report-2026-03-08.md").read_text())
+    reading.join(timeout=10)
+    other.close()
+    importer.close()
+    assert [outcome.count for outcome in done] == [1, 3] and _count(db) == 4
 
 
 def test_seed_reports_import_with_areas(run_cli, db):
