@@ -13,7 +13,7 @@ from functools import cache
 from typing import Callable, Protocol
 from zoneinfo import ZoneInfo
 
-from store.areas import aliases, normalize_name
+from store.areas import resolve_area
 from store.days import day_bounds
 from store.lazy_re import LazyPattern
 from store.model import TYPES
@@ -637,7 +637,6 @@ def _take_words(
     words: list[str], lookup: Lookup | None, question: Question, stopwords: frozenset[str], repo: str | None
 ) -> None:
     """Areas, people and topics from the words left after times, PR numbers and @people."""
-    names = aliases(repo)
     longest = _longest_synonym()
     i = 0
     while i < len(words):
@@ -646,7 +645,7 @@ def _take_words(
             chunk = words[i : i + size]
             if len(chunk) < size:
                 continue
-            area = names.get(normalize_name(" ".join(chunk)))
+            area = resolve_area(" ".join(chunk), repo)
             if area:
                 said = _subwords(" ".join(chunk))
                 if area not in question.areas:
