@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from search_latency import REPO, TZ, percentile, store_for  # noqa: E402
+from search_latency import REPO, TZ, percentile, store_for
 
 COMMANDS = {
     "ask (no question)": ["ask"],

@@ -32,6 +32,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from servers.slack_api import BOT_TOKEN, FakeSlack, Fault  # noqa: E402
 from slack_helpers import REPO, seed_day  # noqa: E402
+
 from store.db import open_db  # noqa: E402
 
 DAY = date(2026, 3, 4)
@@ -62,7 +63,7 @@ def second_poster(env: dict[str, str], slack: FakeSlack, rounds: int) -> None:
         channel = f"CSECOND{n}"
         started = time.perf_counter()
         holder = post_daily(env, channel)
-        slack.wait_for(lambda s: s.delivered(channel), timeout=30)  # the first holds the claim and is sending
+        slack.wait_for(lambda s, channel=channel: s.delivered(channel), timeout=30)  # the first holds the claim and is sending
         begun = time.perf_counter()
         took, line = timed(post_daily(env, channel), begun)
         assert "by another process" in line, line
@@ -109,12 +110,12 @@ def takeover(env: dict[str, str], slack: FakeSlack, rounds: int) -> None:
         channel = f"CDEAD{n}"
         slack.fail("chat.postMessage", Fault(accept=True, hang=True))
         victim = post_daily(env, channel)
-        slack.wait_for(lambda s: s.delivered(channel), timeout=30)
+        slack.wait_for(lambda s, channel=channel: s.delivered(channel), timeout=30)
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         killed = time.perf_counter()
         while True:  # as cron or serve's scheduler would, only more often
-            took, line = timed(post_daily(env, channel), time.perf_counter())
+            _, line = timed(post_daily(env, channel), time.perf_counter())
             if line.startswith("posted"):
                 break
             time.sleep(0.2)

@@ -28,12 +28,12 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.answer import answer_question, read_in_thread  # noqa: E402
+from bot.answers.answer import answer_question, read_in_thread  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402
-from store.importer import import_file  # noqa: E402
 from store.retrieval.search import search  # noqa: E402
+from store.sources.importer import import_file  # noqa: E402
 
 QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
 REPORTS = ROOT / "tests" / "eval" / "reports"

@@ -20,10 +20,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from search_latency import PER_DAY, REPO, TZ, arrival, generate  # noqa: E402
-from store.db import open_db  # noqa: E402
-from store.importer import Imported, import_files  # noqa: E402
-from store.report_markdown import render_report  # noqa: E402
+from search_latency import PER_DAY, REPO, TZ, arrival, generate
+
+from store.db import open_db
+from store.report.markdown import render_report
+from store.sources.importer import Imported, import_files
 
 
 def write_reports(folder: Path, days: int) -> list[Path]:

@@ -9,7 +9,7 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -19,8 +19,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from servers.github_api import FakeGitHub, FakePull, day_of_pulls  # noqa: E402
 
 from store.db import open_db  # noqa: E402
-from store.github import GitHubClient  # noqa: E402
-from store.ingest import ingest_repo, plan_window  # noqa: E402
+from store.sources.github import GitHubClient  # noqa: E402
+from store.sources.ingest import ingest_repo, plan_window  # noqa: E402
 
 REPO = "vllm-project/vllm"
 TZ = ZoneInfo("America/Los_Angeles")
@@ -41,7 +41,7 @@ def run(pulls: list[FakePull], graphql: bool) -> list[tuple[str, int, float]]:
         with GitHubClient(github.url, TOKEN if graphql else None) as client:
             def measure(label: str, since: date | None) -> None:
                 before, started = client.requests, time.perf_counter()
-                window = plan_window(db, REPO, TZ, since, DAY, datetime.now(timezone.utc))
+                window = plan_window(db, REPO, TZ, since, DAY, datetime.now(UTC))
                 ingest_repo(db, client, REPO, window)
                 figures.append((label, client.requests - before, time.perf_counter() - started))
 

@@ -22,20 +22,20 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.answer import answer_question  # noqa: E402
-from bot.config import Settings  # noqa: E402
-from store.areas import classify  # noqa: E402
-from store.db import open_db  # noqa: E402
-from store.model import PullRequest, Summary  # noqa: E402
-from store.days import local_day  # noqa: E402
-from store.prs import save_prs  # noqa: E402
-from store.retrieval.search import search_prs  # noqa: E402
+from bot.answers.answer import answer_question
+from bot.config import Settings
+from store.days import local_day
+from store.db import open_db
+from store.model import PullRequest, Summary
+from store.retrieval.search import search_prs
+from store.tables.prs import save_prs
+from store.understanding.areas import classify
 
 REPO = "acme/engine"
 TZ = ZoneInfo("America/Los_Angeles")
@@ -82,15 +82,8 @@ DIRS = [
 ]
 STEMS = ["scheduler", "utils", "config", "layer", "backend", "runner", "worker", "manager", "processor", "loader",
          "kernels", "ops", "api_server", "serving_chat", "protocol", "registry", "interface", "cache", "metadata", "common"]
-FILLER = (
-    "the a this that change changes code path request requests tokens batch batches step steps memory "
-    "performance behaviour behavior users user default option flag argument value values method function "
-    "class module test tests case cases logic support existing new previous current call calls data shape "
-    "tensor tensors layer layers model models kernel kernels output outputs input inputs state states size "
-    "sizes error errors check checks issue issues handling configuration config setting settings runtime "
-    "startup overhead latency throughput correctness compatibility edge path paths version versions"
-).split()
-CONNECT = "when because so that which while after before during without with for in on of to by from across".split()
+FILLER = ["the", "a", "this", "that", "change", "changes", "code", "path", "request", "requests", "tokens", "batch", "batches", "step", "steps", "memory", "performance", "behaviour", "behavior", "users", "user", "default", "option", "flag", "argument", "value", "values", "method", "function", "class", "module", "test", "tests", "case", "cases", "logic", "support", "existing", "new", "previous", "current", "call", "calls", "data", "shape", "tensor", "tensors", "layer", "layers", "model", "models", "kernel", "kernels", "output", "outputs", "input", "inputs", "state", "states", "size", "sizes", "error", "errors", "check", "checks", "issue", "issues", "handling", "configuration", "config", "setting", "settings", "runtime", "startup", "overhead", "latency", "throughput", "correctness", "compatibility", "edge", "path", "paths", "version", "versions"]
+CONNECT = ["when", "because", "so", "that", "which", "while", "after", "before", "during", "without", "with", "for", "in", "on", "of", "to", "by", "from", "across"]
 
 
 _CUMULATIVE: dict[tuple[int, float], list[float]] = {}
@@ -175,7 +168,7 @@ def generate(count: int, seed: int = 7) -> list[PullRequest]:
         prs.append(
             PullRequest(
                 repo=REPO, number=number, title=title, url=f"https://github.com/{REPO}/pull/{number}",
-                author=author, merged_by=merger, merged_at=merged_at.astimezone(timezone.utc),
+                author=author, merged_by=merger, merged_at=merged_at.astimezone(UTC),
                 type="trivial" if rng.random() < 0.15 else "substantial", files=files,
                 areas=classify(title, files), summary=summary,
                 additions=rng.randint(1, 800), deletions=rng.randint(0, 400),

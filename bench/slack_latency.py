@@ -22,7 +22,8 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, datetime, time as clock, timedelta
+from datetime import date, datetime, timedelta
+from datetime import time as clock
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -30,18 +31,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import httpx  # noqa: E402
+from servers.slack_api import (  # noqa: E402
+    BOT_TOKEN,
+    SIGNING_SECRET,
+    FakeSlack,
+    mention_event,
+    signed_headers,
+    slash_command,
+)
 
 from bot.config import Settings  # noqa: E402
-from bot.daily import DailyPoster  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
-from bot.slack_app import slack_client  # noqa: E402
-from servers.slack_api import (  # noqa: E402
-    BOT_TOKEN, SIGNING_SECRET, FakeSlack, mention_event, signed_headers, slash_command,
-)
-from store.areas import AREAS, classify  # noqa: E402
+from bot.slack.app import slack_client  # noqa: E402
+from bot.slack.daily import DailyPoster  # noqa: E402
 from store.db import open_db  # noqa: E402
 from store.model import PullRequest, Summary  # noqa: E402
-from store.prs import save_prs  # noqa: E402
+from store.tables.prs import save_prs  # noqa: E402
+from store.understanding.areas import AREAS, classify  # noqa: E402
 
 REPO = "acme/engine"
 TZ = ZoneInfo("America/Los_Angeles")
@@ -146,7 +152,7 @@ def main() -> None:
                 before = len(slack.calls_to("chat.update"))
                 started = time.perf_counter()
                 bot.post(*mention_event("<@UPRDIGEST> what changed for ROCm yesterday?", ts=f"1750000000.{round_:06d}"))
-                slack.wait_for(lambda s: len(s.calls_to("chat.update")) > before, timeout=60)
+                slack.wait_for(lambda s, before=before: len(s.calls_to("chat.update")) > before, timeout=60)
                 mentions.append(time.perf_counter() - started)
             print(f"{'@prdigest question (answer in place)':<48} {'':<44} {summary(mentions)}")
 

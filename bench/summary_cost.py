@@ -21,22 +21,23 @@ import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from bot.config import Settings  # noqa: E402
-from bot.llm import LLM  # noqa: E402
-from bot.summarize import summarize_prs  # noqa: E402
 from servers.openai_api import FakeOpenAI, rotating_responder, summary_sections  # noqa: E402
+
+from bot.config import Settings  # noqa: E402
+from bot.model.client import LLM  # noqa: E402
+from bot.model.summarize import summarize_prs  # noqa: E402
 from store.db import open_db  # noqa: E402
-from store.extractive import classify_type, extractive_summary  # noqa: E402
-from store.importer import read_report  # noqa: E402
 from store.model import PullRequest  # noqa: E402
-from store.prs import save_pr  # noqa: E402
+from store.sources.importer import read_report  # noqa: E402
+from store.tables.prs import save_pr  # noqa: E402
+from store.understanding.extractive import classify_type, extractive_summary  # noqa: E402
 
 SEEDS = ROOT.parent / "shared" / "seeds"
 TZ = ZoneInfo("America/Los_Angeles")
@@ -63,8 +64,7 @@ All tests pass; throughput within noise ({tput} tok/s before and after).
 - [x] The test plan.
 </details>
 """
-WORDS = ("scheduler budget cache block request batch kernel token prefix decode prefill worker tensor "
-         "layer config sampler stream metric queue buffer").split()
+WORDS = ["scheduler", "budget", "cache", "block", "request", "batch", "kernel", "token", "prefix", "decode", "prefill", "worker", "tensor", "layer", "config", "sampler", "stream", "metric", "queue", "buffer"]
 
 
 def seed_sized_sections(pr_number: str) -> dict[str, str]:
@@ -79,7 +79,7 @@ def day_of_prs(count: int, rng: random.Random) -> tuple[list[PullRequest], str]:
         prs = (prs * (count // len(prs) + 1))[:count]
         origin = f"titles and files from {reports[0].name}"
     else:
-        start = datetime(2026, 3, 7, 17, tzinfo=timezone.utc)
+        start = datetime(2026, 3, 7, 17, tzinfo=UTC)
         prs = [
             PullRequest("acme/engine", 1000 + i, f"[Core] Change {i} to the {rng.choice(WORDS)} path",
                         f"https://github.com/acme/engine/pull/{1000 + i}", "dev", None, start + timedelta(minutes=i),

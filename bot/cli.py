@@ -11,7 +11,7 @@ import click
 from sqlite_utils import Database
 
 from bot.config import ConfigError, Settings, parse_repos
-from bot.terminal import Style, neutralize, render
+from bot.terminal.render import Style, neutralize, render
 from store.db import StoreError, open_db
 
 
@@ -47,7 +47,7 @@ def use_areas(settings: Settings) -> None:
     """The operator's areas file (PRDIGEST_AREAS), read and checked before any command runs."""
     if settings.areas_file is None:
         return
-    from store.areas import use_areas_file
+    from store.understanding.areas import use_areas_file
 
     try:
         use_areas_file(settings.areas_file)
@@ -69,7 +69,7 @@ def repo_option(func):
 
 
 def area_name(value: str | None) -> str | None:
-    from store.areas import UnknownArea, require_area
+    from store.understanding.areas import UnknownArea, require_area
 
     if value is None:
         return None
@@ -96,7 +96,7 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @pass_app
 def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
-    from store.importer import ReportImportError, import_files
+    from store.sources.importer import ReportImportError, import_files
 
     failed = 0
     for done in import_files(app.db, files, app.settings.timezone, app.repo(repo)):
@@ -117,8 +117,8 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
 @pass_app
 def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: str | None) -> None:
     """Print the daily report of one day."""
-    from bot.slack_render import daily_report_messages
-    from store.reports import load_report, report_json, report_markdown
+    from bot.messages.blocks import daily_report_messages
+    from store.report.day import load_report, report_json, report_markdown
 
     daily = load_report(
         app.db, app.repo(repo), parse_day(day) or app.today(), app.settings.timezone, area=area_name(area)
@@ -140,12 +140,12 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
 @pass_app
 def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missing: bool, force: bool, repo: str | None) -> None:
     """Summarize PRs with the configured model. PRs already summarized by this model and prompt cost nothing."""
-    from bot.llm import llm_from_settings, unconfigured_reason
-    from bot.prompt import PROMPT_VERSION
-    from bot.summarize import summarize_prs
+    from bot.model.client import llm_from_settings, unconfigured_reason
+    from bot.model.prompt import PROMPT_VERSION
+    from bot.model.summarize import summarize_prs
     from store.days import day_bounds
-    from store.prs import get_pr, prs_merged_between
-    from store.summaries import prs_needing_summary
+    from store.tables.prs import get_pr, prs_merged_between
+    from store.tables.summaries import prs_needing_summary
 
     if [day is not None, bool(numbers), missing].count(True) != 1:
         raise click.UsageError("choose one of --date, --pr or --missing")
@@ -184,9 +184,9 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
 @pass_app
 def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
     """PRs by summary source, model calls and tokens per day, PRs waiting for a summary retry."""
-    from bot.prompt import PROMPT_VERSION
-    from bot.summary_stats import stats_json, stats_text
-    from store.summaries import summary_stats
+    from bot.model.cost import stats_json, stats_text
+    from bot.model.prompt import PROMPT_VERSION
+    from store.tables.summaries import summary_stats
 
     settings = app.settings
     figures = summary_stats(app.db, app.repo(repo), settings.timezone, app.today(), days, settings.model, PROMPT_VERSION)
@@ -203,10 +203,11 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
 @pass_app
 def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
     """Fetch merged PRs from GitHub into the store. Cheap to run every few minutes."""
-    from bot.ingest import TerminalProgress, describe, github_client
-    from bot.summarize import summarize_ingested
-    from store.github import BadToken, GitHubError
-    from store.ingest import ingest_repo, plan_window
+    from bot.ingest import describe, github_client
+    from bot.model.summarize import summarize_ingested
+    from bot.terminal.progress import TerminalProgress
+    from store.sources.github import BadToken, GitHubError
+    from store.sources.ingest import ingest_repo, plan_window
 
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     if first and last and first > last:
@@ -244,7 +245,7 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
 def serve(app: AppContext, port: int | None, host: str) -> None:
     """Run the Slack bot and the daily report scheduler. Without Slack tokens: the local shell."""
     from bot.runtime import Runtime
-    from bot.server import serve as serve_slack
+    from bot.slack.server import serve as serve_slack
 
     serve_slack(Runtime(app.settings), port, host)
 
@@ -264,7 +265,7 @@ def channel_option(func):
 def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
     from bot.runtime import Runtime
-    from bot.shell import Conversation, quiet_logging
+    from bot.terminal.shell import Conversation, quiet_logging
 
     quiet_logging()
     reply = Conversation(Runtime(app.settings), channel).say(text)
@@ -280,7 +281,8 @@ def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
 def shell(app: AppContext, channel: str | None) -> None:
     """Answer commands and @prdigest questions typed one per line, as the bot would in Slack."""
     from bot.runtime import Runtime
-    from bot.shell import prompted_lines, quiet_logging, shell as run_shell
+    from bot.terminal.shell import prompted_lines, quiet_logging
+    from bot.terminal.shell import shell as run_shell
 
     quiet_logging()
     run_shell(Runtime(app.settings), prompted_lines(), sys.stdout, sys.stderr, channel)
@@ -297,9 +299,9 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
     from slack_sdk.errors import SlackApiError
 
-    from bot.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
     from bot.runtime import Runtime
-    from bot.slack_app import slack_client
+    from bot.slack.app import slack_client
+    from bot.slack.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
 
     runtime = Runtime(app.settings)
     name = app.repo(repo)
@@ -377,9 +379,9 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
 @pass_app
 def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | None) -> None:
     """Answer a question about merged PRs as an @-mention would, with the PRs it cites."""
-    from bot.answer import answer_question
-    from bot.llm import LLMError, llm_from_settings
-    from bot.slack_render import answer_message
+    from bot.answers.answer import answer_question
+    from bot.answers.mentions import answer_message
+    from bot.model.client import LLMError, llm_from_settings
 
     text, name = " ".join(question), app.repo(repo)
     llm = llm_from_settings(app.settings)

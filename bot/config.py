@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 DEFAULT_REPO = "vllm-project/vllm"
@@ -47,9 +47,9 @@ class Settings:
         return self.repos[0]
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        get = lambda name: (env.get(name) or "").strip() or None  # noqa: E731
+        get = lambda name: (env.get(name) or "").strip() or None
         return cls(
             db_path=Path(get("PRDIGEST_DB") or default_db_path(env)).expanduser(),
             timezone=_zone(get("PRDIGEST_TIMEZONE") or "America/Los_Angeles"),
@@ -76,7 +76,7 @@ class Settings:
             areas_file=Path(get("PRDIGEST_AREAS")).expanduser() if get("PRDIGEST_AREAS") else None,
         )
 
-    def with_db(self, path: str | Path | None) -> "Settings":
+    def with_db(self, path: str | Path | None) -> Settings:
         if path is None:
             return self
         return replace(self, db_path=Path(path).expanduser())

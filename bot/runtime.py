@@ -12,7 +12,7 @@ from bot.config import Settings
 from store.db import open_db
 
 if TYPE_CHECKING:
-    from bot.llm import LLM
+    from bot.model.client import LLM
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class Runtime:
         """The configured model, or None; made on first use because the client takes a second to import."""
         with self._lock:
             if not self._llm_made:
-                from bot.llm import llm_from_settings
+                from bot.model.client import llm_from_settings
 
                 try:
                     self._llm = llm_from_settings(self.settings)

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import sqlite_utils
 
-from store.schema import migrations
+from store.migrations import migrations, rename_released
+from store.understanding.relations import READER_VERSION, backfill_relations
 
 # Long enough to ride out an import or ingest transaction of another process;
 # PRDIGEST_BUSY_TIMEOUT changes it.
@@ -34,15 +35,29 @@ def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sql
         db = sqlite_utils.Database(conn, execute_plugins=False)
         if db.journal_mode != "wal":
             db.enable_wal()
-        if migrations.pending(db):
+        if migrations.pending(db) or _relations_version(db) != READER_VERSION:
             # Under the write lock: processes opening a new store together migrate it once.
             with write_transaction(db):
-                migrations.apply(db)
+                _bring_up_to_date(db)
     except StoreError:
         raise
     except (sqlite3.DatabaseError, OSError) as exc:
         raise StoreError(f"cannot open store {path}: {exc}") from exc
     return db
+
+
+def _bring_up_to_date(db: sqlite_utils.Database) -> None:
+    """Apply pending migrations, and read every PR's relations again when the reader changed since."""
+    rename_released(db)
+    migrations.apply(db)
+    if _relations_version(db) != READER_VERSION:
+        backfill_relations(db)
+        # The header's user version is otherwise unused: it records which reader wrote pr_relations.
+        db.execute(f"pragma user_version = {READER_VERSION:d}")
+
+
+def _relations_version(db: sqlite_utils.Database) -> int:
+    return int(db.execute("pragma user_version").fetchone()[0])
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """Building PullRequest values for tests without repeating every field."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from store.model import PullRequest
@@ -17,7 +17,7 @@ def make_pr(number: int = 1, title: str = "[Core] Add a thing", **fields: Any) -
         "url": f"https://github.com/{REPO}/pull/{number}",
         "author": "grace-h",
         "merged_by": "linus-t",
-        "merged_at": datetime(2026, 3, 7, 18, 0, tzinfo=timezone.utc),
+        "merged_at": datetime(2026, 3, 7, 18, 0, tzinfo=UTC),
         "type": "substantial",
         "files": ["engine/core/scheduler.py"],
     }

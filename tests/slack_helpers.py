@@ -7,24 +7,26 @@ import re
 import subprocess
 import sys
 import threading
-from time import monotonic
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from time import monotonic
+from typing import Any
 
 import httpx
 import pytest
+from conftest import FIXTURES, LA
+from pr_factory import REPO
+from pr_factory import make_pr as base_pr
+from servers.github_api import FakeGitHub
+from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlack, signed_headers, slash_command
 
 from bot.config import Settings
 from bot.runtime import Runtime
-from conftest import FIXTURES, LA
-from store.importer import import_file
 from store.model import PullRequest, Summary
-from store.prs import save_prs
-from servers.github_api import FakeGitHub
-from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlack, signed_headers, slash_command
-from pr_factory import REPO, make_pr as base_pr
+from store.sources.importer import import_file
+from store.tables.prs import save_prs
 
 LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
 

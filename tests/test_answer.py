@@ -3,17 +3,17 @@ import re
 from datetime import timedelta
 
 import pytest
-
-from bot.answer import answer_question, cite_only
-from bot.config import Settings
-from bot.empty_store import EMPTY_STORE
-from bot.llm import LLMError, llm_from_settings
 from pr_factory import REPO, make_pr
 from servers.github_api import FakeGitHub, FakePull
 from servers.openai_api import FakeOpenAI, Recorded, Reply, summary_reply
-from store.model import Summary
-from store.prs import get_pr, save_pr, save_prs
 from test_search import CORPUS, NOW, _at
+
+from bot.answers.answer import answer_question, cite_only
+from bot.answers.empty_store import EMPTY_STORE
+from bot.config import Settings
+from bot.model.client import LLMError, llm_from_settings
+from store.model import Summary
+from store.tables.prs import get_pr, save_pr, save_prs
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from store.areas import (
+from store.understanding.areas import (
     AREAS,
     UnknownArea,
     _parse_rules,
@@ -420,7 +420,7 @@ def test_a_repository_override_drops_replaces_and_adds_areas():
 
 
 def test_classify_follows_the_repository_of_the_pr(tmp_path):
-    from store.areas import use_areas_file
+    from store.understanding.areas import use_areas_file
 
     extra = tmp_path / "areas.toml"
     extra.write_text(_OVERRIDDEN[_OVERRIDDEN.index("[repos."):])  # only the repository's tables
@@ -440,7 +440,7 @@ def test_classify_follows_the_repository_of_the_pr(tmp_path):
 
 
 def test_a_broken_areas_file_is_refused_and_changes_nothing(tmp_path):
-    from store.areas import use_areas_file
+    from store.understanding.areas import use_areas_file
 
     broken = tmp_path / "areas.toml"
     broken.write_text('[repos."acme/widgets".areas.npu]\nfiles = ["(unclosed"]\n')

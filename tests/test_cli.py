@@ -2,6 +2,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 from conftest import FIXTURES
@@ -92,13 +93,14 @@ def test_report_slack_format_is_not_cut_on_a_busy_day(run_cli):
 
 
 def test_search_and_slack_reports_print_no_terminal_control_codes(run_cli, db, monkeypatch):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from pr_factory import REPO, make_pr
-    from store.prs import save_pr
+
+    from store.tables.prs import save_pr
 
     monkeypatch.setenv("PRDIGEST_REPOS", REPO)
-    save_pr(db, make_pr(901, "[Core] Clear\x1b[2J the \x9bscreen\x07", merged_at=datetime(2026, 3, 7, 18, tzinfo=timezone.utc)))
+    save_pr(db, make_pr(901, "[Core] Clear\x1b[2J the \x9bscreen\x07", merged_at=datetime(2026, 3, 7, 18, tzinfo=UTC)))
     for args in (("search", "clear"), ("report", "--date", "2026-03-07", "--format", "slack")):
         result = run_cli(*args)
         assert result.code == 0, result.err

@@ -3,13 +3,13 @@ import threading
 from datetime import date, datetime
 
 import pytest
-
-from bot.commands import execute, parse_time
-from bot.empty_store import EMPTY_STORE
 from conftest import LA
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
-from store.posts import PostKey, claim_post
-from store.subscriptions import channel_subscriptions
+
+from bot.answers.commands import execute, parse_time
+from bot.answers.empty_store import EMPTY_STORE
+from store.tables.posts import PostKey, claim_post
+from store.tables.subscriptions import channel_subscriptions
 
 NOW = datetime(2026, 3, 8, 15, 30, tzinfo=LA)
 

@@ -1,20 +1,21 @@
+import itertools
 import threading
 import time
 from datetime import date, datetime, timedelta
 
 import pytest
+from conftest import LA
+from servers.github_api import day_of_pulls
+from servers.slack_api import BOT_TOKEN, Fault
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
-from bot.daily import DailyPoster, Pacer
 from bot.runtime import Runtime
-from bot.slack_app import slack_client
-from conftest import LA
-from servers.slack_api import BOT_TOKEN, Fault
-from servers.github_api import day_of_pulls
-from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
-from store.posts import PostKey, claim_post, get_post
-from store.subscriptions import subscribe
+from bot.slack.app import slack_client
+from bot.slack.daily import DailyPoster, Pacer
+from store.tables.posts import PostKey, claim_post, get_post
+from store.tables.subscriptions import subscribe
 
 DAY = date(2026, 3, 4)
 
@@ -110,7 +111,7 @@ def test_posts_to_one_channel_are_paced(runtime, slack, poster):
     stamps = [call.at for call in slack.posts("C1")]
     assert len(stamps) >= 3
     # Sends start 0.3 s apart; arrival stamps also carry each request's own latency, so allow it some jitter.
-    assert all(later - earlier >= 0.2 for earlier, later in zip(stamps, stamps[1:]))
+    assert all(later - earlier >= 0.2 for earlier, later in itertools.pairwise(stamps))
     assert stamps[-1] - stamps[0] >= 0.29 * (len(stamps) - 1)
 
 

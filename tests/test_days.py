@@ -1,13 +1,14 @@
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from conftest import LA
-from store.days import day_bounds, local_day, standard_abbreviation
 from pr_factory import make_pr
-from store.model import PullRequest
-from store.prs import save_pr
-from store.reports import load_report
 
-UTC = timezone.utc
+from store.days import day_bounds, local_day, standard_abbreviation
+from store.model import PullRequest
+from store.report.day import load_report
+from store.tables.prs import save_pr
+
+UTC = UTC
 
 
 def _pr(number: int, merged_at: datetime) -> PullRequest:

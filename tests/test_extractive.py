@@ -7,8 +7,8 @@ import pytest
 from conftest import LA, seed_reports
 from pr_factory import make_pr
 
-from store.extractive import classify_type, clean_body, extractive_summary, title_sentence
-from store.importer import read_report
+from store.sources.importer import read_report
+from store.understanding.extractive import classify_type, clean_body, extractive_summary, title_sentence
 
 TEMPLATE_BODY = """<!-- markdownlint-disable -->
 PLEASE FILL IN THE PR DESCRIPTION HERE ENSURING ALL CHECKLIST ITEMS (AT THE BOTTOM) HAVE BEEN CONSIDERED.

@@ -1,12 +1,12 @@
 """The GitHub client over real HTTP against the fake GitHub: shapes, pagination, retries and rate limits."""
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from conftest import LA
-from servers.github_api import SECONDARY_LIMIT, TOO_MANY, Fault, FakeGitHub, FakePull, day_of_pulls
+from servers.github_api import SECONDARY_LIMIT, TOO_MANY, FakeGitHub, FakePull, Fault, day_of_pulls
 
 from store.days import day_bounds
-from store.github import BadToken, GitHubClient, GitHubError, graphql_endpoint
+from store.sources.github import BadToken, GitHubClient, GitHubError, graphql_endpoint
 
 REPO = "acme/engine"
 DAY = date(2026, 3, 7)
@@ -149,7 +149,7 @@ def test_primary_limit_waits_until_the_reset(github, clock):
 
 def test_a_wait_longer_than_allowed_names_the_reset(github, clock):
     github.exhaust("core", reset_in=3600)
-    reset = datetime.fromtimestamp(int(clock.now + 3600), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    reset = datetime.fromtimestamp(int(clock.now + 3600), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     with client_for(github, clock, max_wait=600) as client, pytest.raises(GitHubError) as caught:
         client.merged_pulls(REPO, START, END)
     assert f"rate limit (core) exhausted until {reset}" in str(caught.value)
@@ -195,12 +195,11 @@ def test_malformed_answers_are_one_line_errors(github, clock):
 
 
 def test_a_pr_github_no_longer_calls_merged_is_an_error(clock):
-    with FakeGitHub({REPO: [FakePull(9, "merged, then not", START)]}, clock=clock) as server:
-        with client_for(server, clock) as client:
-            listed = client.merged_pulls(REPO, START, END)
-            server.repos[REPO][9].merged_at = None
-            with pytest.raises(GitHubError, match="PR #9 is not merged"):
-                client.pull_details(REPO, listed[0])
+    with FakeGitHub({REPO: [FakePull(9, "merged, then not", START)]}, clock=clock) as server, client_for(server, clock) as client:
+        listed = client.merged_pulls(REPO, START, END)
+        server.repos[REPO][9].merged_at = None
+        with pytest.raises(GitHubError, match="PR #9 is not merged"):
+            client.pull_details(REPO, listed[0])
 
 
 def test_enterprise_server_paths(github, clock):

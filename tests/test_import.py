@@ -99,7 +99,7 @@ def test_files_said_to_be_imported_are_exactly_the_stored_ones(run_cli, db, monk
         f"prdigest: error: {files[2]}: cannot store it: disk full",
     ]
 
-    monkeypatch.setattr("store.importer.GROUP_PRS", 1)  # a group a file: 03-07 is committed first
+    monkeypatch.setattr("store.sources.importer.GROUP_PRS", 1)  # a group a file: 03-07 is committed first
     result = run_cli("import", *files)
     assert result.code == 1 and result.err.splitlines()[-1].endswith(f"{files[2]}: cannot store it: disk full")
     [line] = result.out.splitlines()
@@ -114,8 +114,9 @@ def test_the_write_lock_is_free_while_a_file_is_read(db, isolated_env, tmp_path)
     import threading
 
     from conftest import LA
+
     from store.db import open_db
-    from store.importer import import_files
+    from store.sources.importer import import_files
 
     pipe = tmp_path / "report.md"
     os.mkfifo(pipe)
@@ -151,8 +152,9 @@ def test_seed_reports_import_with_areas(run_cli, db):
 def test_import_keeps_what_ingest_fetched(run_cli, db):
     """A report has no body, labels or diff size; importing it must not erase them."""
     from conftest import LA
-    from store.prs import get_pr, save_pr
-    from store.report_markdown import parse_report
+
+    from store.report.markdown import parse_report
+    from store.tables.prs import get_pr, save_pr
 
     fetched = parse_report((FIXTURES / "report-2026-03-08.md").read_text(), LA).prs[0]
     fetched.body, fetched.labels, fetched.additions, fetched.deletions = "Body text", ["rocm"], 40, 2
@@ -166,7 +168,8 @@ def test_import_keeps_what_ingest_fetched(run_cli, db):
 def test_importing_a_report_again_reads_prs_by_key(db):
     """Each lookup of an import reaches prs by (repo, number), id or title, never by scanning a repository."""
     from conftest import LA
-    from store.importer import import_file
+
+    from store.sources.importer import import_file
 
     path = FIXTURES / "report-2026-03-08.md"
     import_file(db, path, LA, "acme/engine")

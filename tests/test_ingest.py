@@ -4,17 +4,17 @@ import pty
 import subprocess
 import sys
 from dataclasses import replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, LA
-from servers.github_api import Fault, FakeGitHub, FakePull, day_of_pulls
+from servers.github_api import FakeGitHub, FakePull, Fault, day_of_pulls
 
 from store.days import day_bounds, to_utc_text
-from store.extractive import extractive_summary
 from store.model import Summary
-from store.prs import get_pr, save_pr
+from store.tables.prs import get_pr, save_pr
+from store.understanding.extractive import extractive_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "acme/engine"
@@ -141,7 +141,7 @@ def test_better_summaries_survive_re_ingest(run_cli, db, github):
 
 
 def test_first_run_starts_at_yesterday(run_cli, db, monkeypatch):
-    now = datetime.now(timezone.utc).replace(microsecond=0)
+    now = datetime.now(UTC).replace(microsecond=0)
     yesterday = day_bounds(now.astimezone(LA).date() - timedelta(days=1), LA)[0]
     pulls = [
         FakePull(1, "merged just before yesterday", yesterday - timedelta(minutes=1)),

@@ -74,7 +74,7 @@ def test_sigkill_loses_nothing_and_duplicates_nothing(tmp_path):
 
         runs = [first] + [then] * 3
         for args, at_least in zip(runs, (3, 11, 19, 27)):
-            kill_when(start(args), lambda: len(stored(db_path)) >= at_least, jitter)
+            kill_when(start(args), lambda at_least=at_least: len(stored(db_path)) >= at_least, jitter)
             now = stored(db_path)
             # Whatever was stored is a whole prefix of the window, each PR complete, once.
             assert now == expected[: len(now)] and len(now) >= at_least

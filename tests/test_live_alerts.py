@@ -5,21 +5,21 @@ import threading
 from datetime import datetime, timedelta
 
 import pytest
-from freezegun import freeze_time
-
-from bot.commands import execute
-from bot.config import Settings
-from bot.daily import Pacer, repo_ingester
-from bot.live import LiveAlerts
-from bot.runtime import Runtime
-from bot.scheduler import Scheduler
-from bot.slack_app import slack_client
 from conftest import LA
+from freezegun import freeze_time
 from servers.github_api import FakePull
 from servers.slack_api import BOT_TOKEN, Fault
 from slack_helpers import REPO, make_pr
+
+from bot.answers.commands import execute
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.slack.app import slack_client
+from bot.slack.daily import Pacer, repo_ingester
+from bot.slack.live import LiveAlerts
+from bot.slack.scheduler import Scheduler
 from store.model import Summary
-from store.prs import get_pr, save_pr, save_prs
+from store.tables.prs import get_pr, save_pr, save_prs
 
 SUBSCRIBED = datetime(2026, 3, 10, 9, 0, tzinfo=LA)
 

@@ -10,7 +10,7 @@ import pytest
 from servers.openai_api import SCHEMA_REFUSALS, FakeOpenAI, Reply, rate_limited
 
 from bot.config import Settings
-from bot.llm import LLM, LLMError, SchemaRefused, llm_from_settings, unconfigured_reason
+from bot.model.client import LLM, LLMError, SchemaRefused, llm_from_settings, unconfigured_reason
 
 
 @pytest.fixture
@@ -154,7 +154,7 @@ def test_a_schema_is_sent_as_response_format(api):
 def test_a_refused_schema_is_told_apart_from_other_bad_requests(api, style):
     schema = {"name": "x", "schema": {}}
     with FakeOpenAI(json_schema=style) as refusing, LLM("m", base_url=refusing.base_url) as llm:
-        with pytest.raises(SchemaRefused, match="answered HTTP 400: .*(response_format|json_object)") as caught:
+        with pytest.raises(SchemaRefused, match=r"answered HTTP 400: .*(response_format|json_object)") as caught:
             llm.complete("s", "u", json_schema=schema)
         assert not caught.value.transient and caught.value.call().outcome == "error"
         assert llm.complete("s", "u").text  # without a schema the same server answers

@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pr_factory import REPO, make_pr
 from servers.openai_api import (
-    REPLY_SHAPES, SCHEMA_REFUSALS, FakeOpenAI, Reply, rotating_responder, summary_json, summary_reply, summary_sections,
+    REPLY_SHAPES,
+    SCHEMA_REFUSALS,
+    FakeOpenAI,
+    Reply,
+    rotating_responder,
+    summary_json,
+    summary_reply,
+    summary_sections,
 )
 
 from bot.config import Settings
-from bot.llm import LLM, LLMError
-from bot.prompt import JSON_SYSTEM_PROMPT, PROMPT_VERSION, REPLY_SCHEMA, SYSTEM_PROMPT
-from bot.summarize import summarize_prs
-from store.extractive import classify_type, extractive_summary
-from store.model_calls import record_calls
-from store.prs import get_pr, save_pr
-from store.structured_output import RECHECK_AFTER, json_schema_support
+from bot.model.client import LLM, LLMError
+from bot.model.prompt import JSON_SYSTEM_PROMPT, PROMPT_VERSION, REPLY_SCHEMA, SYSTEM_PROMPT
+from bot.model.summarize import summarize_prs
+from store.tables.model_calls import record_calls
+from store.tables.prs import get_pr, save_pr
+from store.tables.structured_output import RECHECK_AFTER, json_schema_support
+from store.understanding.extractive import classify_type, extractive_summary
 
 MODEL = "reply-model"
 FIELDS = ("what_changed", "impact", "risks", "insights")
@@ -29,7 +36,7 @@ WRAPPING = ("Here is", "Here's", "Sure", "Let me know", "I hope", "<think", "</t
 
 
 def day_prs(count: int) -> list:
-    start = datetime(2026, 3, 7, 17, 0, tzinfo=timezone.utc)
+    start = datetime(2026, 3, 7, 17, 0, tzinfo=UTC)
     prs = [make_pr(300 + i, f"[Core] Change {300 + i} of the scheduler", merged_at=start + timedelta(minutes=i),
                    files=["engine/core/sched.py"], additions=40, deletions=4) for i in range(count)]
     for pr in prs:
@@ -69,7 +76,7 @@ _NO_DIFF = "This summary is based on the title, description and file list; the d
 @pytest.mark.parametrize("server", ["refuses a schema", "ignores a schema"])
 def test_every_reply_shape_is_stored_as_the_models_four_sections(db, shape, server):
     """Without structured output, whichever way the server lacks it, every shape real models use is read."""
-    responder = lambda request: REPLY_SHAPES[shape](summary_sections("300"), "trivial")  # noqa: E731
+    responder = lambda request: REPLY_SHAPES[shape](summary_sections("300"), "trivial")
     with FakeOpenAI(responder, json_schema="openai" if server == "refuses a schema" else "ignore") as api:
         run = summarize(db, api, day_prs(1))
     assert run.summarized == [300] and not run.failed
@@ -112,7 +119,7 @@ def test_a_server_that_refuses_a_schema_costs_one_refused_call_ever(db, style):
 def test_a_refusal_is_checked_again_after_a_while(db):
     with FakeOpenAI(json_schema="vllm") as api:
         summarize(db, api, day_prs(1))
-    later = datetime.now(timezone.utc) + RECHECK_AFTER + timedelta(hours=1)
+    later = datetime.now(UTC) + RECHECK_AFTER + timedelta(hours=1)
     assert json_schema_support(db, api.base_url, MODEL) is False
     assert json_schema_support(db, api.base_url, MODEL, now=later) is None
 

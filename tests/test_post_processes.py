@@ -11,11 +11,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-
 from servers.slack_api import BOT_TOKEN, FakeSlack, Fault
 from slack_helpers import REPO, seed_day
+
 from store.db import open_db
-from store.posts import get_post
+from store.tables.posts import get_post
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY = date(2026, 3, 4)

@@ -1,7 +1,7 @@
 """The claim on a daily post: one holder at a time, taken over when its lease runs out."""
 from datetime import date
 
-from store.posts import PostKey, begin_send, claim_post, get_post, release
+from store.tables.posts import PostKey, begin_send, claim_post, get_post, release
 
 KEY = PostKey.of("C1", "acme/engine", date(2026, 3, 4), ["rocm", "core", "rocm"])
 PLAN = [{"text": "parent", "blocks": []}, {"text": "reply", "blocks": []}]

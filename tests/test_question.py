@@ -2,14 +2,14 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from freezegun import freeze_time
-
 from conftest import LA
-from store.retrieval.question import Person, parse_question, synonyms_of
+from freezegun import freeze_time
 from pr_factory import REPO, make_pr
+
 from store.days import day_bounds
-from store.prs import save_pr
+from store.retrieval.question import Person, parse_question, synonyms_of
 from store.retrieval.search import StoreLookup
+from store.tables.prs import save_pr
 
 # A Saturday afternoon in Los Angeles.
 NOW = datetime(2026, 2, 14, 15, 30, tzinfo=LA)
@@ -128,7 +128,7 @@ def lookup(db):
 
 
 def test_people(lookup):
-    ask = lambda text: parse_question(text, LA, NOW, lookup).people  # noqa: E731
+    ask = lambda text: parse_question(text, LA, NOW, lookup).people
     assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", "any")]
     assert ask("PRs by @ada-l") == [Person("ada-l", "any")]
     assert ask("anything merged by linus-t") == [Person("linus-t", "merger")]

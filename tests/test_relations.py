@@ -1,12 +1,13 @@
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from conftest import seed_reports
 from pr_factory import REPO, make_pr
+
 from store.db import open_db
+from store.migrations import migrations
 from store.model import Summary
-from store.prs import save_pr
-from store.retrieval.relations import Relation, extract_relations, related, revert_title
-from store.schema import migrations
+from store.tables.prs import save_pr
+from store.understanding.relations import Relation, extract_relations, related, revert_title
 
 
 def _summary(what: str, impact: str = "", risks: str = "", insights: str = "") -> Summary:
@@ -52,7 +53,7 @@ def test_strongest_kind_wins_and_noise_is_ignored():
 def test_save_pr_records_and_replaces_relations(db):
     save_pr(db, make_pr(10, "[Core] Faster batching"))
     save_pr(db, make_pr(11, "[Core] Tune batching", body="Follow-up to #10."))
-    assert [(l.other, l.kind, l.outgoing) for l in related(db, REPO, 10)] == [(11, "follows", False)]
+    assert [(link.other, link.kind, link.outgoing) for link in related(db, REPO, 10)] == [(11, "follows", False)]
     save_pr(db, make_pr(11, "[Core] Tune batching", body="Unrelated now."))
     assert related(db, REPO, 10) == []
     assert related(db, REPO, 11) == []
@@ -62,7 +63,7 @@ def test_revert_by_title_in_either_order(db):
     # The revert first (reports imported out of order), then the PR it reverts.
     save_pr(db, make_pr(21, 'Revert "[Core] Faster batching"'))
     save_pr(db, make_pr(20, "[Core] Faster batching"))
-    assert [(l.other, l.kind) for l in related(db, REPO, 20)] == [(21, "reverts")]
+    assert [(link.other, link.kind) for link in related(db, REPO, 20)] == [(21, "reverts")]
     # Saving the revert again finds the original by title.
     save_pr(db, make_pr(21, 'Revert "[Core] Faster batching"'))
     link = related(db, REPO, 21)[0]
@@ -75,7 +76,7 @@ def test_related_orders_strongest_first(db):
     save_pr(db, make_pr(31, "[Doc] Explain the base change", body="Mentions #30."))
     save_pr(db, make_pr(32, "Revert #30"))
     save_pr(db, make_pr(33, "[Bugfix] Fix crash introduced by #30"))
-    assert [(l.other, l.kind) for l in related(db, REPO, 30)] == [(32, "reverts"), (33, "fixes"), (31, "mentions")]
+    assert [(link.other, link.kind) for link in related(db, REPO, 30)] == [(32, "reverts"), (33, "fixes"), (31, "mentions")]
 
 
 def test_migration_backfills_relations(isolated_env):
@@ -86,29 +87,29 @@ def test_migration_backfills_relations(isolated_env):
     from sqlite_utils import Database
 
     old = Database(path)
-    migrations.apply(old, stop_before="m030_search")
+    migrations.apply(old, stop_before="m004_search")
     assert "pr_relations" not in old.table_names()
     old["prs"].insert(
         {
             "repo": REPO, "number": 41, "title": "Revert #40", "url": "u", "author": "a",
-            "merged_at": datetime(2026, 3, 1, tzinfo=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "merged_at": datetime(2026, 3, 1, tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "type": "substantial",
         }
     )
     old.close()
     upgraded = open_db(path)
-    assert [(l.other, l.kind) for l in related(upgraded, REPO, 40)] == [(41, "reverts")]
+    assert [(link.other, link.kind) for link in related(upgraded, REPO, 40)] == [(41, "reverts")]
 
 
 def test_seed_reports_relate_reverts_and_regressions(run_cli, db):
     assert run_cli("import", *map(str, seed_reports())).code == 0
     repo = "vllm-project/vllm"
-    reverted = [(l.other, l.kind) for l in related(db, repo, 34208)]
+    reverted = [(link.other, link.kind) for link in related(db, repo, 34208)]
     assert reverted[0] == (34216, "reverts")
-    fixed = [(l.other, l.kind) for l in related(db, repo, 32993)]
+    fixed = [(link.other, link.kind) for link in related(db, repo, 32993)]
     assert (34543, "fixes") in fixed
     # Both directions: the fix names the PR it repairs.
-    assert (32993, "fixes") in [(l.other, l.kind) for l in related(db, repo, 34543)]
+    assert (32993, "fixes") in [(link.other, link.kind) for link in related(db, repo, 34543)]
 
 
 def test_crafted_text_cannot_stall_extraction(hang_guard):

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import pytest
-
 from servers.openai_api import REPLY_SHAPES, summary_sections
 
-from bot.reply import parse_reply
-from store.report_markdown import SECTIONS
+from bot.model.reply import parse_reply
+from store.report.markdown import SECTIONS
 
 LABELS = ["What changed and why", "Technical impact", "Potential risks", "Key insights"]
 

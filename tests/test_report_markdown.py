@@ -1,11 +1,11 @@
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
-
 from conftest import FIXTURES, LA, seed_reports
-from store.report_markdown import ReportFormatError, parse_report
-from store.reports import load_report, report_markdown
-from store.importer import import_file
+
+from store.report.day import load_report, report_markdown
+from store.report.markdown import ReportFormatError, parse_report
+from store.sources.importer import import_file
 
 
 def _round_trip(db, path):
@@ -29,7 +29,7 @@ def test_parse_fields_of_a_report():
     assert first.type == "substantial"
     assert first.files[0] == "csrc/rocm/attention.cu" and first.changed_files == 3
     # 23:59:59 on the day clocks sprang forward is PDT, seven hours behind UTC
-    assert first.merged_at.astimezone(timezone.utc) == datetime(2026, 3, 9, 6, 59, 59, tzinfo=timezone.utc)
+    assert first.merged_at.astimezone(UTC) == datetime(2026, 3, 9, 6, 59, 59, tzinfo=UTC)
     assert first.summary.risks.splitlines()[1] == "- Block size 8 is not covered by the new test."
     assert report.prs[1].type == "trivial"
 

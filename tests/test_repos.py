@@ -14,20 +14,20 @@ from datetime import time as clock_time
 from typing import Any
 
 import pytest
-from freezegun import freeze_time
-
-from bot.config import Settings
-from bot.daily import Pacer, repo_ingester
-from bot.runtime import Runtime
-from bot.scheduler import Scheduler
-from bot.slack_app import slack_client
 from conftest import LA
+from freezegun import freeze_time
 from servers.github_api import FakeGitHub, day_of_pulls
 from servers.slack_api import BOT_TOKEN, FakeSlack, home_opened, mention_event
 from slack_helpers import make_pr, serve_http, shown
+
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.slack.app import slack_client
+from bot.slack.daily import Pacer, repo_ingester
+from bot.slack.scheduler import Scheduler
 from store.db import open_db
-from store.prs import known_repos, save_prs
-from store.subscriptions import subscribe
+from store.tables.prs import known_repos, save_prs
+from store.tables.subscriptions import subscribe
 
 VLLM, ASCEND = "vllm-project/vllm", "vllm-project/vllm-ascend"
 BOTH = f"{VLLM},{ASCEND}"

@@ -3,12 +3,12 @@ import re
 from datetime import datetime
 
 import pytest
-
 from conftest import LA
 from pr_factory import REPO, make_pr
+
 from store.model import Summary
-from store.prs import save_pr
 from store.retrieval.search import match_expression, read_question, search_prs
+from store.tables.prs import save_pr
 
 # Saturday Mar 14 2026, evening in Los Angeles.
 NOW = datetime(2026, 3, 14, 18, 0, tzinfo=LA)
@@ -251,12 +251,12 @@ def test_migration_renumbers_a_store_filled_newest_first(tmp_path):
     from sqlite_utils import Database
 
     from store.db import open_db
-    from store.prs import pr_record
-    from store.schema import migrations
+    from store.migrations import migrations
+    from store.tables.prs import pr_record
 
     path = tmp_path / "old.db"
     old = Database(path)
-    migrations.apply(old, stop_before="m070_merge_time_ids")
+    migrations.apply(old, stop_before="m006_merge_time_ids")
     newest_first = sorted(CORPUS, key=lambda pr: pr.merged_at, reverse=True)
     old["prs"].insert_all({**pr_record(pr), "id": i + 1} for i, pr in enumerate(newest_first))
     old.close()
@@ -276,8 +276,8 @@ def test_a_common_word_ranks_the_newest_window_that_holds_enough_matches(db):
 
 
 def test_store_size_is_read_from_the_index_without_counting(db):
-    from store.prs import save_prs
     from store.retrieval.search import _store_size
+    from store.tables.prs import save_prs
 
     assert _store_size(db) == 0
     save_prs(db, [make_pr(n, f"[Core] Change {n}", merged_at=_at(1 + n % 13, n % 24)) for n in range(1, 301)])

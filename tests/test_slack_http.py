@@ -7,15 +7,23 @@ from datetime import datetime
 
 import httpx
 import pytest
-
 from conftest import LA
 from servers.github_api import FakeGitHub
 from servers.slack_api import (
-    FORM, JSON, SIGNING_SECRET, FakeSlack, button_click, home_opened, mention_event, signed_headers, slash_command,
+    FORM,
+    JSON,
+    SIGNING_SECRET,
+    FakeSlack,
+    button_click,
+    home_opened,
+    mention_event,
+    signed_headers,
+    slash_command,
 )
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr, serve_http, shown
+
 from store.db import open_db
-from store.prs import save_pr
+from store.tables.prs import save_pr
 
 
 @pytest.fixture(scope="module")

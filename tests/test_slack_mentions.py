@@ -10,16 +10,16 @@ from datetime import datetime
 
 import httpx
 import pytest
-
-from bot.config import Settings
-from bot.mentions import MODEL_DOWN
-from bot.runtime import Runtime
-from bot.slack_app import EVENTS_PATH, WORKERS, build_app, http_server
 from conftest import LA
 from servers.openai_api import FakeOpenAI, Reply
 from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, mention_event, signed_headers, slash_command
 from slack_helpers import LOUD_TITLE, import_fixtures, make_pr
-from store.prs import save_pr
+
+from bot.answers.mentions import MODEL_DOWN
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.slack.app import EVENTS_PATH, WORKERS, build_app, http_server
+from store.tables.prs import save_pr
 
 
 @pytest.fixture

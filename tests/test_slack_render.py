@@ -1,11 +1,12 @@
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pr_factory import make_pr
-from bot.slack_render import primary_area
+
+from bot.messages.blocks import primary_area
 
 
 def _pr(title: str, areas: list[str]):
-    return make_pr(1, title, areas=areas, merged_at=datetime(2026, 3, 8, tzinfo=timezone.utc))
+    return make_pr(1, title, areas=areas, merged_at=datetime(2026, 3, 8, tzinfo=UTC))
 
 
 def test_a_pr_is_grouped_under_the_area_its_title_names():
@@ -23,8 +24,8 @@ def test_the_home_tab_keeps_to_slacks_block_limit_and_always_ends_with_the_help(
     from datetime import date
     from zoneinfo import ZoneInfo
 
-    from bot.slack_render import MAX_HOME_BLOCKS, home_blocks
-    from store.reports import DailyReport
+    from bot.messages.blocks import MAX_HOME_BLOCKS, home_blocks
+    from store.report.day import DailyReport
 
     day = date(2026, 3, 8)
     prs = [_pr(f"[Core] Change {n} " + "word " * 600, ["core"]) for n in range(3)]  # several sections a report

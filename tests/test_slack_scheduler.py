@@ -2,19 +2,20 @@
 from datetime import date, datetime, time
 
 import pytest
-from freezegun import freeze_time
-
-from bot.config import Settings
-from bot.daily import Pacer, repo_ingester
-from bot.runtime import Runtime
-from bot.scheduler import Scheduler
-from bot.slack_app import slack_client
 from conftest import LA
-from servers.github_api import Fault as GitHubFault, day_of_pulls
+from freezegun import freeze_time
+from servers.github_api import Fault as GitHubFault
+from servers.github_api import day_of_pulls
 from servers.slack_api import BOT_TOKEN, Fault
 from slack_helpers import REPO, import_fixtures, seed_day
-from store.posts import PostKey, claim_post, get_post
-from store.subscriptions import subscribe
+
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.slack.app import slack_client
+from bot.slack.daily import Pacer, repo_ingester
+from bot.slack.scheduler import Scheduler
+from store.tables.posts import PostKey, claim_post, get_post
+from store.tables.subscriptions import subscribe
 
 LONG_AGO = datetime(2026, 1, 1, tzinfo=LA)
 
@@ -171,7 +172,7 @@ def test_a_post_another_process_is_sending_is_left_to_it_until_its_claim_runs_ou
     seed_day(runtime.db, date(2026, 3, 4), 2)
     subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
     key = PostKey.of("C1", REPO, date(2026, 3, 4))
-    planned = lambda: [{"text": "planned by post-daily", "blocks": []}]  # noqa: E731
+    planned = lambda: [{"text": "planned by post-daily", "blocks": []}]
     due = datetime.fromisoformat("2026-03-05T09:00:00-08:00").timestamp()
     claim_post(runtime.db, key, "post-daily-from-cron", planned, 60, due)
     scheduler = start(settings)

@@ -4,10 +4,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.empty_store import EMPTY_STORE
 from conftest import FIXTURES
 from servers.slack_api import BOT_TOKEN, FakeSlack
 from slack_helpers import LOUD_TITLE, REPO
+
+from bot.answers.empty_store import EMPTY_STORE
 
 ROOT = Path(__file__).resolve().parents[1]
 

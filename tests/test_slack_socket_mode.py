@@ -6,11 +6,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from servers.github_api import FakeGitHub
 from servers.slack_api import APP_TOKEN, BOT_TOKEN, FakeSlack, click_payload, mention_payload, slash_payload
 from servers.slack_socket import FakeSocketMode
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures
+
 from store.db import open_db
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,12 +8,12 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
-
 from conftest import LA
 from slack_helpers import REPO, seed_day
+
 from store.db import StoreBusy, open_db, write_transaction
-from store.reports import load_report, report_markdown
-from store.subscriptions import subscribe
+from store.report.day import load_report, report_markdown
+from store.tables.subscriptions import subscribe
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST = date(2026, 3, 2)
@@ -95,9 +95,8 @@ def test_a_writer_locked_past_the_busy_timeout_gets_one_line(tmp_path, db, run_c
     holder.execute("BEGIN IMMEDIATE")
     try:
         waiter = open_db(tmp_path / "prdigest.db", busy_timeout=0.2)
-        with pytest.raises(StoreBusy) as refused:
-            with write_transaction(waiter):
-                pass
+        with pytest.raises(StoreBusy) as refused, write_transaction(waiter):
+            pass
         assert str(refused.value) == (
             "the store is busy: another process held its write lock for over 0.2s "
             "(PRDIGEST_BUSY_TIMEOUT sets how long to wait); try again"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import FIXTURES, LA
@@ -13,13 +13,13 @@ from servers.github_api import FakeGitHub, FakePull
 from servers.openai_api import FakeOpenAI, Reply, summary_reply
 
 from bot.config import Settings
-from bot.llm import llm_from_settings
-from bot.prompt import JSON_SYSTEM_PROMPT, PROMPT_VERSION, SYSTEM_PROMPT, build_prompt, fit_diff
-from bot.reply import parse_reply
-from bot.slack_render import pr_summary_message
-from bot.summarize import ensure_summary
-from store.extractive import classify_type, extractive_summary
-from store.prs import get_pr, save_pr
+from bot.messages.blocks import pr_summary_message
+from bot.model.client import llm_from_settings
+from bot.model.prompt import JSON_SYSTEM_PROMPT, PROMPT_VERSION, SYSTEM_PROMPT, build_prompt, fit_diff
+from bot.model.reply import parse_reply
+from bot.model.summarize import ensure_summary
+from store.tables.prs import get_pr, save_pr
+from store.understanding.extractive import classify_type, extractive_summary
 
 DAY = "2026-03-07"
 MODEL = "test-model"
@@ -55,7 +55,7 @@ def store(db, *prs):
 
 
 def day_prs(count, first=100):
-    start = datetime(2026, 3, 7, 17, 0, tzinfo=timezone.utc)
+    start = datetime(2026, 3, 7, 17, 0, tzinfo=UTC)
     return [
         make_pr(first + i, f"[Core] Change {first + i} of the scheduler", merged_at=start + timedelta(minutes=i),
                 body=f"Makes the scheduler budget change {first + i}.", files=["engine/core/sched.py", "tests/test_sched.py"],
@@ -294,7 +294,7 @@ def test_the_coverage_note_reaches_key_insights(run_cli, db, model_env, monkeypa
     monkeypatch.setenv("PRDIGEST_SUMMARY_TOKENS", "1500")
     files = [f"engine/core/m{i}.py" for i in range(60)]
     store(db, make_pr(11, "[Core] Rework the core", files=files, additions=6000, deletions=100))
-    with FakeGitHub({REPO: [FakePull(11, "[Core] Rework the core", datetime(2026, 3, 7, 18, tzinfo=timezone.utc), files=files)]}) as gh:
+    with FakeGitHub({REPO: [FakePull(11, "[Core] Rework the core", datetime(2026, 3, 7, 18, tzinfo=UTC), files=files)]}) as gh:
         monkeypatch.setenv("PRDIGEST_GITHUB_API_URL", gh.url)
         assert run_cli("summarize", "--pr", "11").code == 0
         assert gh.count("/pulls/11/files") == 1
@@ -330,7 +330,7 @@ def test_ensure_summary_on_demand(db, model_env):
 
 
 def test_ingest_summarizes_the_new_prs(run_cli, db, model_env, github):
-    merged = datetime(2026, 3, 7, 18, tzinfo=timezone.utc)
+    merged = datetime(2026, 3, 7, 18, tzinfo=UTC)
     github.add(REPO, *[FakePull(200 + i, f"[Core] Tighten budget {i}", merged + timedelta(minutes=i),
                                 body="Keeps the budget.", files=["engine/core/sched.py"]) for i in range(3)])
     result = run_cli("ingest", "--since", DAY, "--until", DAY)

@@ -3,7 +3,7 @@ import io
 
 import pytest
 
-from bot.terminal import PLAIN, Style, neutralize, render
+from bot.terminal.render import PLAIN, Style, neutralize, render
 
 FULL = Style(emphasis=True, hyperlinks=True)
 URL = "https://github.com/acme/engine/pull/35050"

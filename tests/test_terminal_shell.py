@@ -12,10 +12,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
 from conftest import LA
 from slack_helpers import REPO, import_fixtures, make_pr
-from store.prs import save_pr
+
+from store.tables.prs import save_pr
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIL_TITLE = "[Core] Fix \x1b]8;;http://evil\x07click\x1b]8;;\x07 and \x1b[2J\x1b[H clear"

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field, replace
 from sqlite_utils import Database
 
 from store.model import PullRequest
-from store.prs import first_id, get_pr, pr_from_row
-from store.retrieval.question import Concept, Person, Phrases, Question
-from store.retrieval.relations import KINDS, Link, related, revert_title, stated
 from store.retrieval.evidence import gather, rarity
 from store.retrieval.form import RELATION_TOPIC_WORDS, Form
+from store.retrieval.question import Concept, Person, Phrases, Question
 from store.retrieval.search import COUNT_CAP, SearchResult, any_of, missing_note, people_condition, search
+from store.tables.prs import first_id, get_pr, pr_from_row
+from store.understanding.relations import KINDS, Link, related, revert_title, stated
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
 MAX_LISTED = 50

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from store.lazy_re import LazyPattern
+from store.text.patterns import LazyPattern
 
 # Questions are short; only their start is read for the form, and every repeat is bounded.
 _HEAD_CHARS = 200

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from functools import cache
-from typing import Callable, Protocol
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from store.areas import resolve_area
 from store.days import day_bounds
-from store.lazy_re import LazyPattern
 from store.model import TYPES
+from store.text.patterns import LazyPattern
+from store.understanding.areas import resolve_area
 
 
 class Lookup(Protocol):
@@ -76,7 +77,7 @@ class Question:
     def is_empty(self) -> bool:
         return not (self.has_filters or self.has_topic)
 
-    def following(self, earlier: "Question") -> "Question":
+    def following(self, earlier: Question) -> Question:
         """This question as a follow-up in a thread: what it leaves unsaid, the earlier one supplies.
 
         "and on ROCm?" after "what changed in the scheduler this week?" keeps the
@@ -128,22 +129,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    """
-    a about after again all also am an and any anything are around as at be been before being between
-    both but by can could did do does doing done during each else ever every few for from get gets got
-    had has have having he her here hers him his how i if in into is it its just know let lets like
-    me more most much my need no nor not now of off on once only or other our ours out over own please
-    same she should show so some something such tell than that thats the their theirs them then there
-    these they this those through to too under until up us very was we were what whats when where which
-    while who whom why will with would yet you your yours give find list see look looking want wanted
-    hi hey hello thanks thank ok okay bot prdigest
-    pr prs pull pulls request requests merged merge merges merging land landed lands change changed changes
-    happen happened happening new recent recently latest lately go going went went made make anybody
-    anyone someone team people thing things stuff work worked one ones today yesterday week month day days
-    morning afternoon evening night tonight working doing ship shipped shipping up been busy
-    many total add adds added adding touch touches touched touching update updates updated updating
-    modify modifies modified author authored wrote write written opened far works
-    """.split()
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -433,7 +419,7 @@ class _TimeParser:
 
     # --- step 2: marks combine into one range
     def combine(self, text: str) -> tuple[str, TimeRange | None]:
-        token = lambda name: _TOKEN.format(name=name)  # noqa: E731
+        token = lambda name: _TOKEN.format(name=name)
         forms: list[tuple[str, Callable[[re.Match[str]], TimeRange | None]]] = [
             (rf"\b(?:between|from)\s+{token('a')}\s*(?:and|to|through|thru|until|till|-|–)\s*{token('b')}", self._between),
             (rf"{token('a')}\s*(?:-|–|—|\.\.|to|through|thru|until|till)\s*{token('b')}", self._between),
@@ -564,7 +550,7 @@ def _at_hour(day: date, hour: int, tz: ZoneInfo) -> datetime:
     """The start of `hour` on a local day; 24 is the start of the next day (23 or 25 hours later across DST)."""
     if hour >= 24:
         return day_bounds(day, tz)[1]
-    return datetime.combine(day, datetime.min.time(), tzinfo=tz).replace(hour=hour).astimezone(timezone.utc)
+    return datetime.combine(day, datetime.min.time(), tzinfo=tz).replace(hour=hour).astimezone(UTC)
 
 
 # ---------------------------------------------------------------- PR references and people
@@ -700,7 +686,7 @@ def parse_question(
 ) -> Question:
     """Read a question; `now` defaults to the current time, `lookup` tells people and PRs apart from words,
     and `repo` names the repository whose areas count (None: the default areas)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if now.tzinfo is None:
         now = now.replace(tzinfo=tz)
     # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.

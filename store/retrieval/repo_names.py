@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
-from store.lazy_re import LazyPattern
+from store.text.patterns import LazyPattern
 
 # As typed, or as Slack wraps it: <https://github.com/o/n/pull/1|label>. The link stays in the text when
 # it names a PR, which the question reader then takes as that PR.

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from store.retrieval.question import Question, TimeRange, parse_question
 from store.days import from_utc_text, to_utc_text
+from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
-from store.prs import first_id, get_pr, pr_from_row
-from store.retrieval.relations import Link, related
-from store.schema import FTS_COLUMNS
+from store.retrieval.question import Question, TimeRange, parse_question
+from store.tables.prs import first_id, get_pr, pr_from_row
+from store.understanding.relations import Link, related
 
 # bm25 weight per FTS column. A word in the title says most about a PR; the
 # risks and insights sections speculate about neighbouring code, so they count little.

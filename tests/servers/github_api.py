@@ -12,10 +12,11 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 from zoneinfo import ZoneInfo
 
@@ -25,7 +26,7 @@ ISO = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def _iso(moment: datetime | None) -> str | None:
-    return moment.astimezone(timezone.utc).strftime(ISO) if moment else None
+    return moment.astimezone(UTC).strftime(ISO) if moment else None
 
 
 @dataclass
@@ -45,14 +46,14 @@ class FakePull:
     closed_at: datetime | None = None
 
     def __post_init__(self) -> None:
-        anchor = self.merged_at or self.closed_at or datetime(2026, 1, 1, tzinfo=timezone.utc)
+        anchor = self.merged_at or self.closed_at or datetime(2026, 1, 1, tzinfo=UTC)
         self.closed_at = self.closed_at or anchor
         self.created_at = self.created_at or anchor - timedelta(days=2)
         self.updated_at = self.updated_at or anchor + timedelta(minutes=1)
 
     def touch(self, later: timedelta = timedelta(hours=1)) -> None:
         """An edit after the merge (a label, a comment): GitHub moves updated_at."""
-        self.updated_at = (self.updated_at or datetime.now(timezone.utc)) + later
+        self.updated_at = (self.updated_at or datetime.now(UTC)) + later
 
 
 @dataclass
@@ -328,7 +329,7 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         def _links(self, path: str, query: dict[str, str], page: int, last: int) -> dict[str, str]:
             if page >= last:
                 return {}
-            link = lambda n, rel: f'<http://{self.headers["Host"]}{path}?{urlencode({**query, "page": n})}>; rel="{rel}"'  # noqa: E731
+            link = lambda n, rel: f'<http://{self.headers["Host"]}{path}?{urlencode({**query, "page": n})}>; rel="{rel}"'
             return {"Link": f"{link(page + 1, 'next')}, {link(last, 'last')}"}
 
         # -- REST and GraphQL ------------------------------------------------------
@@ -445,7 +446,7 @@ def day_of_pulls(
         pulls.append(FakePull(
             number=number,
             title=f"[Core] Change {number}: tighten the scheduler budget",
-            merged_at=(start + step * (index + 1)).astimezone(timezone.utc).replace(microsecond=0),
+            merged_at=(start + step * (index + 1)).astimezone(UTC).replace(microsecond=0),
             author=f"dev-{index % 7}",
             body=f"Makes change {number} so that the scheduler keeps its token budget.\n\nFixes #{number - 500}.",
             labels=["ready"] if index % 3 == 0 else [],
@@ -458,7 +459,7 @@ def day_of_pulls(
                 number=number + 10000,
                 title=f"Abandoned attempt {number}",
                 merged_at=None,
-                closed_at=(start + step * (index + 1)).astimezone(timezone.utc).replace(microsecond=0),
+                closed_at=(start + step * (index + 1)).astimezone(UTC).replace(microsecond=0),
                 files=["README.md"],
             ))
     return pulls

@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from store.report_markdown import SECTIONS
-
 from servers.loopback import LoopbackServer
+from store.report.markdown import SECTIONS
 
 
 @dataclass
@@ -267,7 +266,7 @@ class FakeOpenAI(LoopbackServer):
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 if not self.path.rstrip("/").endswith("/chat/completions"):

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from slack_sdk.signature import SignatureVerifier
@@ -116,7 +117,7 @@ class FakeSlack(LoopbackServer):
             held = list(self.messages.get(channel, []))
         return [m for m in held if "thread_ts" not in m], [m for m in held if "thread_ts" in m]
 
-    def wait_for(self, predicate: Callable[["FakeSlack"], bool], timeout: float = 10.0) -> None:
+    def wait_for(self, predicate: Callable[[FakeSlack], bool], timeout: float = 10.0) -> None:
         """Block until predicate(self) holds; AssertionError naming what arrived if it never does."""
         deadline = time.monotonic() + timeout
         with self._changed:

@@ -35,7 +35,7 @@ class FakeSocketMode:
     def url(self) -> str:
         return f"ws://127.0.0.1:{self._listener.getsockname()[1]}/link"
 
-    def __enter__(self) -> "FakeSocketMode":
+    def __enter__(self) -> FakeSocketMode:
         threading.Thread(target=self._accept, daemon=True).start()
         return self
 

@@ -1,0 +1,588 @@
+"""The `/prdigest` commands: one parser and dispatcher for Slack, `prdigest run` and the shell."""
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from bot.answers.empty_store import empty_store_notice
+from bot.answers.mentions import answer
+from bot.answers.scope import Scope, ambiguous_number, channel_repos, followed, holders, not_followed, scope_of
+from bot.messages.blocks import MAX_LISTED, Message, area_order, pr_list_message, pr_summary_message, reply_messages, text_message
+from bot.messages.mrkdwn import escape
+from bot.runtime import Runtime
+from store.days import local_day
+from store.db import StoreError
+from store.report.day import DailyReport, load_report
+from store.retrieval.search import search_prs
+from store.tables.posts import get_post
+from store.tables.prs import get_pr, latest_merge
+from store.tables.subscriptions import (
+    DAILY,
+    DEFAULT_POST_AT,
+    LIVE,
+    Subscription,
+    all_subscriptions,
+    channel_subscriptions,
+    subscribe,
+    unsubscribe,
+)
+from store.text.patterns import LazyPattern
+from store.understanding.areas import UnknownArea, area_names, require_area, resolve_area
+
+log = logging.getLogger(__name__)
+
+MAX_RANGE_DAYS = 366
+DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
+SEARCH_HITS = 10
+# Slack takes at most five responses to one command.
+MAX_RESPONSES = 5
+_DATE_LIKE = LazyPattern(r"^\d{4}-\d{1,2}-\d{1,2}$")
+_TIME = LazyPattern(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
+# 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
+_PR_NUMBER = LazyPattern(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
+_SLACK_USER = LazyPattern(r"^[UW][A-Z0-9]+$")
+
+
+class CommandError(ValueError):
+    """Bad arguments: a one-line explanation, answered together with the command's usage."""
+
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(message)
+        self.command = command
+
+
+@dataclass
+class Reply:
+    messages: list[Message]
+    public: bool = False  # shown to the whole channel rather than only to the person asking
+    error: bool = False
+    found: bool = True  # False: it says that nothing matched, so it folds into a line beside other repositories
+
+    @property
+    def text(self) -> str:
+        """The mrkdwn of every message as people see it, as `prdigest run` prints it."""
+        return "\n\n".join(message.shown for message in self.messages)
+
+
+def _reply(text: str, public: bool = False, error: bool = False) -> Reply:
+    return Reply([text_message(text)], public=public, error=error)
+
+
+@dataclass
+class Call:
+    """One command being answered: who asks, where, when, and the words after the command name."""
+
+    runtime: Runtime
+    args: str  # without the repositories it names, which are in `scope`
+    now: datetime
+    channel: str | None = None
+    user: str | None = None
+    scope: Scope | None = None  # None: the channel's repositories
+    listed: int = MAX_LISTED  # PRs a report lists, shared out when several repositories answer
+    words: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.words = self.args.split()
+        self.now = self.now.astimezone(self.tz)
+        if self.scope is None:
+            self.scope = Scope(channel_repos(self.runtime, self.channel), self.args)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return self.runtime.settings.timezone
+
+    @property
+    def repos(self) -> tuple[str, ...]:
+        return self.scope.repos  # type: ignore[union-attr]
+
+    @property
+    def repo(self) -> str:
+        """The repository a per-repository command works on (see each_repo)."""
+        return self.repos[0]
+
+    def for_repo(self, repo: str) -> Call:
+        """The call for one of its repositories, listing its share of what one reply can hold."""
+        listed = max(10, MAX_LISTED // len(self.repos))
+        return replace(self, scope=replace(self.scope, repos=(repo,)), listed=listed)  # type: ignore[type-var]
+
+    def limited(self, repos: tuple[str, ...]) -> Call:
+        return replace(self, scope=replace(self.scope, repos=repos))  # type: ignore[type-var]
+
+    @property
+    def today(self) -> date:
+        return local_day(self.now, self.tz)
+
+
+@dataclass(frozen=True)
+class Period:
+    first: date
+    last: date
+
+
+@dataclass(frozen=True)
+class Command:
+    usage: str
+    about: str
+    run: Callable[[Call], Reply]
+    slow: bool = False  # may wait on a model: acknowledged with a "looking" note first
+    reads_prs: bool = True  # answered with the empty-store notice while the store has no PRs
+    scoped: bool = True  # repositories named in its words limit it (a question finds its own)
+    free_text: bool = False  # an OWNER/NAME it does not know is just words, not a mistake
+
+
+# ------------------------------------------------------------------ periods
+
+PERIOD_USAGE = "today | yesterday | week | YYYY-MM-DD | YYYY-MM-DD..YYYY-MM-DD"
+
+
+def is_period(word: str) -> bool:
+    return word.lower() in ("today", "yesterday", "week") or word[:1].isdigit()
+
+
+def parse_period(word: str, today: date, command: str) -> Period:
+    """One period word; a bad one raises CommandError naming what was expected."""
+    lowered = word.lower()
+    if lowered == "today":
+        return Period(today, today)
+    if lowered == "yesterday":
+        return Period(today - timedelta(days=1), today - timedelta(days=1))
+    if lowered == "week":
+        return last_days(today, DEFAULT_DAYS)
+    if ".." in word:
+        start, _, end = word.partition("..")
+        first, last = _parse_date(start, command), _parse_date(end, command)
+        if first > last:
+            raise CommandError(f"the range {escape(word)} starts after it ends", command)
+        if (last - first).days >= MAX_RANGE_DAYS:
+            raise CommandError(f"ranges are limited to {MAX_RANGE_DAYS} days", command)
+        return Period(first, last)
+    day = _parse_date(word, command)
+    return Period(day, day)
+
+
+def last_days(today: date, days: int) -> Period:
+    return Period(today - timedelta(days=days - 1), today)
+
+
+def _parse_date(text: str, command: str) -> date:
+    try:
+        if not _DATE_LIKE.match(text):
+            raise ValueError
+        return date(*map(int, text.split("-")))
+    except ValueError:
+        raise CommandError(f"`{escape(text)}` is not a date; expected YYYY-MM-DD", command) from None
+
+
+def _split_period(call: Call, command: str) -> tuple[list[str], Period]:
+    """The words before an optional trailing period, and the period (default: the last DEFAULT_DAYS)."""
+    words = call.words
+    if len(words) > 1 and is_period(words[-1]):
+        return words[:-1], parse_period(words[-1], call.today, command)
+    return words, last_days(call.today, DEFAULT_DAYS)
+
+
+# ------------------------------------------------------------------ reports
+
+def _load(call: Call, period: Period, area: str | None = None) -> DailyReport:
+    return load_report(call.runtime.db, call.repo, period.first, call.tz, last=period.last, area=area)
+
+
+def _report_reply(call: Call, report: DailyReport, scope: str | None = None) -> Reply:
+    live = report.last >= call.today
+    if not report.prs:
+        return _nothing(call, report, scope, live)
+    return Reply(reply_messages(report, scope, as_of=call.now if live else None, limit=call.listed))
+
+
+def _nothing(call: Call, report: DailyReport, scope: str | None, live: bool) -> Reply:
+    """Nothing merged: say so, and point to the latest day that has PRs."""
+    scoped = f" {escape(scope)}" if scope else ""
+    as_of = f", as of {call.now.strftime('%H:%M')}" if live else ""
+    lines = [f"Nothing merged{scoped} in {escape(call.repo)} for {report.label} ({report.tz_label}){as_of}."]
+    latest = latest_merge(call.runtime.db, call.repo)
+    if latest is not None:  # the dispatcher answers an empty store before any command runs
+        day = local_day(latest, call.tz).isoformat()
+        lines.append(f"The latest day with merged PRs is {day}: `/prdigest {day}`.")
+    return replace(_reply("\n".join(lines)), found=False)
+
+
+def each_repo(call: Call, one: Callable[[Call], Reply]) -> Reply:
+    """`one` for every repository the call covers: those that found something in turn, then a line for the rest."""
+    if len(call.repos) == 1:
+        return one(call)
+    replies = [one(call.for_repo(repo)) for repo in call.repos]
+    found = [reply for reply in replies if reply.found]
+    quiet = [reply.text.split("\n")[0] for reply in replies if not reply.found]
+    if not found:
+        return _reply("\n".join(reply.text for reply in replies), public=any(r.public for r in replies))
+    messages = [message for reply in found for message in reply.messages]
+    if quiet:
+        messages.append(text_message("\n".join(quiet)))
+    if len(messages) > MAX_RESPONSES:
+        messages = messages[: MAX_RESPONSES - 1] + [
+            text_message(f"_{len(messages) - MAX_RESPONSES + 1} more messages left out: name one repository to see all of its PRs._")
+        ]
+    return Reply(messages, public=any(reply.public for reply in found))
+
+
+def cmd_period(call: Call) -> Reply:
+    if len(call.words) > 1:
+        raise CommandError("give one period", "when")
+    period = parse_period(call.words[0] if call.words else "today", call.today, "when")
+    return each_repo(call, lambda one: _report_reply(one, _load(one, period)))
+
+
+def cmd_area(call: Call) -> Reply:
+    words, period = _split_period(call, "area")
+    if not words:
+        raise CommandError("which area?", "area")
+    name = " ".join(words)
+    areas = {repo: resolve_area(name, repo) for repo in call.repos}
+    having = tuple(repo for repo, area in areas.items() if area)
+    if not having:
+        raise CommandError(escape(str(UnknownArea(name, call.repo))), "area")
+    call = call.limited(having)
+    return each_repo(call, lambda one: _report_reply(one, _load(one, period, areas[one.repo]), f"in {areas[one.repo]}"))
+
+
+def cmd_author(call: Call) -> Reply:
+    words, period = _split_period(call, "author")
+    if len(words) != 1:
+        raise CommandError("give one GitHub login", "author")
+    login = words[0].lstrip("@")
+
+    def one(call: Call) -> Reply:
+        report = _load(call, period)
+        mine = [pr for pr in report.prs if pr.author.lower() == login.lower()]
+        return _report_reply(call, replace(report, prs=mine), scope=f"by {login}")
+
+    return each_repo(call, one)
+
+
+def cmd_areas(call: Call) -> Reply:
+    if len(call.words) > 1:
+        raise CommandError("give at most one period", "areas")
+    period = parse_period(call.words[0], call.today, "areas") if call.words else last_days(call.today, DEFAULT_DAYS)
+    return each_repo(call, lambda one: _area_counts(one, period))
+
+
+def _area_counts(call: Call, period: Period) -> Reply:
+    report = _load(call, period)
+    if not report.prs:
+        return _nothing(call, report, None, report.last >= call.today)
+    counts = Counter(area for pr in report.prs for area in pr.areas)
+    unlabelled = sum(1 for pr in report.prs if not pr.areas)
+    lines = [f"*Areas of {escape(call.repo)}, {report.label} ({report.tz_label}): {len(report.prs)} merged PRs*"]
+    names, order = area_names(call.repo), area_order(call.repo)
+    busy = sorted(counts, key=lambda area: (-counts[area], order(area)))
+    lines.extend(f"\u2022 `{area}` {counts[area]}" for area in busy)
+    if unlabelled:
+        lines.append(f"\u2022 no area: {unlabelled}")
+    quiet = [area for area in names if area not in counts]
+    if quiet:
+        lines.append("No PRs: " + ", ".join(quiet))
+    lines.append("_One area's PRs: `/prdigest area NAME [when]`._")
+    return _reply("\n".join(lines))
+
+
+# ------------------------------------------------------------------ single PRs, search, questions
+
+def cmd_pr(call: Call) -> Reply:
+    match = _PR_NUMBER.match(call.args.strip())
+    if not match:
+        raise CommandError("give a PR number, like `pr 1234`", "pr")
+    number = int(match.group(1))
+    if call.scope.named and len(call.repos) == 1:  # type: ignore[union-attr]
+        return _pr_summary(call.runtime, call.repo, number)
+    found = holders(call.runtime, call.repos, number)
+    if len(found) > 1:
+        return _reply(ambiguous_number(number, found))
+    return _pr_summary(call.runtime, found[0] if found else call.repo, number)
+
+
+def _pr_summary(runtime: Runtime, repo: str, number: int) -> Reply:
+    pr = get_pr(runtime.db, repo, number)
+    if pr is None:
+        return _reply(
+            f"{escape(repo)}#{number} is not in the store: it holds the PRs merged there"
+            " (an open PR, or one merged since the last ingest, is not there yet)."
+        )
+    from bot.model.summarize import ensure_summary  # imported on use: it brings in the model client
+
+    pr = ensure_summary(runtime.db, runtime.settings, pr, runtime.llm)
+    return Reply([pr_summary_message(pr, runtime.settings.timezone)])
+
+
+def pr_reply(runtime: Runtime, repo: str, number: int) -> Reply:
+    """The full summary of one PR (the report's button); never raises."""
+    return guarded(f"pr {repo}#{number}", lambda: _pr_summary(runtime, repo, number))
+
+
+def cmd_search(call: Call) -> Reply:
+    query = call.args.strip()
+    if not query:
+        raise CommandError("search for what?", "search")
+    return each_repo(call, lambda one: _search(one, query))
+
+
+def _search(call: Call, query: str) -> Reply:
+    result = search_prs(call.runtime.db, query, call.repo, call.tz, limit=SEARCH_HITS, now=call.now)
+    if not result.hits:
+        return replace(_reply(f"Nothing in {escape(call.repo)} matched \u201c{escape(query)}\u201d."), found=False)
+    heading = f"*PRs of {escape(call.repo)} matching \u201c{escape(query)}\u201d*"
+    return Reply([pr_list_message(heading, [hit.pr for hit in result.hits], call.tz, result.note)])
+
+
+def cmd_ask(call: Call) -> Reply:
+    question = call.args.strip()
+    if not question:
+        raise CommandError("ask what?", "ask")
+    return Reply([answer(call.runtime, question, now=call.now, channel=call.channel)])
+
+
+# ------------------------------------------------------------------ subscriptions
+
+def parse_time(text: str) -> time | None:
+    """"9", "9:30", "09:30", "9am", "5:30pm" as a time of day; None if it is not one."""
+    match = _TIME.match(text)
+    if not match:
+        return None
+    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), (match.group(3) or "").lower()
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return time(hour, minute)
+
+
+def _need_channel(call: Call, command: str) -> str:
+    if not call.channel:
+        raise CommandError(
+            "subscriptions belong to a Slack channel: run this in the channel (or `prdigest run --channel ID`)",
+            command,
+        )
+    return call.channel
+
+
+def describe(sub: Subscription, tz: ZoneInfo) -> str:
+    areas = f" (areas: {', '.join(sub.areas)})" if sub.areas else ""
+    if sub.live:
+        return f"live alerts of {escape(sub.repo)}{areas} as PRs merge"
+    return f"the daily report of {escape(sub.repo)}{areas} at {sub.post_at.strftime('%H:%M')} {tz.key} time"
+
+
+def next_report(call: Call, sub: Subscription) -> str:
+    """When the next report comes: today if its time is still ahead and today's is not out yet, else tomorrow."""
+    posted = get_post(call.runtime.db, sub.channel, sub.repo, call.today - timedelta(days=1), sub.areas)
+    return "today" if call.now.time() < sub.post_at and posted is None else "tomorrow"
+
+
+_LIVE_WORDS = {"live": LIVE, "watch": LIVE, "daily": DAILY}
+
+
+def cmd_subscribe(call: Call) -> Reply:
+    channel = _need_channel(call, "subscribe")
+    post_at, names, mode, timed = DEFAULT_POST_AT, [], DAILY, False
+    words = list(call.words)
+    while words:
+        word = words.pop(0)
+        if word.lower() in _LIVE_WORDS:
+            mode = _LIVE_WORDS[word.lower()]
+            continue
+        if word.lower() == "at":
+            if not words:
+                raise CommandError("`at` needs a time, like `at 09:00`", "subscribe")
+            word = words.pop(0)
+        when = parse_time(word)
+        if when is not None:
+            post_at, timed = when, True
+        elif word not in names:
+            names.append(word)
+    if mode == LIVE and timed:
+        raise CommandError("live alerts come as PRs merge; `at` is for the daily report", "subscribe")
+    planned = _planned(call, names)  # every name checked before any write
+    subs = [subscribe(call.runtime.db, channel, repo, areas, post_at, call.user, call.now, mode) for repo, areas in planned]
+    who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
+    lines = []
+    for sub, created in subs:
+        done = "This channel now gets" if created else "Updated: this channel gets"
+        when = " The first comes with the next ingest." if sub.live else f" The next one comes {next_report(call, sub)}."
+        lines.append(f"{done} {describe(sub, call.tz)}{who}.{when}")
+    lines.append("_A private channel needs `/invite @prdigest` first; `/prdigest unsubscribe` stops it._")
+    return _reply("\n".join(lines), public=True)
+
+
+def _planned(call: Call, names: list[str]) -> list[tuple[str, list[str]]]:
+    """Each covered repository that has every area named, with those areas; CommandError when none has them.
+
+    As with `area`, a repository without the areas is left out rather than refused.
+    """
+    planned, refusal = [], None
+    for repo in call.repos:
+        try:
+            areas = [require_area(name, repo) for name in names]
+        except UnknownArea as exc:
+            refusal = refusal or exc
+            continue
+        planned.append((repo, sorted(dict.fromkeys(areas), key=area_order(repo))))
+    if not planned:
+        raise CommandError(escape(str(refusal)), "subscribe")
+    return planned
+
+
+def cmd_unsubscribe(call: Call) -> Reply:
+    channel = _need_channel(call, "unsubscribe")
+    modes = {_LIVE_WORDS[word.lower()] for word in call.words if word.lower() in _LIVE_WORDS}
+    other = [word for word in call.words if word.lower() not in _LIVE_WORDS]
+    if other or len(modes) > 1:
+        raise CommandError("unsubscribe takes at most a repository and `live` or `daily`", "unsubscribe")
+    mode = next(iter(modes), None)
+    repos = call.repos if call.scope.named else (None,)  # type: ignore[union-attr]
+    removed = [sub for repo in repos for sub in unsubscribe(call.runtime.db, channel, repo, mode)]
+    if not removed:
+        what = {DAILY: "daily report", LIVE: "live alerts", None: "daily report or live alerts"}[mode]
+        of = f" of {escape(', '.join(call.repos))}" if call.scope.named else ""  # type: ignore[union-attr]
+        return _reply(f"This channel has no {what}{of} to stop.")
+    return _reply("\n".join(f"This channel no longer gets {describe(sub, call.tz)}." for sub in removed), public=True)
+
+
+def cmd_subscriptions(call: Call) -> Reply:
+    if call.words:
+        raise CommandError("subscriptions takes no arguments", "subscriptions")
+    if call.channel:
+        subs = channel_subscriptions(call.runtime.db, call.channel)
+        if not subs:
+            return _reply(
+                "This channel gets no daily report or live alerts. "
+                "`/prdigest subscribe [REPO] [AREA...] [at HH:MM | live]` starts one."
+            )
+        return _reply("\n".join(f"This channel gets {describe(sub, call.tz)}." for sub in subs))
+    subs = all_subscriptions(call.runtime.db)
+    if not subs:
+        return _reply("No channel gets the daily report or live alerts yet.")
+    return _reply("\n".join(f"\u2022 {escape(sub.channel)}: {describe(sub, call.tz)}" for sub in subs))
+
+
+# ------------------------------------------------------------------ help and dispatch
+
+def cmd_help(call: Call) -> Reply:
+    return _reply(help_text(call.repos))
+
+
+WHEN = Command("[when]", "what merged: today so far, yesterday, the last 7 days (week), a day or a range", cmd_period)
+COMMANDS: dict[str, Command] = {
+    "today": WHEN,
+    "yesterday": WHEN,
+    "week": WHEN,
+    "area": Command("area NAME [when]", "one area (default: the last 7 days)", cmd_area),
+    "areas": Command("areas [when]", "every area with its count (default: the last 7 days)", cmd_areas),
+    "pr": Command("pr N", "the full summary of one PR", cmd_pr, slow=True),
+    "author": Command("author LOGIN [when]", "one person's PRs (default: the last 7 days)", cmd_author),
+    "search": Command("search TEXT", "find PRs by words", cmd_search, free_text=True),
+    "ask": Command("ask QUESTION", "a question about what merged (or mention @prdigest)", cmd_ask, slow=True, scoped=False),
+    "subscribe": Command(
+        "subscribe [REPO...] [AREA...] [at HH:MM | live]",
+        f"yesterday's report in this channel every day (default {DEFAULT_POST_AT.strftime('%H:%M')}),"
+        " or `live`: each PR as soon as it is ingested",
+        cmd_subscribe,
+        reads_prs=False,
+    ),
+    "unsubscribe": Command(
+        "unsubscribe [REPO...] [live | daily]", "stop this channel's reports and alerts (all, unless named)",
+        cmd_unsubscribe, reads_prs=False,
+    ),
+    "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions, reads_prs=False),
+    "help": Command("help", "this list", cmd_help, reads_prs=False),
+}
+
+
+def help_text(repos: Sequence[str]) -> str:
+    lines = [f"*/prdigest*: what merged in {escape(', '.join(repos))}"]
+    unique = dict.fromkeys(COMMANDS.values())
+    lines.extend(f"\u2022 `/prdigest {command.usage}` \u2014 {command.about}" for command in unique)
+    lines.append(f"_when_ is {PERIOD_USAGE}. Mention @prdigest with a question to get the answer in a thread.")
+    if len(repos) > 1:
+        lines.append("Name a repository (`OWNER/NAME` or its name) in a command or a question to see only that one.")
+    return "\n".join(lines)
+
+
+def usage(name: str) -> str:
+    command = COMMANDS.get(name, WHEN)
+    return f"Usage: `/prdigest {command.usage}`" + (f" (_when_ is {PERIOD_USAGE})" if "when" in command.usage else "")
+
+
+def find_command(text: str) -> tuple[str, Command | None, str]:
+    """The command word, its Command (None if unknown) and the text after it."""
+    stripped = text.strip()
+    word, _, rest = stripped.partition(" ")
+    name = word.lower()
+    if not name:
+        return "today", COMMANDS["today"], ""
+    if is_period(name):
+        return name, WHEN, stripped
+    return name, COMMANDS.get(name), rest
+
+
+def is_slow(text: str) -> bool:
+    command = find_command(text)[1]
+    return command is not None and command.slow
+
+
+def _unknown(name: str, text: str, repos: Sequence[str]) -> Reply:
+    import difflib  # here, as only a mistyped command needs it
+
+    close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    if not close and len(text.split()) > 2:
+        hint = f" To ask a question: `/prdigest ask {escape(text.strip())}`"
+    return _reply(f"`{escape(name)}` is not a command.{hint}\n\n{help_text(repos)}", error=True)
+
+
+def execute(
+    runtime: Runtime, text: str, channel: str | None = None, user: str | None = None, now: datetime | None = None
+) -> Reply:
+    """Answer one command. Never raises: bad input and failing dependencies become a short reply."""
+    name, command, rest = find_command(text)
+    if command is None:
+        return _unknown(name, text, runtime.settings.repos)
+    return guarded(text.strip(), lambda: _run(name, command, runtime, rest, now, channel, user))
+
+
+def _run(
+    name: str, command: Command, runtime: Runtime, rest: str, now: datetime | None, channel: str | None,
+    user: str | None,
+) -> Reply:
+    """The command's reply, for the repositories it names or the channel's.
+
+    One that reads PRs says instead when the store holds none to read.
+    """
+    scope = scope_of(runtime, rest, channel) if command.scoped else None
+    if scope is not None and scope.unknown and not command.free_text:
+        raise CommandError(not_followed(scope.unknown[0], followed(runtime)), name)
+    call = Call(runtime, scope.text if scope else rest, now or runtime.now(), channel, user, scope)
+    notices = [empty_store_notice(call.runtime.db, repo) for repo in call.repos] if command.reads_prs else [None]
+    if all(notices):
+        return _reply(escape(notices[0]))  # type: ignore[arg-type]
+    return command.run(call)
+
+
+def guarded(what: str, work: Callable[[], Reply]) -> Reply:
+    """work(), with bad arguments and failing dependencies turned into a short reply."""
+    try:
+        return work()
+    except CommandError as exc:
+        return _reply(f"{exc}\n{usage(exc.command)}", error=True)
+    except (StoreError, sqlite3.OperationalError) as exc:
+        log.warning("store unavailable for %r: %s", what, exc)
+        return _reply("Sorry, the store is busy or unavailable right now; try again in a minute.", error=True)
+    except Exception:  # the bot answers every command, whatever broke
+        log.exception("%r failed", what)
+        return _reply("Sorry, something went wrong while answering that; it has been logged.", error=True)

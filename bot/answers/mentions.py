@@ -1,0 +1,120 @@
+"""Questions asked by mentioning the bot: answered in the thread, with its earlier questions as context."""
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.answers.answer import Answer, answer_question
+from bot.answers.empty_store import empty_store_notice
+from bot.answers.scope import followed, not_followed, scope_of
+from bot.messages.blocks import (
+    MAX_BLOCKS,
+    MAX_FALLBACK_CHARS,
+    Message,
+    grouped_message,
+    mrkdwn_section,
+    pr_link,
+    text_message,
+    text_sections,
+)
+from bot.messages.mrkdwn import escape, link, truncate
+from bot.runtime import Runtime
+from store.tables.threads import claim_turn, earlier_questions
+
+log = logging.getLogger(__name__)
+
+_MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+LOOKING = ":eyes: Looking through the merged PRs\u2026"
+EMPTY_QUESTION = "Ask me about what merged, like `@prdigest what changed for ROCm this week?`"
+MODEL_DOWN = "_Sorry, the model is not answering right now; this answer comes from the store alone._"
+FAILED = "Sorry, I could not answer that just now; the error is logged. `/prdigest help` lists what else I can do."
+
+
+def question_text(text: str) -> str:
+    """The mention's text without the bot's (or anyone's) @-mention tokens."""
+    return " ".join(_MENTION.sub(" ", text or "").split())
+
+
+def start_turn(runtime: Runtime, channel: str, thread_ts: str, ts: str, question: str) -> list[str] | None:
+    """Record the question; the thread's earlier questions, or None if this mention was seen before."""
+    if not claim_turn(runtime.db, channel, thread_ts, ts, question):
+        return None
+    return earlier_questions(runtime.db, channel, thread_ts, ts)
+
+
+def answer(
+    runtime: Runtime,
+    question: str,
+    now: datetime | None = None,
+    history: Sequence[str] = (),
+    channel: str | None = None,
+) -> Message:
+    """The answer as a Slack message, grouped by repository when it covers several.
+
+    A failing model degrades to an answer from the store alone.
+    """
+    from bot.model.client import LLMError  # imported on use: the model client takes a second to load
+
+    scope = scope_of(runtime, question, channel, history)
+    if scope.ambiguous:
+        return text_message(scope.ambiguous)
+    if scope.foreign:
+        return text_message(not_followed(scope.foreign[0], followed(runtime)) + ".")
+    repos = _answerable(runtime, scope.repos)
+    settings = runtime.settings
+    ask = lambda llm: [
+        (repo, answer_question(runtime.db, settings, scope.text, history=scope.history, now=now, llm=llm, repo=repo))
+        for repo in repos
+    ]
+    try:
+        return _grouped(ask(runtime.llm), settings.timezone)
+    except LLMError as exc:
+        log.warning("model failed, answering from the store: %s", exc)
+    message = _grouped(ask(None), settings.timezone)
+    return Message(text=f"{MODEL_DOWN}\n{message.text}", blocks=[mrkdwn_section(MODEL_DOWN), *message.blocks])
+
+
+def _answerable(runtime: Runtime, repos: tuple[str, ...]) -> tuple[str, ...]:
+    """The repositories the store holds PRs of; the first alone when it holds none (its answer says so)."""
+    if len(repos) == 1:
+        return repos
+    return tuple(repo for repo in repos if empty_store_notice(runtime.db, repo) is None) or repos[:1]
+
+
+def _grouped(answers: list[tuple[str, Answer]], tz: ZoneInfo) -> Message:
+    """One answer as it is; several under their repositories' names, those that found nothing left out."""
+    if len(answers) == 1:
+        return answer_message(answers[0][1], tz)
+    cited = [(repo, reply) for repo, reply in answers if reply.citations]
+    shown = cited or [next((pair for pair in answers if pair[1].prs), answers[0])]  # none cites: the nearest
+    return grouped_message([(repo, answer_message(reply, tz)) for repo, reply in shown])
+
+
+def apology() -> Message:
+    return text_message(FAILED)
+
+
+_CITATION = re.compile(r"\[#(\d+)\]")
+MAX_SOURCES = 5
+
+
+def answer_message(answer: Answer, tz: ZoneInfo) -> Message:
+    """An answer: its text escaped, [#N] turned into links for the cited PRs, and the sources it names only by number."""
+    cited = {pr.number: pr for pr in answer.prs}
+
+    def cite(match: re.Match[str]) -> str:
+        pr = cited.get(int(match.group(1)))
+        return link(pr.url, f"#{pr.number}") if pr else match.group(0)
+
+    body = _CITATION.sub(cite, escape(answer.text.strip()))
+    blocks = text_sections(body.split("\n"))
+    sources = answer.sources()[:MAX_SOURCES]
+    if sources:
+        lines = ["*Sources*"] + [
+            f"\u2022 {pr_link(pr)} _by {escape(pr.author)}, merged {pr.merged_at.astimezone(tz).date().isoformat()}_" for pr in sources
+        ]
+        blocks.append(mrkdwn_section("\n".join(lines)))
+    return Message(text=truncate(body, MAX_FALLBACK_CHARS), blocks=blocks[:MAX_BLOCKS])

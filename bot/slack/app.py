@@ -1,0 +1,251 @@
+"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
+
+Every listener acknowledges first and works after: Slack wants an answer within
+three seconds, and the store, the model and GitHub may each take longer.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from slack_bolt import Ack, App, BoltResponse, Respond
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_sdk import WebClient
+from slack_sdk.http_retry import HttpRequest, HttpResponse, RetryState
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+
+from bot.answers.commands import Reply, execute, help_text, is_slow, pr_reply
+from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
+from bot.config import Settings
+from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
+from bot.runtime import Runtime
+from bot.slack.http_guard import SignedRequestsOnly
+from store.days import local_day
+from store.report.day import DailyReport, load_report
+from store.tables.prs import latest_merge
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"
+_SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d+)$")
+WORKING = "_Working on it\u2026_"
+# Answers prepared at once (each may wait on the model); more requests queue, acknowledged all the same.
+WORKERS = 8
+
+
+def slack_client(settings: Settings) -> WebClient:
+    """A Web API client that waits out 429s (Retry-After) and retries Slack's 5xx and dropped connections,
+    except for calls that create a message: Slack may have accepted one whose answer was lost,
+    so those are read back (bot.slack.posted) instead of sent again.
+    """
+    base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
+    client = WebClient(token=settings.slack_bot_token, base_url=base_url)
+    client.retry_handlers = [
+        RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
+        _ServerErrors(max_retry_count=2),
+        _ConnectionErrors(max_retry_count=1),
+    ]
+    return client
+
+
+def _creates_message(request: HttpRequest) -> bool:
+    return request.url.rstrip("/").endswith("/chat.postMessage")
+
+
+class _ServerErrors(ServerErrorRetryHandler):
+    """slack_sdk's 500/503 retry, plus the 502/504 of a gateway, for every call but message creation."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        return not _creates_message(request) and response is not None and response.status_code in (500, 502, 503, 504)
+
+
+class _ConnectionErrors(ConnectionErrorRetryHandler):
+    """slack_sdk's retry of a dropped connection, for every call but message creation."""
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        return not _creates_message(request) and super()._can_retry(
+            state=state, request=request, response=response, error=error
+        )
+
+
+def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
+    """The bolt App with every listener registered; its token is checked with auth.test."""
+    settings = runtime.settings
+    app = App(
+        client=client or slack_client(settings),
+        # Empty in Socket Mode, where Slack does not sign; in HTTP mode bolt then refuses every request.
+        signing_secret=settings.slack_signing_secret or "",
+        name="prdigest",
+    )
+    Listeners(runtime).register(app)
+    app.error(_malformed)
+    return app
+
+
+def _malformed(error: Exception) -> BoltResponse:
+    """A request bolt could not follow (a signed body with fields of the wrong shape): one line, and 400."""
+    log.warning("could not handle a request (%s: %s); answered 400", type(error).__name__, error)
+    return BoltResponse(status=400, body="malformed request")
+
+
+class Listeners:
+    """The handlers. Each acknowledges, then hands the answer to its own pool of workers:
+    bolt's listener threads stay free, so a request is acknowledged at once even
+    while every worker waits on a slow model.
+    """
+
+    def __init__(self, runtime: Runtime, workers: int = WORKERS) -> None:
+        self.runtime = runtime
+        self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="prdigest-answer")
+
+    def register(self, app: App) -> None:
+        # Any command routed to this app is ours, so a workspace may rename /prdigest when the name is taken.
+        app.command(re.compile(r"^/"))(self.on_command)
+        app.event("app_mention")(self.on_mention)
+        app.action(SUMMARY_ACTION)(self.on_summary_button)
+        app.event("app_home_opened")(self.on_home_opened)
+
+    def later(self, job: Callable[..., None], *args: Any) -> None:
+        self.work.submit(_logged, job, *args)
+
+    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
+        if not command.get("response_url"):
+            ack()
+            log.warning("a command without a response_url; nothing to answer it with")
+            return
+        text = command.get("text") or ""
+        if is_slow(text):
+            ack(WORKING)
+        else:
+            ack()
+        self.later(self.answer_command, text, command, respond)
+
+    def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
+        reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
+        send_reply(respond, reply)
+
+    def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+        ack()
+        match = _SUMMARY_VALUE.match(str(action.get("value") or ""))
+        if not match:
+            log.warning("summary button with an unexpected value %r", action.get("value"))
+            return
+        if not body.get("response_url"):
+            log.warning("a summary button click without a response_url; nothing to answer it with")
+            return
+        self.later(self.answer_button, match.group(1), int(match.group(2)), respond)
+
+    def answer_button(self, repo: str, number: int, respond: Respond) -> None:
+        send_reply(respond, pr_reply(self.runtime, repo, number))
+
+    def on_mention(self, event: dict[str, Any], client: WebClient) -> None:
+        if not (isinstance(event.get("channel"), str) and isinstance(event.get("ts"), str)):
+            log.warning("a mention without its channel or ts; nothing to answer it in")
+            return
+        self.later(self.answer_mention, event, client)
+
+    def answer_mention(self, event: dict[str, Any], client: WebClient) -> None:
+        channel, ts = event["channel"], event["ts"]
+        thread_ts = event.get("thread_ts") or ts
+        text = event.get("text")
+        question = question_text(text if isinstance(text, str) else "")
+        if not question:
+            post(client, channel, thread_ts, text_message(EMPTY_QUESTION))
+            return
+        try:
+            history = start_turn(self.runtime, channel, thread_ts, ts, question)
+        except Exception:  # the store may be locked or gone; the person still gets an answer
+            log.exception("could not record the mention %s/%s", channel, ts)
+            post(client, channel, thread_ts, apology())
+            return
+        if history is None:
+            return  # Slack delivered this mention again; it is answered already
+        placeholder = post(client, channel, thread_ts, text_message(LOOKING))
+        try:
+            message = answer(self.runtime, question, history=history, channel=channel)
+        except Exception:
+            log.exception("could not answer %r", question)
+            message = apology()
+        client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
+
+    def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
+        if event.get("tab") != "home":
+            return
+        if not isinstance(event.get("user"), str):
+            log.warning("a Home tab opened by no user; nothing to publish")
+            return
+        self.later(self.publish_home, event["user"], client)
+
+    def publish_home(self, user: str, client: WebClient) -> None:
+        client.views_publish(user_id=user, view={"type": "home", "blocks": self.home_blocks()})
+
+    def home_blocks(self) -> list[dict[str, Any]]:
+        """The Home tab: the latest day of each configured repository, then how to use the bot."""
+        repos = self.runtime.settings.repos
+        reports = [report for report in map(self._latest_report, repos) if report is not None]
+        return home_blocks(reports, help_text(repos))
+
+    def _latest_report(self, repo: str) -> DailyReport | None:
+        """The report of `repo`'s latest day with merges; None when it has none or it cannot be read."""
+        db, tz = self.runtime.db, self.runtime.settings.timezone
+        try:
+            latest = latest_merge(db, repo)
+            return None if latest is None else load_report(db, repo, local_day(latest, tz), tz)
+        except Exception:  # the rest of the Home tab is still useful
+            log.exception("could not read the latest report of %s for the Home tab", repo)
+            return None
+
+
+def _logged(job: Callable[..., None], *args: Any) -> None:
+    """Run a job of the answer pool; a failure is logged (a Future would keep it silent)."""
+    try:
+        job(*args)
+    except Exception:
+        log.exception("answering a Slack request failed")
+
+
+def send_reply(respond: Respond, reply: Reply) -> None:
+    for message in reply.messages:
+        respond(
+            text=message.text,
+            blocks=message.blocks,
+            response_type="in_channel" if reply.public else "ephemeral",
+            replace_original=False,
+        )
+
+
+def post(client: WebClient, channel: str, thread_ts: str, message: Message) -> str:
+    response = client.chat_postMessage(
+        channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks, unfurl_links=False
+    )
+    return response["ts"]
+
+
+# ---------------------------------------------------------------- serving
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    # socketserver's default backlog of 5 drops a burst's connections, which clients retry a second later.
+    request_queue_size = 128
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s " + format, self.address_string(), *args)
+
+
+def http_server(app: App, signing_secret: str, port: int, host: str = "0.0.0.0") -> WSGIServer:
+    """A threaded HTTP server taking commands, events and interactions at POST /slack/events."""
+    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH)
+    return make_server(host, port, handler, server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)

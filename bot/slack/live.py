@@ -1,0 +1,72 @@
+"""Live alerts inside `serve`: each newly stored PR in a channel's areas, posted once, soon after its ingest.
+
+Every PR due at one look goes into one message, so a burst (a busy poll, the
+catch-up after downtime) is one grouped alert rather than one per PR. Posts go
+through the daily poster's claims and read-back, so a PR is announced exactly
+once across restarts and replicas. An alert then follows its PRs: when a model
+summary (or anything else it shows) changes, the message is edited to match.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict
+from datetime import datetime, timedelta
+
+from slack_sdk import WebClient
+
+from bot.messages.blocks import live_message
+from bot.runtime import Runtime
+from bot.slack.daily import DailyPoster, Pacer
+from store.days import local_day
+from store.tables.live import Render, changed_since_sent, plan_alert, unfinished
+from store.tables.posts import record_messages
+from store.tables.subscriptions import LIVE, Subscription, all_subscriptions
+
+log = logging.getLogger(__name__)
+
+# An alert is kept in step with its PRs' summaries for this long after it went out.
+FOLLOW_DAYS = 2
+
+
+class LiveAlerts:
+    def __init__(self, runtime: Runtime, client: WebClient, pacer: Pacer | None = None) -> None:
+        self.runtime = runtime
+        self.client = client
+        self.poster = DailyPoster(client, runtime, pacer)
+
+    def run(self, now: datetime) -> None:
+        """Send every live subscription what is due, and bring recent alerts up to date."""
+        for sub in all_subscriptions(self.runtime.db, LIVE):
+            try:
+                self._alert(sub, now)
+                self._follow(sub, now)
+            except Exception as exc:  # one channel's trouble must not stop the others; the next tick retries
+                log.warning("live alerts of %s to %s failed, retrying at the next tick: %s", sub.repo, sub.channel, exc)
+
+    def _alert(self, sub: Subscription, now: datetime) -> None:
+        for key in unfinished(self.runtime.db, sub):  # a process died mid-send: finish its post first
+            self.poster.send(key, list)
+        day = local_day(now, self.runtime.settings.timezone)
+        post = plan_alert(
+            self.runtime.db, sub, day, self._render(sub), self.poster.owner, self.runtime.settings.post_lease,
+            time.time(),
+        )
+        if post is not None:
+            self.poster.deliver(post)
+
+    def _render(self, sub: Subscription) -> Render:
+        tz = self.runtime.settings.timezone
+        return lambda prs: [asdict(live_message(prs, sub.areas, tz))]
+
+    def _follow(self, sub: Subscription, now: datetime) -> None:
+        since = local_day(now, self.runtime.settings.timezone) - timedelta(days=FOLLOW_DAYS)
+        render = self._render(sub)
+        for post, prs in changed_since_sent(self.runtime.db, sub, since):
+            current = render(prs)
+            if current == post.messages:
+                continue
+            message = current[0]
+            self.client.chat_update(channel=sub.channel, ts=post.parent_ts, text=message["text"], blocks=message["blocks"])
+            record_messages(self.runtime.db, post, current)
+            log.info("live alert %s follows its PRs' summaries", post.key.text)

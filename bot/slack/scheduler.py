@@ -1,0 +1,118 @@
+"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts, post each channel's report at its time.
+
+A report is due once the channel's local time of day has come on the day after
+the reported one; whether it was posted is read from the store, so a restart
+(or a crash in the middle of a thread) picks up exactly where it stopped.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from slack_sdk import WebClient
+
+from bot.runtime import Runtime
+from bot.slack.daily import DailyPoster, Pacer
+from bot.slack.live import LiveAlerts
+from store.tables.posts import get_post
+from store.tables.subscriptions import DAILY, Subscription, all_subscriptions
+
+log = logging.getLogger(__name__)
+
+# After a failed post, wait this long before trying the channel again.
+RETRY_AFTER = timedelta(minutes=5)
+# An ingest this recent counts as fresh enough to post from.
+FRESH = timedelta(minutes=1)
+
+
+def due_day(sub: Subscription, now: datetime, tz: ZoneInfo) -> date | None:
+    """The day whose report `sub` wants at `now`: yesterday's, once today's post_at has come; else None.
+
+    Local wall time decides, so a time skipped by a DST switch (02:30 on the
+    spring-forward day) comes due with the first minute after it, and a time
+    that happens twice (fall-back) is due at the first.
+    """
+    local_now = now.astimezone(tz)
+    wall_due = datetime.combine(local_now.date(), sub.post_at)
+    if local_now.replace(tzinfo=None) < wall_due:
+        return None
+    if sub.created_at > wall_due.replace(tzinfo=tz):
+        return None  # subscribed after today's time: the first report comes tomorrow
+    return local_now.date() - timedelta(days=1)
+
+
+class Scheduler:
+    """One tick a minute: poll ingestion when due, send live alerts, then post every report that is due and not posted."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        client: WebClient,
+        ingest: Callable[[str], None] | None = None,
+        pacer: Pacer | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.client = client
+        self.ingest = ingest
+        self.pacer = pacer or Pacer(runtime.settings.post_pace)
+        self.live = LiveAlerts(runtime, client, self.pacer)
+        self._ingested: dict[str, datetime] = {}
+        self._retry_at: dict[tuple[str, str], datetime] = {}
+
+    def tick(self, now: datetime | None = None) -> None:
+        now = now or datetime.now(UTC)
+        self._poll(now)
+        self.live.run(now)
+        tz = self.runtime.settings.timezone
+        for sub in all_subscriptions(self.runtime.db, DAILY):
+            day = due_day(sub, now, tz)
+            key = (sub.channel, sub.repo)
+            if day is None or now < self._retry_at.get(key, now):
+                continue
+            post = get_post(self.runtime.db, sub.channel, sub.repo, day, sub.areas)
+            if post is not None and post.finished:
+                continue
+            self._refresh(sub.repo, now)
+            try:
+                outcome = DailyPoster(self.client, self.runtime, self.pacer).post(sub.channel, sub.repo, day, sub.areas)
+                if outcome.post is None:
+                    log.info("%s", outcome.describe())
+                self._retry_at.pop(key, None)
+            except Exception as exc:  # one channel's trouble must not stop the others
+                log.warning("daily report of %s for %s to %s failed, retrying later: %s", sub.repo, day, sub.channel, exc)
+                self._retry_at[key] = now + RETRY_AFTER
+
+    def _poll(self, now: datetime) -> None:
+        every = timedelta(minutes=self.runtime.settings.poll_minutes)
+        for repo in self.runtime.settings.repos:
+            last = self._ingested.get(repo)
+            if last is None or now - last >= every:
+                self._ingest(repo, now)
+
+    def _refresh(self, repo: str, now: datetime) -> None:
+        """Ingest right before posting, unless that just happened (or the repository is no longer configured)."""
+        last = self._ingested.get(repo)
+        if repo in self.runtime.settings.repos and (last is None or now - last > FRESH):
+            self._ingest(repo, now)
+
+    def _ingest(self, repo: str, now: datetime) -> None:
+        if self.ingest is None:
+            return
+        self._ingested[repo] = now
+        try:
+            self.ingest(repo)
+        except Exception as exc:  # GitHub down: post from what the store has
+            log.warning("ingest of %s failed; reports use the store as it is: %s", repo, exc)
+
+    def run(self, stop: threading.Event, interval: float = 60.0) -> None:
+        """Tick until `stop` is set; a failing tick is logged and the next one comes anyway."""
+        while True:
+            try:
+                self.tick()
+            except Exception:
+                log.exception("scheduler tick failed")
+            if stop.wait(interval):
+                return

@@ -1,0 +1,65 @@
+"""`prdigest serve`: the Slack app (Socket Mode, or HTTP) with the daily report scheduler beside it."""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+
+import click
+
+from bot.runtime import Runtime
+from bot.slack.app import EVENTS_PATH, build_app, http_server
+from bot.slack.daily import repo_ingester
+from bot.slack.scheduler import Scheduler
+from bot.terminal.shell import prompted_lines, quiet_logging, shell
+
+log = logging.getLogger(__name__)
+
+NO_TOKENS = (
+    "prdigest: no Slack tokens (SLACK_BOT_TOKEN, SLACK_APP_TOKEN) are set, so this is the local shell: "
+    "the same answers the bot gives in Slack. manifest.yml creates the Slack app."
+)
+
+
+def serve(runtime: Runtime, port: int | None, host: str) -> None:
+    settings = runtime.settings
+    if not (settings.slack_bot_token or settings.slack_app_token or settings.slack_signing_secret):
+        print(NO_TOKENS, file=sys.stderr)
+        quiet_logging()
+        shell(runtime, prompted_lines(), sys.stdout, sys.stderr)
+        return
+    _check_tokens(runtime, port)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _ = runtime.db  # a store that cannot open fails here, as one line, not in the first request
+    try:
+        app = build_app(runtime)
+    except Exception as exc:  # auth.test failed: a bad token or no way to reach Slack
+        raise click.ClickException(f"Slack did not accept SLACK_BOT_TOKEN at {settings.slack_api_url}: {exc}") from None
+    stop = threading.Event()
+    scheduler = Scheduler(runtime, app.client, ingest=repo_ingester(runtime))
+    threading.Thread(target=scheduler.run, args=(stop,), name="prdigest-scheduler", daemon=True).start()
+    try:
+        if port is not None:
+            server = http_server(app, settings.slack_signing_secret or "", port, host)
+            log.info("serving Slack requests at http://%s:%d%s", host, server.server_port, EVENTS_PATH)
+            server.serve_forever()
+        else:
+            from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+            log.info("connecting to Slack in Socket Mode")
+            SocketModeHandler(app, settings.slack_app_token).start()
+    finally:
+        stop.set()
+
+
+def _check_tokens(runtime: Runtime, port: int | None) -> None:
+    settings = runtime.settings
+    if not settings.slack_bot_token:
+        raise click.ClickException("SLACK_BOT_TOKEN is not set (the xoxb- token under OAuth & Permissions)")
+    if port is None and not settings.slack_app_token:
+        raise click.ClickException(
+            "Socket Mode needs SLACK_APP_TOKEN (an xapp- token with connections:write); "
+            "or serve HTTP with `prdigest serve --http PORT` and SLACK_SIGNING_SECRET"
+        )
+    if port is not None and not settings.slack_signing_secret:
+        raise click.ClickException("--http needs SLACK_SIGNING_SECRET (Basic Information > App Credentials)")

@@ -1,0 +1,107 @@
+"""`prdigest run` and `prdigest shell`: the bot's Slack replies without Slack, as mrkdwn or terminal text."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import IO
+
+from bot.answers.commands import Reply, execute
+from bot.answers.empty_store import empty_store_notice
+from bot.answers.mentions import EMPTY_QUESTION, answer, apology, question_text
+from bot.messages.blocks import text_message
+from bot.runtime import Runtime
+from bot.terminal.render import Style, render
+
+log = logging.getLogger(__name__)
+
+COMMAND_PREFIX = "/prdigest"
+MENTION_PREFIX = "@prdigest"
+QUIT = {"quit", "exit", r"\q"}
+
+
+@dataclass
+class Conversation:
+    """One run or shell session: its channel (for subscriptions) and its mention thread."""
+
+    runtime: Runtime
+    channel: str | None = None
+    history: list[str] = field(default_factory=list)
+
+    def say(self, line: str) -> Reply:
+        """The reply to `/prdigest TEXT`, `@prdigest QUESTION` or bare command text. Never raises."""
+        line = line.strip()
+        if line.lower().startswith(MENTION_PREFIX):
+            return self._mention(question_text(line[len(MENTION_PREFIX):]))
+        if line.lower().startswith(COMMAND_PREFIX):
+            line = line[len(COMMAND_PREFIX):]
+        return execute(self.runtime, line, channel=self.channel)
+
+    def _mention(self, question: str) -> Reply:
+        if not question:
+            return Reply([text_message(EMPTY_QUESTION)])
+        try:
+            message = answer(self.runtime, question, history=list(self.history), channel=self.channel)
+        except Exception:  # as in Slack: an apology, and the session goes on
+            log.exception("could not answer %r", question)
+            return Reply([apology()], error=True)
+        self.history.append(question)
+        return Reply([message])
+
+
+class _OneLine(logging.Formatter):
+    """Log records as one line each: what failed and why, never a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            message += f" ({type(exc).__name__}: {exc})"
+        return f"prdigest: {record.levelname.lower()}: " + " ".join(message.split())
+
+
+def quiet_logging() -> None:
+    """Warnings on stderr, one line each, for the commands a person runs in a terminal."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+
+def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None) -> None:
+    """Answer lines until EOF or `quit`; every answer is the bot's Slack reply rendered for `out`."""
+    talk = Conversation(runtime, channel)
+    style = Style.for_stream(out)
+    print(
+        f"prdigest shell on {runtime.settings.db_path} ({runtime.settings.default_repo}). "
+        "Type a command (`help`, `today`, `area rocm`...), `@prdigest QUESTION`, or `quit`.",
+        file=err,
+    )
+    notice = empty_store_notice(runtime.db, runtime.settings.default_repo)
+    if notice:  # said once at the start, before every answer says it again
+        print(notice, file=err)
+    for line in lines:
+        if line.strip().lower() in QUIT:
+            return
+        if not line.strip():
+            continue
+        print(render(talk.say(line).text, style) + "\n", file=out, flush=True)
+
+
+def prompted_lines(prompt: str = "prdigest> ") -> Iterable[str]:
+    """Lines from the terminal with a prompt (and line editing), or plain lines from a pipe."""
+    if not sys.stdin.isatty():
+        yield from sys.stdin
+        return
+    # Importing readline gives input() line editing and history; it is not on every platform.
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401
+    while True:
+        try:
+            yield input(prompt)
+        except EOFError:
+            print(file=sys.stderr)
+            return
+        except KeyboardInterrupt:  # Ctrl-C drops the line being typed, as in any shell
+            print(file=sys.stderr)

@@ -1,0 +1,258 @@
+"""Schema migrations, applied in order by `store.db.open_db`.
+
+Each migration is frozen: it holds all of its logic and calls no application
+code, so what an old store goes through never changes when the application
+does. Names number the migrations in the order they run. Data derived from the
+PRs (their relations) is not a migration's job: `store.db` reads it again
+whenever the code that derives it changes.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlite_utils import Database, Migrations
+
+migrations = Migrations("prdigest")
+
+# The names the migrations were released under, before they were numbered in
+# the order they run; `rename_released` moves a store's records to the new names.
+# m080_relations_read_again read every PR's relations again: relations now follow
+# the reader's version (store.db), so its record is left as it is and unused.
+RELEASED_NAMES = {
+    "m040_slack": "m002_slack",
+    "m010_github_updated_at": "m003_github_updated_at",
+    "m030_search": "m004_search",
+    "m020_model_summaries": "m005_model_summaries",
+    "m070_merge_time_ids": "m006_merge_time_ids",
+    "m060_post_claims": "m007_post_claims",
+    "m050_model_replies": "m008_model_replies",
+    "m090_live_alerts": "m009_live_alerts",
+}
+
+# Columns indexed for full-text search, in the order bm25() weights refer to them.
+# The migrations that build the index use them as they stand: a change to the
+# index is a new migration that rebuilds it.
+FTS_COLUMNS = ("title", "what_changed", "impact", "risks", "insights", "files", "author", "areas")
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db["repos"].create(
+        {"name": str, "report_title": str, "ingest_cursor": str, "updated_at": str},
+        pk="name",
+    )
+    # An explicit integer id because external-content FTS is keyed by rowid,
+    # and implicit rowids are not stable across VACUUM.
+    db["prs"].create(
+        {
+            "id": int,
+            "repo": str,
+            "number": int,
+            "title": str,
+            "url": str,
+            "body": str,
+            "author": str,
+            "merged_by": str,
+            "merged_at": str,  # UTC, "YYYY-MM-DDTHH:MM:SSZ", so text order is time order
+            "additions": int,
+            "deletions": int,
+            "changed_files": int,  # GitHub's count; may exceed len(files) on huge PRs
+            "files": str,  # JSON list of paths
+            "labels": str,  # JSON list
+            "areas": str,  # JSON list of canonical area names
+            "type": str,  # substantial | trivial
+            "what_changed": str,
+            "impact": str,
+            "risks": str,
+            "insights": str,
+            "summary_source": str,  # imported | extractive | model:<name>
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"repo", "number", "title", "url", "merged_at", "type"},
+        defaults={"body": "", "files": "[]", "labels": "[]", "areas": "[]"},
+    )
+    db["prs"].create_index(["repo", "number"], unique=True)
+    db["prs"].create_index(["repo", "merged_at"])
+    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
+    # The header of an imported report, so that rendering the day again gives the same text.
+    db["reports"].create(
+        {"repo": str, "date": str, "tz_label": str, "source": str, "imported_at": str},
+        pk=("repo", "date"),
+    )
+
+
+@migrations()
+def m002_slack(db: Database) -> None:
+    # A channel follows a repository once; an empty areas list means the whole report.
+    db["subscriptions"].create(
+        {"channel": str, "repo": str, "areas": str, "post_at": str, "created_by": str, "created_at": str},
+        pk=("channel", "repo"),
+        not_null={"post_at", "created_at"},
+        defaults={"areas": "[]"},
+    )
+    # The messages are stored as planned before the first is sent, so a restart
+    # resumes the same thread with the same replies even if the store changed since.
+    db["daily_posts"].create(
+        {
+            "channel": str,
+            "repo": str,
+            "date": str,
+            "messages": str,  # JSON list of {text, blocks}; the first is the thread's parent
+            "parent_ts": str,
+            "replies_sent": int,
+            "state": str,  # posting | done | empty
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk=("channel", "repo", "date"),
+        not_null={"messages", "replies_sent", "state"},
+    )
+    # Questions asked by mention, so a follow-up in the same thread keeps its context;
+    # (channel, ts) is unique so a retried event is answered once.
+    db["thread_turns"].create(
+        {"id": int, "channel": str, "thread_ts": str, "ts": str, "question": str, "created_at": str},
+        pk="id",
+        not_null={"channel", "thread_ts", "ts", "question"},
+    )
+    db["thread_turns"].create_index(["channel", "ts"], unique=True)
+    db["thread_turns"].create_index(["channel", "thread_ts"])
+
+
+@migrations()
+def m003_github_updated_at(db: Database) -> None:
+    # GitHub's updated_at of the version stored, so ingesting a window again
+    # skips the PRs that did not change since, and refreshes those that did.
+    db["prs"].add_column("github_updated_at", str)
+
+
+@migrations()
+def m004_search(db: Database) -> None:
+    # One row per (PR, other PR it refers to): reverts, regression fixes, follow-ups, mentions.
+    db["pr_relations"].create(
+        {"repo": str, "source": int, "target": int, "kind": str},
+        pk=("repo", "source", "target"),
+        not_null={"kind"},
+    )
+    db["pr_relations"].create_index(["repo", "target"])
+    # Logins compare without case on GitHub; merged_at last so a person's PRs
+    # in a time window come straight from the index.
+    db.execute("create index prs_repo_author on prs (repo, author collate nocase, merged_at)")
+    db.execute("create index prs_repo_merged_by on prs (repo, merged_by collate nocase, merged_at)")
+    # Finding the PR a `Revert "<title>"` PR reverts.
+    db.execute("create index prs_repo_title on prs (repo, title)")
+
+
+@migrations()
+def m005_model_summaries(db: Database) -> None:
+    # The prompt version behind a model summary (the model is in summary_source):
+    # a new prompt or model summarizes again, an unchanged one never pays twice.
+    db["prs"].add_column("summary_prompt", str)
+    db["prs"].add_column("summarized_at", str)
+    # Why the last model attempt failed; set means "waiting for a retry".
+    db["prs"].add_column("summary_retry", str)
+    # Every model call and its token usage, so the cost of a day and of a PR is visible.
+    db["model_calls"].create(
+        {
+            "id": int,
+            "at": str,  # UTC, like prs.merged_at
+            "purpose": str,  # summary | answer
+            "model": str,
+            "prompt_version": str,
+            "repo": str,
+            "number": int,
+            "outcome": str,  # ok | unparsed | error
+            "error": str,
+            "tokens_in": int,
+            "tokens_out": int,
+            "seconds": float,
+        },
+        pk="id",
+        not_null={"at", "purpose", "model", "outcome"},
+        defaults={"tokens_in": 0, "tokens_out": 0},
+    )
+    db["model_calls"].create_index(["at"])
+    db["model_calls"].create_index(["repo", "number"])
+
+
+@migrations()
+def m006_merge_time_ids(db: Database) -> None:
+    # Row ids, and so FTS rowids, now sort by merge time: the merge second
+    # times 2**20, plus the PR number modulo 2**20, or the next id of that
+    # second that is free. The index is rebuilt once rather than moved row by
+    # row by its update trigger.
+    per_second = 1 << 20
+    taken: set[int] = set()
+    moves = []
+    for row_id, number, merged_at in db.execute("select id, number, merged_at from prs order by merged_at, id").fetchall():
+        second = int(datetime.fromisoformat(merged_at.replace("Z", "+00:00")).timestamp())
+        slot = number % per_second
+        while second * per_second + slot in taken:
+            slot = (slot + 1) % per_second
+        taken.add(second * per_second + slot)
+        moves.append((second * per_second + slot, row_id))
+    db["prs"].disable_fts()
+    db.conn.executemany("update prs set id = ? where id = ?", moves)
+    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
+
+
+@migrations()
+def m007_post_claims(db: Database) -> None:
+    # A channel may be posted a day's report once per set of areas, so the areas join the key.
+    # The holder (owner) of a post renews lease_until (unix seconds) while it sends; a
+    # post whose lease ran out is taken over. in_flight is the part being sent, set before
+    # the send and cleared when its ts is recorded, so a new holder knows to read the thread back.
+    table = db["daily_posts"]
+    table.add_column("areas", str, not_null_default="[]")
+    table.add_column("owner", str)
+    table.add_column("lease_until", float)
+    table.add_column("in_flight", int)
+    table.add_column("sent_at", float)  # unix seconds when in_flight was sent
+    table.transform(pk=("channel", "repo", "date", "areas"))
+
+
+@migrations()
+def m008_model_replies(db: Database) -> None:
+    # Failed attempts since the last good summary; at PRDIGEST_SUMMARY_MAX_FAILURES a PR
+    # stops being retried until a forced run, so one unreadable PR does not cost a call every run.
+    db["prs"].add_column("summary_failures", int)
+    # Reasoning models spend tokens that never reach the reply; they are part of tokens_out.
+    db["model_calls"].add_column("reasoning_tokens", int, not_null_default=0)
+    db["structured_output"].create(
+        {"base_url": str, "model": str, "accepted": int, "note": str, "checked_at": str},
+        pk=("base_url", "model"),
+        not_null={"accepted", "checked_at"},
+    )
+
+
+@migrations()
+def m009_live_alerts(db: Database) -> None:
+    # A channel may follow a repository both ways: the daily report, and live alerts.
+    subscriptions = db["subscriptions"]
+    subscriptions.add_column("mode", str, not_null_default="daily")
+    subscriptions.transform(pk=("channel", "repo", "mode"))
+    # A live alert is a post of one message, numbered per channel, repository and day
+    # (batch 0 is the daily report), so it is claimed, sent and read back like one.
+    posts = db["daily_posts"]
+    posts.add_column("batch", int, not_null_default=0)
+    posts.transform(pk=("channel", "repo", "date", "areas", "batch"))
+    # Each PR a channel was alerted to, and the post that carries it: a PR is planned into one post only.
+    db["live_alerts"].create(
+        {"channel": str, "repo": str, "number": int, "date": str, "batch": int, "areas": str},
+        pk=("channel", "repo", "number"),
+        not_null={"date", "batch", "areas"},
+    )
+    db["live_alerts"].create_index(["channel", "repo", "date"])
+
+
+def rename_released(db: Database) -> None:
+    """Record the migrations a store applied under their released names by their names of today."""
+    if not db[migrations.migrations_table].exists():
+        return
+    for old, new in RELEASED_NAMES.items():
+        if old != new:
+            db.execute(
+                f"update {migrations.migrations_table} set name = ? where migration_set = ? and name = ?",
+                [new, migrations.name, old],
+            )

@@ -1,0 +1,41 @@
+"""Questions asked by mention, per Slack thread, so follow-ups keep their context."""
+from __future__ import annotations
+
+import sqlite3
+
+from sqlite_utils import Database
+
+from store.days import now_text
+from store.db import write_transaction
+
+# Enough context for a follow-up, short enough to keep prompts small.
+HISTORY_TURNS = 6
+
+
+def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: str) -> bool:
+    """Record a mention; False when it was recorded before (Slack retried the event)."""
+    try:
+        with write_transaction(db):
+            db["thread_turns"].insert(
+                {
+                    "channel": channel,
+                    "thread_ts": thread_ts,
+                    "ts": ts,
+                    "question": question,
+                    "created_at": now_text(),
+                }
+            )
+    except sqlite3.IntegrityError:
+        return False
+    return True
+
+
+def earlier_questions(db: Database, channel: str, thread_ts: str, ts: str) -> list[str]:
+    """The questions asked in the thread before `ts`, oldest first."""
+    rows = db.execute(
+        "select question from (select question, ts from thread_turns"
+        " where channel = ? and thread_ts = ? and ts < ? order by ts desc limit ?) order by ts",
+        [channel, thread_ts, ts, HISTORY_TURNS],
+    ).fetchall()
+    return [row[0] for row in rows]
+
