@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import overload
 
 import click
 from sqlite_utils import Database
@@ -13,6 +14,7 @@ from sqlite_utils import Database
 from bot.config import ConfigError, Settings, parse_repos
 from bot.terminal.render import Style, neutralize, render
 from store.db import StoreError, open_db
+from store.text.errors import one_line
 
 
 @dataclass
@@ -68,6 +70,10 @@ def repo_option(func):
     return click.option("--repo", help="OWNER/NAME; defaults to the first of PRDIGEST_REPOS.")(func)
 
 
+@overload
+def area_name(value: str) -> str: ...
+@overload
+def area_name(value: None) -> None: ...
 def area_name(value: str | None) -> str | None:
     from store.understanding.areas import UnknownArea, require_area
 
@@ -162,7 +168,7 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
         unknown = [f"#{number}" for number, pr in found.items() if pr is None]
         if unknown:
             raise click.ClickException(f"not in the store for {name}: {', '.join(unknown)} (run prdigest ingest first)")
-        prs = list(found.values())
+        prs = [pr for pr in found.values() if pr is not None]  # all of them: none is unknown
 
     def done(pr, error: str | None) -> None:
         click.echo(f"#{pr.number} failed: {error}" if error else f"#{pr.number} summarized", err=bool(error))
@@ -423,5 +429,4 @@ def _fail(message: str, code: int) -> None:
 
 def print_error(message: object) -> None:
     """One line on stderr, whatever line breaks the message carried."""
-    one_line = " ".join(str(message).split())
-    click.echo(f"prdigest: error: {one_line}", err=True)
+    click.echo(f"prdigest: error: {one_line(message, limit=2000)}", err=True)

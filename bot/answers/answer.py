@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -26,7 +27,7 @@ from store.retrieval.question import Question
 from store.retrieval.search import COUNT_CAP, read_question
 from store.tables.model_calls import record_calls
 from store.text.patterns import LazyPattern
-from store.understanding.extractive import join_words, sentence
+from store.text.prose import join_words, sentence, sentences
 
 if TYPE_CHECKING:
     from bot.model.client import LLM
@@ -65,7 +66,6 @@ _REFERENCE = LazyPattern(
     r"|https?://github\.com/[\w.-]{1,39}/[\w.-]{1,100}/pull/(?P<link>\d{1,9})\b",
     re.IGNORECASE,
 )
-_SENTENCE = LazyPattern(r"(?<=[.!?])\s+")
 
 
 @dataclass
@@ -158,7 +158,7 @@ def _lead(choice: Choice, form: Form) -> str:
     if form.kind == "yesno":
         return f"{note}Yes: {links or f'{count} {choice.question.noun(choice.total)} {described}'}."
     if form.relation and choice.whole_set:
-        return f"{note}{count} {_RELATION_NOUNS[form.relation][choice.total != 1]} {described}: {_relation_list(choice, form)}."
+        return f"{note}{count} {_RELATION_NOUNS[form.relation][choice.total != 1]} {described}: {_relation_list(choice, form.relation)}."
     if links:
         return f"{note}{sentence(links)}"
     if choice.question.numbers:
@@ -174,10 +174,10 @@ _RELATION_NOUNS = {
 _RELATION_PHRASE = {"reverts": "reverts", "fixes": "fixes a regression from", "follows": "follows up on"}
 
 
-def _relation_list(choice: Choice, form: Form) -> str:
+def _relation_list(choice: Choice, relation: str) -> str:
     """Each stated relation, with the PRs whose other side is not in the store named on their own."""
     linked = {n for link in choice.links for n in (link.number, link.other)}
-    alone = [f"[#{pr.number}] {_RELATION_PHRASE[form.relation]} a PR not in the store"
+    alone = [f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store"
              for pr in choice.answer if pr.number not in linked]
     return "; ".join([link.sentence() for link in choice.links] + alone)
 
@@ -266,13 +266,13 @@ def _ask(db: Database, llm: LLM, repo: str, system: str, prompt: str) -> str:
     """One model call, recorded in the ledger whatever its outcome."""
     from bot.model.client import LLMError
 
-    ledger = {"model": llm.model, "purpose": "answer", "prompt": ANSWER_PROMPT_VERSION, "repo": repo}
+    record = partial(record_calls, db, model=llm.model, purpose="answer", prompt=ANSWER_PROMPT_VERSION, repo=repo)
     try:
         completion = llm.complete(system, prompt, MODEL_ANSWER_TOKENS)
     except LLMError as exc:
-        record_calls(db, [exc.call()], **ledger)
+        record([exc.call()])
         raise
-    record_calls(db, [completion.call()], **ledger)
+    record([completion.call()])
     return completion.text
 
 
@@ -332,9 +332,9 @@ def _without_sentences_naming(text: str, numbers: Sequence[int]) -> str:
         return text
     kept = []
     for line in text.split("\n"):
-        sentences = [s for s in _SENTENCE.split(line) if not _names_any(s, numbers)]
-        if sentences:
-            kept.append(" ".join(sentences))
+        standing = [part for part in sentences(line) if not _names_any(part, numbers)]
+        if standing:
+            kept.append(" ".join(standing))
     return "\n".join(kept).strip()
 
 

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import re
 
+from store.text.prose import lead_and_rest
+
 _SAFE_URL = re.compile(r"^https?://[^\s<>|\"']+$")
 # Plain-text broadcast words; defused as well in case a client auto-parses them.
 _BROADCAST = re.compile(r"@(channel|here|everyone)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[(])")
 
 
 def escape(text: str) -> str:
@@ -32,4 +33,4 @@ def truncate(text: str, limit: int) -> str:
 def first_sentence(text: str, limit: int = 280) -> str:
     """The first sentence of the first paragraph, at most `limit` characters."""
     paragraph = (text or "").strip().split("\n", 1)[0].strip()
-    return truncate(_SENTENCE_END.split(paragraph, 1)[0], limit)
+    return truncate(lead_and_rest(paragraph)[0], limit)

@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.config import Settings
+from bot.config import LLM_TIMEOUT_SECONDS, Settings
 from store.tables.model_calls import ModelCall
+from store.text.errors import one_line
 
 if TYPE_CHECKING:
     import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 # Local servers (vLLM, llama.cpp) accept any key, but the client insists on one.
 NO_KEY = "EMPTY"
@@ -78,7 +80,7 @@ class LLM:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float = 120.0,
+        timeout: float = LLM_TIMEOUT_SECONDS,
         max_retries: int = MAX_RETRIES,
         concurrency: int = 4,
     ) -> None:
@@ -118,7 +120,7 @@ class LLM:
         that refuses it raises SchemaRefused. `earlier` holds (user, assistant) turns that
         come before `user`, for a follow-up in the same conversation.
         """
-        messages = [{"role": "system", "content": system}]
+        messages: list[ChatCompletionMessageParam] = [{"role": "system", "content": system}]
         for asked, answered in earlier:
             messages += [{"role": "user", "content": asked}, {"role": "assistant", "content": answered}]
         messages.append({"role": "user", "content": user})
@@ -136,7 +138,7 @@ class LLM:
                 ) from None
             except ValueError as exc:  # a body that is not the JSON the API promises
                 raise LLMError(
-                    f"model {self.model}: unreadable answer: {_one_line(exc)}", seconds=time.monotonic() - started
+                    f"model {self.model}: unreadable answer: {one_line(exc)}", seconds=time.monotonic() - started
                 ) from None
         seconds = time.monotonic() - started
         choices = getattr(response, "choices", None) or []
@@ -170,10 +172,11 @@ class LLM:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _create(self, messages: list[dict[str, str]], max_tokens: int, extra: dict[str, Any]):
+    def _create(self, messages: list[ChatCompletionMessageParam], max_tokens: int, extra: dict[str, Any]):
         try:
+            # One mapping: the limit's name is known only at run time, so its value is no typed keyword.
             return self._client.chat.completions.create(
-                model=self.model, messages=messages, **{self._limit_param: max_tokens}, **extra
+                model=self.model, messages=messages, **{self._limit_param: max_tokens, **extra}
             )
         except self._openai.BadRequestError as exc:
             if self._limit_param == "max_tokens" and "max_completion_tokens" in str(exc):
@@ -186,10 +189,10 @@ class LLM:
         if isinstance(exc, self._openai.APITimeoutError):
             return f"no answer from {where} within {self.timeout:g}s (after retries)"
         if isinstance(exc, self._openai.APIConnectionError):
-            return f"cannot reach {where}: {_one_line(exc.__cause__ or exc)}"
+            return f"cannot reach {where}: {one_line(exc.__cause__ or exc)}"
         if isinstance(exc, self._openai.APIStatusError):
-            return f"{where} answered HTTP {exc.status_code}: {_one_line(_error_message(exc))}"
-        return f"unexpected answer from {where}: {_one_line(exc)}"
+            return f"{where} answered HTTP {exc.status_code}: {one_line(_error_message(exc))}"
+        return f"unexpected answer from {where}: {one_line(exc)}"
 
     def _refuses_schema(self, exc: openai.OpenAIError) -> bool:
         if not isinstance(exc, (self._openai.BadRequestError, self._openai.UnprocessableEntityError)):
@@ -250,10 +253,6 @@ def _error_message(exc: openai.APIStatusError) -> str:
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
     return exc.message
-
-
-def _one_line(value: object) -> str:
-    return " ".join(str(value).split())[:200]
 
 
 def unconfigured_reason(settings: Settings) -> str | None:

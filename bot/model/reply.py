@@ -17,13 +17,12 @@ from bot.model.client import without_reasoning
 from bot.model.prompt import json_field
 from store.model import TYPES
 from store.report.markdown import SECTIONS
+from store.text.prose import is_fence
 
 # Replies longer than this are not summaries (a model ignoring max_tokens, or looping).
 MAX_REPLY_CHARS = 20_000
 # A section longer than this is a model rambling, not a summary.
 MAX_SECTION_CHARS = 2500
-# A heading alone on its line is short; longer lines are section text.
-MAX_HEADING_CHARS = 80
 
 
 class ReplyFormatError(ValueError):
@@ -130,7 +129,6 @@ def _type_word(value: str) -> str | None:
 _OPENER = re.compile(r"(?:#{1,6}|>|[-+*\u2022](?=\s)|\d{1,2}[.)]|\*\*|__|\*)\s*")
 # Between a heading's label and the text after it: colons, closing emphasis, spaces.
 _CLOSER = re.compile(r"[\s*_:`]*")
-_FENCE = re.compile(r"(?:`{3,}|~{3,})[\w+-]*")
 _RULE = re.compile(r"[-*_=]{3,}")
 _TYPE_NAME = re.compile(r"type\b", re.IGNORECASE)
 _TYPE_VALUE = re.compile(r"[\s*_`'\"]*([A-Za-z]+)([\s*_`'\".]*)")
@@ -158,7 +156,7 @@ def _from_markdown(text: str) -> tuple[str | None, dict[str, list[str]]]:
     type_heading = False  # the last marker was "## Type" alone: its value is on the next line
     for line in text.split("\n"):
         bare = line.strip()
-        if _FENCE.fullmatch(bare):
+        if is_fence(bare):
             continue
         if type_heading and bare:
             type_heading = False
@@ -226,7 +224,9 @@ def _marker(line: str, name: re.Pattern[str]) -> tuple[str, str, str] | None:
     if not found:
         return None
     after = text[found.end() :]
-    closer = _CLOSER.match(after).group(0)
+    closing = _CLOSER.match(after)
+    assert closing is not None, "_CLOSER matches the empty string too"
+    closer = closing.group(0)
     return found.group(0), closer, after[len(closer) :].strip()
 
 

@@ -35,7 +35,8 @@ from store.tables.summaries import (
     save_model_summary,
     summary_need,
 )
-from store.understanding.extractive import extractive_summary, plural
+from store.text.prose import plural
+from store.understanding.extractive import extractive_summary
 
 # How much of an unreadable reply goes back to the model with the repair prompt.
 REPAIR_CONTEXT_CHARS = 6000
@@ -147,7 +148,8 @@ def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_fo
     """Ask the model, and once more with a repair prompt if the reply cannot be read; never raises for model failures."""
     prompt = build_prompt(pr, diffs(pr), budget)
     done = _Attempt(pr, [])
-    user, earlier = prompt.text, []
+    user = prompt.text
+    earlier: list[tuple[str, str]] = []
     while len(earlier) < 2:
         structured = reply_format.structured
         try:
@@ -208,8 +210,12 @@ def summarize_prs(
             run.current += 1
     if not todo:
         return run
-    own = diffs is None
-    source = GitHubDiffs.from_settings(settings) if own else diffs
+    own: GitHubDiffs | None = None  # opened here, so closed here
+    source: DiffSource
+    if diffs is None:
+        source = own = GitHubDiffs.from_settings(settings)
+    else:
+        source = diffs
     reply_format = _ReplyFormat(db, llm)
 
     def finish(attempt: _Attempt) -> None:
@@ -231,7 +237,7 @@ def summarize_prs(
         # On Ctrl-C only the calls in flight finish; what was stored so far stays.
         pool.shutdown(wait=True, cancel_futures=True)
         if own:
-            source.client.close()
+            own.client.close()
     run.structured = reply_format.structured
     if isinstance(source, GitHubDiffs):
         run.github_problem = source.problem

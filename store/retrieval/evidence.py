@@ -15,7 +15,7 @@ from sqlite_utils import Database
 from store.retrieval.question import Concept
 from store.retrieval.search import any_of
 from store.text.patterns import LazyPattern
-from store.understanding.extractive import lead_and_rest
+from store.text.prose import lead_and_rest
 
 # How much a match in each column says that a PR is about the words. The title and the first
 # sentence of what changed ("lead") say what a PR is; the rest of what changed often names

@@ -10,13 +10,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
-from functools import cache
+from functools import cache, partial
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from store.days import day_bounds
 from store.model import TYPES
 from store.text.patterns import LazyPattern
+from store.text.prose import atoms
 from store.understanding.areas import resolve_area
 
 
@@ -137,11 +138,10 @@ MAX_QUESTION_CHARS = 600
 MAX_CONCEPTS = 12
 
 _WORD = LazyPattern(r"[a-z0-9]+(?:[-_./+][a-z0-9]+)*")
-_SUBWORD = LazyPattern(r"[a-z0-9]+")
 
 
 def _subwords(text: str) -> tuple[str, ...]:
-    return tuple(_SUBWORD.findall(text.lower()))
+    return tuple(atoms(text))
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,9 @@ class Phrases:
 
 def synonyms_of(words: tuple[str, ...]) -> Phrases:
     """The phrases to search for `words` (subwords)."""
-    same, related, wider = [words], [], []
+    same = [words]
+    related: list[tuple[str, ...]] = []
+    wider: list[tuple[str, ...]] = []
     for group in _synonyms().get(words, []):
         equal, other = group.expand(words)
         same.extend(equal)
@@ -288,7 +290,7 @@ class _TimeParser:
             (r"\b(?:in\s+(?P<may>may)|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
         ]
         for pattern, build in steps:
-            text = re.sub(pattern, lambda m, build=build: self._replace(m, build), text)
+            text = re.sub(pattern, partial(self._replace, build=build), text)
         return text
 
     def _replace(self, match: re.Match[str], build: Callable[[re.Match[str]], _Moment | None]) -> str:
@@ -323,7 +325,8 @@ class _TimeParser:
         first = self._date(year, month, int(m["day"]), m[0])
         if last is None or first is None:
             return None
-        end = self.resolve(last, self.today) if year is None else (last.first, last.last)
+        # With a year, `last` is already a dated moment, which resolves to its own days.
+        end = self.resolve(last, self.today)
         if end is None:
             return None
         try:
@@ -443,7 +446,7 @@ class _TimeParser:
 
     def _days(self, moment: _Moment, anchor: date) -> tuple[date, date] | None:
         days = self.resolve(moment, anchor)
-        if days is None and moment.month is not None:
+        if days is None and moment.month is not None and moment.day is not None:
             self.problems.append(f"no {date(2000, moment.month, moment.day):%b} {moment.day} yet")
         return days
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from store.days import to_utc_text
+from store.text.errors import one_line
 
 API_VERSION = "2022-11-28"
 # GitHub's search returns at most this many results per query, however many match.
@@ -72,7 +73,7 @@ class GitHubClient:
         graphql: bool | None = None,
         timeout: float = 30.0,
         max_attempts: int = 5,
-        max_wait: float = 900.0,
+        max_wait: float,
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -170,8 +171,8 @@ class GitHubClient:
         items = [item for page in found for item in page["items"]]
         return [_rest_pull(item) for item in items if (item.get("pull_request") or {}).get("merged_at")]
 
-    def _pages(self, path: str, params: dict[str, Any]) -> Iterator[Any]:
-        """Each page's JSON, following the Link header."""
+    def _pages(self, path: str, params: dict[str, Any] | None) -> Generator[Any, None, None]:
+        """Each page's JSON, following the Link header (whose URL carries the query: params go with the first only)."""
         url: str | None = path
         while url:
             response = self._request("GET", url, params=params)
@@ -207,7 +208,7 @@ class GitHubClient:
                 raise GitHubError(f"unknown repository {repo} at {self.base_url} (not found, or the token cannot see it)")
         if errors or not body.get("data"):
             message = errors[0].get("message", "no data") if errors else "no data"
-            raise GitHubError(f"{what}: {_one_line(message)}")
+            raise GitHubError(f"{what}: {one_line(message)}")
         return body["data"]
 
     # -- sending, retrying, waiting --------------------------------------------------
@@ -239,7 +240,7 @@ class GitHubClient:
             if limited is not None:
                 self.rate_limit_waits += 1
             self._wait(delay, f"{what}: {problem}")
-        raise GitHubError(f"{what}: gave up after {self.max_attempts} attempts, last {_one_line(problem)}")
+        raise GitHubError(f"{what}: gave up after {self.max_attempts} attempts, last {one_line(problem)}")
 
     def _backoff(self, attempt: int) -> float:
         """Exponential, capped, with jitter so that many clients do not retry in step."""
@@ -309,11 +310,7 @@ def _message(response: httpx.Response) -> str:
         message = response.json().get("message")
     except (ValueError, AttributeError):
         message = None
-    return _one_line(message or response.reason_phrase or "no message")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())[:300]
+    return one_line(message or response.reason_phrase or "no message")
 
 
 def _path_of(url: str) -> str:

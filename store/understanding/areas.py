@@ -13,11 +13,11 @@ from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
 from store.text.patterns import LazyPattern
+from store.text.prose import atoms
 
 _AREA_KEYS = frozenset({"aliases", "tags", "words", "title", "files", "files_all", "labels"})
 
 _SEPARATORS = LazyPattern(r"[\s_\-]+")
-_WORD = LazyPattern(r"[a-z0-9]+")
 _ESCAPE = LazyPattern(r"\\.")
 # An optional `Revert "` keeps a revert in the areas of the change it undoes.
 _LEADING_TAGS = LazyPattern(r'^\s*(?:revert\s*"?\s*)?((?:\[[^\[\]]*\][\s:]*)+)', re.IGNORECASE)
@@ -241,8 +241,9 @@ def _rules_of(repo: str | None) -> _Rules:
 @cache
 def _rules(repo: str | None = None) -> _Rules:
     """The rules `repo` is classified by: its own where areas.toml has an override, else the default."""
-    overridden = repo is not None and any(name.lower() == repo.lower() for name in _data().get("repos", {}))
-    return _rules_of(repo.lower() if overridden else None)
+    if repo is not None and any(name.lower() == repo.lower() for name in _data().get("repos", {})):
+        return _rules_of(repo.lower())
+    return _rules_of(None)
 
 
 def area_names(repo: str | None = None) -> tuple[str, ...]:
@@ -323,7 +324,7 @@ def classify(title: str, files: Iterable[str], labels: Iterable[str] = (), repo:
     hits: set[str] = set().union(*(_path_areas(rules, path) for path in paths))
     for index, keys in (
         (rules.by_tag, title_tags(title)),
-        (rules.by_word, _WORD.findall(lowered)),
+        (rules.by_word, atoms(lowered)),
         (rules.by_label, map(normalize_name, labels)),
     ):
         for key in index.keys() & keys:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from store.model import PullRequest, Summary
 from store.text.patterns import LazyPattern
+from store.text.prose import is_fence, join_words, lead_and_rest, plural, sentence, sentences
+from store.text.prose import words as english_words
 from store.understanding.areas import classify, title_tags
 from store.understanding.paths import KIND_NOUNS, kinds
 
@@ -63,15 +65,12 @@ _PLACEHOLDER = LazyPattern(
     r"same as (?:the )?title|self[- ]explanatory|fix(?:es)? (?:a |the )?bug|minor fix(?:es)?|\.+|-+)\W*$",
     re.IGNORECASE,
 )
-_FENCE = LazyPattern(r"^\s*(?:```|~~~)")
 _LIST_ITEM = LazyPattern(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MD_IMAGE = LazyPattern(r"!\[[^\[\]]{0,300}\]\([^()\s]{0,1000}\)")
 _MD_LINK = LazyPattern(r"\[([^\[\]]{1,300})\]\([^()\s]{0,1000}(?:\([^()\s]{0,200}\)[^()\s]{0,200})?\)")
 _BARE_URL_IN_PARENS = LazyPattern(r" ?\( ?https?://[^\s()]{1,1000} ?\)")
 _MD_BOLD = LazyPattern(r"\*\*([^*\n]{1,300})\*\*|__([^_\n]{1,300})__")
 _GITHUB_URL = LazyPattern(r"https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)(?:[#?][^\s)]*)?")
-_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[#])")
-_WORD = LazyPattern(r"[A-Za-z][A-Za-z0-9_'-]*")
 
 WHAT_CHANGED_CHARS = 480
 # GitHub's limit on a PR description; anything longer did not come from GitHub.
@@ -117,7 +116,7 @@ def _sections(text: str) -> list[_Section]:
     sections = [_Section("", [])]
     fenced = False
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if is_fence(line):
             fenced = not fenced
             sections[-1].lines.append(line)
             continue
@@ -134,7 +133,7 @@ def _paragraphs(lines: list[str]) -> list[list[str]]:
     blocks: list[list[str]] = [[]]
     fenced = False
     for line in lines:
-        if _FENCE.match(line):
+        if is_fence(line):
             fenced = not fenced
             blocks.append([])
             continue
@@ -157,7 +156,7 @@ def _inline(text: str) -> str:
 
 
 def _meaningful(text: str) -> bool:
-    words = _WORD.findall(text)
+    words = english_words(text)
     placeholder = len(text) <= 60 and _PLACEHOLDER.match(text)
     return len(words) >= 3 and sum(len(word) for word in words) >= 15 and not placeholder
 
@@ -186,14 +185,14 @@ def _imperative_to_statement(text: str) -> str:
 
     Only the first sentence, and not where the verb is used as a noun ("Fix for the crash...").
     """
-    parts = _SENTENCE_END.split(text, 1)
-    words = parts[0].split(" ", 2)
+    first, rest = lead_and_rest(text)
+    words = first.split(" ", 2)
     if len(words) < 2 or words[1].lower() in _NOUN_USE:
         return text
-    action = _action(parts[0])
+    action = _action(first)
     if not action:
         return text
-    return " ".join([f"This PR {action}"] + parts[1:])
+    return " ".join(part for part in (f"This PR {action}", rest) if part)
 
 
 def _first_paragraph(sections: list[_Section]) -> str:
@@ -214,25 +213,6 @@ def _section_text(sections: list[_Section], heading: LazyPattern) -> list[str]:
 # ---------------------------------------------------------------- sentences
 
 
-def sentence(text: str) -> str:
-    """Capitalised (unless the first word is a mixed-case name like vLLM) and ending in punctuation."""
-    text = " ".join(text.split()).strip()
-    if not text:
-        return ""
-    first = text.split(" ", 1)[0]
-    if first.islower() and first[0].isalpha():
-        text = text[0].upper() + text[1:]
-    if text[-1] not in ".!?":
-        text = text.rstrip(":;,") + "."
-    return text
-
-
-def lead_and_rest(text: str) -> tuple[str, str]:
-    """The first sentence of `text`, and what follows it."""
-    parts = _SENTENCE_END.split(" ".join(text.split()), 1)
-    return parts[0], parts[1] if len(parts) > 1 else ""
-
-
 def _lower_first(text: str) -> str:
     first = text.split(" ", 1)[0]
     if len(first) > 1 and first[0].isupper() and first[1:].islower():
@@ -242,7 +222,7 @@ def _lower_first(text: str) -> str:
 
 def _clip(text: str, limit: int) -> str:
     """Whole sentences up to `limit` characters; a first sentence longer than that is cut at a word."""
-    parts = _SENTENCE_END.split(text)
+    parts = sentences(text) or [""]
     kept = parts[0]
     for part in parts[1:]:
         if len(kept) + 1 + len(part) > limit:
@@ -251,18 +231,6 @@ def _clip(text: str, limit: int) -> str:
     if len(kept) > limit:
         kept = kept[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "\u2026"
     return kept
-
-
-def join_words(words: list[str]) -> str:
-    """a, b and c"""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def plural(count: int, noun: str) -> str:
-    """"1 file", "3 files"."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _refs(text: str) -> list[str]:
@@ -571,7 +539,7 @@ def _test_plan(sections: list[_Section]) -> str:
     lines = _section_text(sections, _TEST_PLAN_HEADINGS)
     fenced = False
     for line in lines:
-        if _FENCE.match(line):
+        if is_fence(line):
             fenced = not fenced
             continue
         text = _inline(_LIST_ITEM.sub("", line)).strip()

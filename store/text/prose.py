@@ -1,0 +1,66 @@
+"""Sentences, words and code fences: how every part of prdigest reads and writes prose."""
+from __future__ import annotations
+
+from store.text.patterns import LazyPattern
+
+# A sentence ends at . ! or ? followed by space and what can start a sentence:
+# a capital, a quote, code, emphasis, a bracket or a #reference. "e.g. foo" and "v1.2" stay whole.
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z`*_\"'(\[#])")
+# The atoms names and questions are compared by, in lowercased text.
+_ATOM = LazyPattern(r"[a-z0-9]+")
+# An English word as written: letters first, then letters, digits, _ ' or -.
+_WORD = LazyPattern(r"[A-Za-z][A-Za-z0-9_'-]*")
+# A line that opens or closes a Markdown code block, with its language tag.
+_FENCE = LazyPattern(r"\s*(?:`{3,}|~{3,})[\w+-]*\s*")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of one paragraph of text, white space folded."""
+    folded = " ".join(text.split())
+    return _SENTENCE_END.split(folded) if folded else []
+
+
+def lead_and_rest(text: str) -> tuple[str, str]:
+    """The first sentence of `text`, and what follows it."""
+    parts = _SENTENCE_END.split(" ".join(text.split()), 1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
+def sentence(text: str) -> str:
+    """Capitalised (unless the first word is a mixed-case name like vLLM) and ending in punctuation."""
+    text = " ".join(text.split()).strip()
+    if not text:
+        return ""
+    first = text.split(" ", 1)[0]
+    if first.islower() and first[0].isalpha():
+        text = text[0].upper() + text[1:]
+    if text[-1] not in ".!?":
+        text = text.rstrip(":;,") + "."
+    return text
+
+
+def atoms(text: str) -> list[str]:
+    """Lowercase runs of letters and digits: "FlashInfer-v2" -> ["flashinfer", "v2"]."""
+    return _ATOM.findall(text.lower())
+
+
+def words(text: str) -> list[str]:
+    """The English words of `text`, as written."""
+    return _WORD.findall(text)
+
+
+def is_fence(line: str) -> bool:
+    """Whether the line opens or closes a code block (``` or ~~~, with or without a language)."""
+    return _FENCE.fullmatch(line) is not None
+
+
+def join_words(items: list[str]) -> str:
+    """a, b and c"""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def plural(count: int, noun: str) -> str:
+    """"1 file", "3 files"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
