@@ -38,7 +38,7 @@ def run(pulls: list[FakePull], graphql: bool) -> list[tuple[str, int, float]]:
     figures = []
     with FakeGitHub({REPO: pulls}, token=TOKEN) as github, tempfile.TemporaryDirectory() as tmp:
         db = open_db(Path(tmp) / "bench.db")
-        with GitHubClient(github.url, TOKEN if graphql else None) as client:
+        with GitHubClient(github.url, TOKEN if graphql else None, max_wait=900) as client:
             def measure(label: str, since: date | None) -> None:
                 before, started = client.requests, time.perf_counter()
                 window = plan_window(db, REPO, TZ, since, DAY, datetime.now(UTC))

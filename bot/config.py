@@ -8,7 +8,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from store.db import BUSY_TIMEOUT_SECONDS
+
 DEFAULT_REPO = "vllm-project/vllm"
+GITHUB_MAX_WAIT_SECONDS = 900  # a GitHub rate limit may be waited out this long before ingest gives up
+LLM_TIMEOUT_SECONDS = 120  # per model call, before the client's own retries
+
+# Every environment variable prdigest reads; Settings.from_env reads no other.
+VARIABLES = (
+    "PRDIGEST_DB", "PRDIGEST_TIMEZONE", "PRDIGEST_REPOS", "PRDIGEST_GITHUB_API_URL", "GITHUB_TOKEN",
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "PRDIGEST_MODEL", "PRDIGEST_SUMMARY_TOKENS",
+    "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
+    "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
+    "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
+    "PRDIGEST_AREAS", "XDG_DATA_HOME",
+)
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -33,11 +47,11 @@ class Settings:
     slack_signing_secret: str | None
     slack_api_url: str
     poll_minutes: int
-    github_max_wait: int = 900  # seconds a GitHub rate limit may be waited out before ingest gives up
-    llm_timeout: int = 120  # seconds per model call, before the client's own retries
+    github_max_wait: int = GITHUB_MAX_WAIT_SECONDS
+    llm_timeout: int = LLM_TIMEOUT_SECONDS
     summary_max_failures: int = 3  # failed attempts after which only --force summarizes a PR again
     repos_configured: bool = False  # PRDIGEST_REPOS was set: `serve` keeps those repositories ingested
-    busy_timeout: float = 10.0  # seconds a writer waits for another process's write to finish
+    busy_timeout: float = BUSY_TIMEOUT_SECONDS  # seconds a writer waits for another process's write to finish
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
@@ -66,14 +80,14 @@ class Settings:
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_api_url=get("PRDIGEST_SLACK_API_URL") or "https://slack.com/api/",
             poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10),
-            github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", 900),
-            llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", 120),
-            summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", 3),
+            github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", cls.github_max_wait),
+            llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", cls.llm_timeout),
+            summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", cls.summary_max_failures),
             repos_configured=get("PRDIGEST_REPOS") is not None,
-            busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", 10.0),
-            post_lease=_seconds(env, "PRDIGEST_POST_LEASE", 30.0, least=1.0),
-            post_pace=_seconds(env, "PRDIGEST_POST_PACE", 1.0, least=0.0),
-            areas_file=Path(get("PRDIGEST_AREAS")).expanduser() if get("PRDIGEST_AREAS") else None,
+            busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", cls.busy_timeout),
+            post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
+            post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
+            areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
         )
 
     def with_db(self, path: str | Path | None) -> Settings:

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.cli import main
+from bot.config import VARIABLES
 from store.db import open_db
 
 # The Slack tests' fixtures (fake Slack and GitHub, a runtime), available to every test module.
@@ -18,14 +19,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 LA = ZoneInfo("America/Los_Angeles")
 
-_OUR_VARIABLES = (
-    "PRDIGEST_DB", "PRDIGEST_TIMEZONE", "PRDIGEST_REPOS", "PRDIGEST_GITHUB_API_URL", "GITHUB_TOKEN",
-    "OPENAI_API_KEY", "OPENAI_BASE_URL", "PRDIGEST_MODEL", "PRDIGEST_SUMMARY_TOKENS",
-    "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
-    "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
-    "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS",
-)
 
 
 def seed_reports() -> list[Path]:
@@ -41,7 +34,7 @@ def seed_reports() -> list[Path]:
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Every test gets its own store and none of the developer's tokens."""
-    for name in _OUR_VARIABLES:
+    for name in VARIABLES:
         monkeypatch.delenv(name, raising=False)
     db_path = tmp_path / "prdigest.db"
     monkeypatch.setenv("PRDIGEST_DB", str(db_path))

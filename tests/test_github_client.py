@@ -48,7 +48,7 @@ def github(clock):
 
 def client_for(server, clock, token=None, **options) -> GitHubClient:
     options.setdefault("max_wait", 120)
-    return GitHubClient(server.url, token, sleep=clock.sleep, clock=clock, timeout=2, **options)
+    return GitHubClient(server.url, token, sleep=clock.sleep, clock=clock, timeout=2, **{"max_wait": 900, **options})
 
 
 @pytest.mark.parametrize("token", [None, "good-token"], ids=["rest", "graphql"])
@@ -206,14 +206,14 @@ def test_enterprise_server_paths(github, clock):
     assert graphql_endpoint("https://ghe.example.com/api/v3") == "https://ghe.example.com/api/graphql"
     assert graphql_endpoint("https://api.github.com") == "https://api.github.com/graphql"
     for token in (None, "good-token"):
-        with GitHubClient(github.url + "/api/v3", token, sleep=clock.sleep, clock=clock) as client:
+        with GitHubClient(github.url + "/api/v3", token, sleep=clock.sleep, clock=clock, max_wait=900) as client:
             assert len(client.merged_pulls(REPO, START, END)) == 14
     assert github.count("/graphql") == 1 and github.count("/search/issues") == 1
 
 
 def test_graphql_needs_a_token():
     with pytest.raises(GitHubError, match="GITHUB_TOKEN"):
-        GitHubClient("http://127.0.0.1:9", None, graphql=True)
+        GitHubClient("http://127.0.0.1:9", None, graphql=True, max_wait=900)
 
 
 def test_incomplete_search_results_are_not_trusted(github, clock):

@@ -13,12 +13,13 @@ from zoneinfo import ZoneInfo
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.mentions import answer
 from bot.answers.scope import Scope, ambiguous_number, channel_repos, followed, holders, not_followed, scope_of
-from bot.messages.blocks import MAX_LISTED, Message, area_order, pr_list_message, pr_summary_message, reply_messages, text_message
+from bot.messages.blocks import Message, area_order, pr_list_message, pr_summary_message, reply_messages, text_message
 from bot.messages.mrkdwn import escape
 from bot.runtime import Runtime
 from store.days import local_day
 from store.db import StoreError
 from store.report.day import DailyReport, load_report
+from store.retrieval.choose import MAX_LISTED
 from store.retrieval.search import search_prs
 from store.tables.posts import get_post
 from store.tables.prs import get_pr, latest_merge
@@ -414,8 +415,8 @@ def cmd_subscribe(call: Call) -> Reply:
     lines = []
     for sub, created in subs:
         done = "This channel now gets" if created else "Updated: this channel gets"
-        when = " The first comes with the next ingest." if sub.live else f" The next one comes {next_report(call, sub)}."
-        lines.append(f"{done} {describe(sub, call.tz)}{who}.{when}")
+        comes = " The first comes with the next ingest." if sub.live else f" The next one comes {next_report(call, sub)}."
+        lines.append(f"{done} {describe(sub, call.tz)}{who}.{comes}")
     lines.append("_A private channel needs `/invite @prdigest` first; `/prdigest unsubscribe` stops it._")
     return _reply("\n".join(lines), public=True)
 

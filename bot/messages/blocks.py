@@ -12,6 +12,7 @@ from bot.messages.mrkdwn import escape, first_sentence, link, truncate
 from store.model import PullRequest
 from store.report.day import DailyReport
 from store.report.markdown import SECTIONS
+from store.retrieval.choose import MAX_LISTED
 from store.understanding.areas import area_names, resolve_area, title_tags
 
 # Slack allows 50 blocks and 3000 characters per section; leave headroom for the
@@ -23,7 +24,6 @@ MAX_MESSAGE_CHARS = 11000
 MAX_FALLBACK_CHARS = 3900
 SUMMARY_ACTION = "prdigest_pr_summary"
 # PRs listed one by one in a reply; keeps a week within the five messages a response_url takes.
-MAX_LISTED = 50
 MAX_HOME_BLOCKS = 100  # Slack's limit for a Home tab view
 
 

@@ -1,0 +1,39 @@
+"""Every environment variable is read in bot/config.py, listed once in VARIABLES, and documented in the README."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.config import VARIABLES, Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = re.compile(r'"((?:PRDIGEST|SLACK|OPENAI|GITHUB|XDG)_[A-Z_]+)"')
+
+
+def test_the_variables_read_are_the_variables_listed():
+    source = (ROOT / "bot" / "config.py").read_text(encoding="utf-8")
+    listed = source[source.index("VARIABLES = (") : source.index(")", source.index("VARIABLES = ("))]
+    read = set(NAME.findall(source.replace(listed, "")))
+    assert read == set(VARIABLES)
+    assert len(VARIABLES) == len(set(VARIABLES))
+
+
+def test_no_other_module_reads_the_environment():
+    # The terminal's own conventions (TERM, NO_COLOR) are read where output is styled.
+    readers = [
+        str(path.relative_to(ROOT))
+        for package in ("bot", "store")
+        for path in (ROOT / package).rglob("*.py")
+        if path.name not in ("config.py", "render.py") and re.search(r"os\.environ|os\.getenv", path.read_text(encoding="utf-8"))
+    ]
+    assert readers == []
+
+
+def test_every_variable_is_in_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert [name for name in VARIABLES if name not in readme] == []
+
+
+def test_defaults_come_from_the_fields():
+    assert Settings.from_env({}).github_max_wait == Settings.github_max_wait
+    assert Settings.from_env({}).busy_timeout == Settings.busy_timeout
