@@ -336,3 +336,29 @@ def test_stats_show_what_answers_cost_apart_from_summaries(run_cli, store, model
     assert figures["answers"][-1]["calls"] == 1 and figures["answers"][-1]["tokens_in"] > 0
     assert figures["days"][-1]["calls"] == 0
     assert "Answers with the model per day" in run_cli("stats").out
+
+
+# ---------------------------------------------------------------- time order, paths and vLLM's vocabulary
+
+
+def test_the_first_and_the_last_of_a_day_are_one_pr_each(store, settings):
+    assert _ask(store, settings, "which PR merged first on Mar 13?").citations == [501]
+    assert _ask(store, settings, "the very last thing to land on friday mar 13").citations == [507]
+    assert _ask(store, settings, "the latest ROCm change?").citations == [508]
+
+
+def test_a_path_keeps_to_the_prs_that_changed_files_under_it(store, settings):
+    answer = _ask(store, settings, "what touched engine/core/?")
+    assert sorted(answer.citations) == [501, 507]
+    assert "touching `engine/core/`" in _first(answer)
+    assert _ask(store, settings, "who changed attention.cu?").citations == [508, 502]
+
+
+def test_a_gpu_named_by_another_of_its_names_finds_its_prs(store, settings):
+    assert set(_ask(store, settings, "anything for gfx942?").citations) == {502, 508}
+
+
+def test_a_day_read_in_another_zone_has_other_prs(store, settings):
+    # 20:00 in Los Angeles on Mar 13 is 03:00 UTC on Mar 14.
+    assert 507 not in _ask(store, settings, "what merged mar 13 utc?").citations
+    assert 507 in _ask(store, settings, "what merged mar 14 utc?").citations

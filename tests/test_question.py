@@ -195,3 +195,58 @@ def test_crafted_questions_cannot_stall_parsing(hang_guard):
     for text in ("<http://" + "a" * 100_000, "PR" + " " * 100_000 + "x", "by " * 50_000, "feb 9" + " - " * 30_000,
                  "@" + "a-" * 50_000, "#" * 100_000, "last " * 30_000 + "days"):
         parse_question(text, LA, NOW)
+
+
+# ---------------------------------------------------------------- dates as people write them
+
+MAR_14 = datetime(2026, 3, 14, 18, 0, tzinfo=LA)  # a Saturday
+
+
+def _local_span(question) -> tuple[str, str]:
+    return question.time.start.astimezone(LA).strftime("%b %d %H:%M"), question.time.end.astimezone(LA).strftime("%b %d %H:%M")
+
+
+def test_a_weekday_beside_a_date_restates_it_and_the_date_decides():
+    # By the clock "monday" would be Mar 9; the date says Mar 2, and its weekday agrees or not, the date wins.
+    assert _local_span(parse_question("what landed Monday, Mar 2?", LA, MAR_14)) == ("Mar 02 00:00", "Mar 03 00:00")
+    assert _local_span(parse_question("anything on wednesday the 4th", LA, MAR_14)) == ("Mar 04 00:00", "Mar 05 00:00")
+
+
+def test_an_ordinal_day_alone_is_the_latest_such_day_so_far():
+    assert _local_span(parse_question("prs from the 3rd", LA, MAR_14))[0] == "Mar 03 00:00"
+    assert _local_span(parse_question("what merged on the 28th?", LA, MAR_14)) == ("Feb 28 00:00", "Mar 01 00:00")
+
+
+def test_the_week_and_the_weekend_of_a_date():
+    assert _local_span(parse_question("anything the week of mar 4?", LA, MAR_14)) == ("Mar 02 00:00", "Mar 09 00:00")
+    assert _local_span(parse_question("the weekend of mar 7-8", LA, MAR_14)) == ("Mar 07 00:00", "Mar 09 00:00")
+
+
+def test_a_zone_word_reads_the_day_in_that_zone_and_is_no_topic():
+    question = parse_question("what merged mar 12 UTC?", LA, MAR_14)
+    assert _local_span(question) == ("Mar 11 17:00", "Mar 12 17:00")
+    assert question.concepts == [] and "(UTC)" in question.time.label
+    assert parse_question("what merged mar 12 pst", LA, MAR_14).time.label == "on Thu Mar 12"
+
+
+def test_order_within_a_range_is_read_and_its_word_is_no_topic():
+    question = parse_question("which was the very first PR to merge on mar 13?", LA, MAR_14)
+    assert (question.order, question.concepts) == ("first", [])
+    question = parse_question("the most recent rocm change", LA, MAR_14)
+    assert (question.order, question.areas) == ("last", ["rocm"])
+    assert parse_question("last week in rocm", LA, MAR_14).order is None
+
+
+def test_paths_are_read_as_paths():
+    assert parse_question("who touched engine/core/ lately?", LA, MAR_14).paths == ["engine/core/"]
+    assert parse_question("changes to loader.py and .github", LA, MAR_14).paths == ["loader.py", ".github"]
+    question = parse_question("did the requirements files change?", LA, MAR_14)
+    assert "requirements/" in question.paths and question.concepts == []
+    assert parse_question("support for qwen3.5", LA, MAR_14).paths == []
+
+
+def test_hardware_by_any_of_its_names_finds_the_others():
+    phrases = parse_question("anything for MI325X?", LA, MAR_14).concepts[0].phrases
+    assert {"gfx942", "mi300"} <= set(phrases.same)
+    blackwell = parse_question("any sm100-specific kernels?", LA, MAR_14).concepts[0].phrases
+    assert {"blackwell", "b200"} <= set(blackwell.same)

@@ -21,7 +21,7 @@ from store.model import PullRequest
 from store.retrieval.evidence import gather, rarity
 from store.retrieval.form import RELATION_TOPIC_WORDS, Form
 from store.retrieval.question import Concept, Person, Phrases, Question
-from store.retrieval.search import COUNT_CAP, SearchResult, any_of, missing_note, people_condition, search
+from store.retrieval.search import COUNT_CAP, SearchResult, any_of, missing_note, narrowing_condition, search
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 
@@ -73,7 +73,19 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
     choice = _choose(db, repo, authored, form) if authored is not question else None
     if choice is None or not choice.answer:
         choice = _choose(db, repo, question, form)
+    if question.order and choice.answer:
+        choice = _at_the_end(db, repo, choice, question.order, form)
     return replace(choice, note=missing)
+
+
+def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form) -> Choice:
+    """The one PR that merged first or last of those chosen (all of them, when the list shown was cut)."""
+    prs = choice.answer
+    if choice.whole_set and choice.total > len(prs) and order == "first":
+        prs = [hit.pr for hit in search(db, repo, replace(choice.question, order=None), limit=COUNT_CAP).hits if _kept(hit.pr, choice.question)]
+    pick = min if order == "first" else max
+    end = pick(prs or choice.answer, key=lambda pr: pr.merged_at)
+    return replace(choice, answer=[end], context=[], total=1, whole_set=False)
 
 
 def _choose(db: Database, repo: str, question: Question, form: Form) -> Choice:
@@ -116,7 +128,9 @@ def _named(result: SearchResult, form: Form) -> Choice:
         wanted = (*wanted, "mentions")
     others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
     named_only = form.asks_other and others
-    answer, context, links = [], [], []
+    answer: list[PullRequest] = []
+    context: list[PullRequest] = []
+    links: list[Link] = []
     for hit in result.hits:
         if hit.link is None:
             (context if named_only else answer).append(hit.pr)
@@ -140,10 +154,12 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
     A count counts the stating PRs.
     """
     kind = form.relation
+    assert kind is not None, "_choose asks for a relation's PRs only when the question names one"
     start, end = (question.time.start, question.time.end) if question.time else (None, None)
     answer: dict[int, PullRequest] = {}
     context: dict[int, PullRequest] = {}
-    sources, links = [], []
+    sources: list[int] = []
+    links: list[Link] = []
     for number, named in stated(db, repo, kind, start, end):
         source = answer.get(number) or get_pr(db, repo, number)
         if source is None or not _kept(source, question) or source.number in sources:
@@ -196,6 +212,8 @@ def _kept(pr: PullRequest, question: Question) -> bool:
     if question.people and not any(_by(pr, person) for person in question.people):
         return False
     if question.pr_type and pr.type != question.pr_type:
+        return False
+    if question.paths and not any(path in file.lower() for path in question.paths for file in pr.files):
         return False
     return not question.areas or bool(set(pr.areas) & set(question.areas))
 
@@ -258,10 +276,10 @@ def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequ
     if question.time and question.time.end is not None:
         where.append("prs_fts.rowid < ?")
         args.append(first_id(question.time.end))
-    people, people_args = people_condition(question)
-    if people:
-        where.append(people)
-        args.extend(people_args)
+    narrowing, narrowing_args = narrowing_condition(question)
+    if narrowing:
+        where.append(narrowing)
+        args.extend(narrowing_args)
     if question.pr_type:
         where.append("prs.type = ?")
         args.append(question.pr_type)
@@ -363,7 +381,7 @@ def _informed(strengths: list[float], weights: list[float], every_word: bool) ->
 
 def _relaxed(question: Question, result: SearchResult) -> bool:
     found = result.question
-    return (found.time, found.people, found.areas) != (question.time, question.people, question.areas)
+    return (found.time, found.people, found.areas, found.paths) != (question.time, question.people, question.areas, question.paths)
 
 
 def _nothing(question: Question, result: SearchResult) -> Choice:

@@ -18,6 +18,7 @@ from store.days import day_bounds
 from store.model import TYPES
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms
+from store.understanding import vocabulary
 from store.understanding.areas import resolve_area
 
 
@@ -65,10 +66,12 @@ class Question:
     concepts: list[Concept] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     pr_type: str | None = None  # "trivial" or "substantial" when the question names one
+    order: str | None = None  # "first" or "last": the one PR that merged first or last of those asked about
+    paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.time or self.people or self.areas)
+        return bool(self.time or self.people or self.areas or self.paths)
 
     @property
     def has_topic(self) -> bool:
@@ -89,9 +92,12 @@ class Question:
             merged.time = earlier.time
         if merged.pr_type is None:
             merged.pr_type = earlier.pr_type
+        if merged.order is None:
+            merged.order = earlier.order
         if not merged.people:
             merged.people = list(earlier.people)
-        if not merged.has_topic:
+        if not merged.has_topic and not merged.paths:
+            merged.paths = list(earlier.paths)
             merged.areas = list(earlier.areas)
             merged.area_phrases = list(earlier.area_phrases)
             merged.area_same = list(earlier.area_same)
@@ -117,6 +123,8 @@ class Question:
             parts.append(_describe_people(self.people))
         if self.areas:
             parts.append("in " + " or ".join(self.areas))
+        if self.paths:
+            parts.append("touching " + " or ".join(f"`{path}`" for path in self.paths))
         if self.concepts:
             parts.append("about " + ", ".join(f'"{concept.said}"' for concept in self.concepts))
         return " ".join(parts)
@@ -130,7 +138,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -165,7 +173,7 @@ def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
 
     text = resources.files("store.retrieval").joinpath("synonyms.toml").read_text(encoding="utf-8")
     index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
-    for spec in tomllib.loads(text)["group"]:
+    for spec in tomllib.loads(text)["group"] + vocabulary.groups():
         group = _SynonymGroup(
             terms=tuple(_subwords(term) for term in spec["terms"]),
             narrower=tuple(_subwords(term) for term in spec.get("narrower", [])),
@@ -281,6 +289,10 @@ class _TimeParser:
             (r"\byesterday\b", lambda m: self._days_ago(1, "yesterday")),
             # "this morning" is today, narrowed to the morning afterwards (see _within_day).
             (r"\b(?:today|tonight)\b|\bthis\s+(?=(?:morning|afternoon|evening)\b)", lambda m: self._days_ago(0, "today")),
+            # "the 16th", "on the 22nd": that day of this month, or of the last month that has had it.
+            (r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b", self._ordinal_day),
+            # A weekday or "the weekend/week of" beside a date only restates it: the date decides.
+            (rf"\b(?:{'|'.join(_WEEKDAYS)}|(?:the\s+)?weekend\s+of)\b,?\s*(?=(?:the\s+)?{_MARK})", lambda m: None),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
             (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
@@ -337,6 +349,18 @@ class _TimeParser:
             self.problems.append(f"{m[0].strip()} ends before it starts")
             return None
         return _Moment(first=start, last=end[0], span=True)
+
+    def _ordinal_day(self, m: re.Match[str]) -> _Moment | None:
+        month = self.today.replace(day=1)
+        for _ in range(3):  # the 31st may be two months back
+            try:
+                day = month.replace(day=int(m["day"]))
+            except ValueError:
+                day = None
+            if day is not None and day <= self.today:
+                return _Moment(first=day, last=day)
+            month = (month - timedelta(days=1)).replace(day=1)
+        return None
 
     def _days_ago(self, days: int, label: str) -> _Moment:
         day = self.today - timedelta(days=days)
@@ -426,6 +450,7 @@ class _TimeParser:
         forms: list[tuple[str, Callable[[re.Match[str]], TimeRange | None]]] = [
             (rf"\b(?:between|from)\s+{token('a')}\s*(?:and|to|through|thru|until|till|-|–)\s*{token('b')}", self._between),
             (rf"{token('a')}\s*(?:-|–|—|\.\.|to|through|thru|until|till)\s*{token('b')}", self._between),
+            (rf"\b(?:the\s+)?week\s+(?:of|starting)\s+{token('a')}", self._week_of),
             (rf"\b(?:since|after|from|starting)\s+{token('a')}", self._since),
             (rf"\b(?:before|until|till|up\s+to|by)\s+{token('a')}", self._before),
             (rf"{token('a')}", self._single),
@@ -462,6 +487,15 @@ class _TimeParser:
             return None
         label = f"from {self.day_label(start_days[0])} to {self.day_label(end_days[1])}"
         return TimeRange(*self.bounds(start_days[0], end_days[1]), label)
+
+    def _week_of(self, m: re.Match[str]) -> TimeRange | None:
+        """Monday to Sunday of the week that holds the day."""
+        days = self._days(self._moment(m, "a"), self.today)
+        if days is None:
+            return None
+        monday = days[0] - timedelta(days=days[0].weekday())
+        sunday = min(monday + timedelta(days=6), self.today)
+        return TimeRange(*self.bounds(monday, sunday), f"the week of {self.day_label(monday)}")
 
     def _since(self, m: re.Match[str]) -> TimeRange | None:
         moment = self._moment(m, "a")
@@ -504,6 +538,68 @@ class _TimeParser:
         else:
             label = f"from {self.day_label(days[0])} to {self.day_label(days[1])}"
         return TimeRange(*self.bounds(*days), label)
+
+
+# ---------------------------------------------------------------- paths
+
+# A path as people write one: with a slash ("vllm/config/", "tests/v1/core"), a file with an extension
+# ("envs.py", "CMakeLists.txt"), or a dot folder (".buildkite").
+_EXTENSIONS = "py|pyi|cu|cuh|cpp|cc|c|h|hpp|txt|toml|yaml|yml|json|md|rst|sh|cmake|in|cfg|ini|jinja|j2|dockerfile"
+_PATH = LazyPattern(
+    rf"(?<![\w/.@-])(\.?[a-z0-9_][\w.-]*(?:/[\w.-]+)+/?|[a-z0-9_][\w-]*(?:\.[\w-]+)*\.(?:{_EXTENSIONS})|\.[a-z][\w-]+)(?![\w/])"
+)
+
+
+def _take_paths(text: str, paths: list[str]) -> str:
+    """The paths the question names, taken out of its words."""
+
+    def take(found: re.Match[str]) -> str:
+        path = found[1].lower()
+        if path not in paths:
+            paths.append(path)
+        return " "
+
+    return _PATH.sub(take, text)
+
+
+# ---------------------------------------------------------------- order within a range
+
+_ORDER = LazyPattern(
+    r"\b(?:the\s+)?(?:very\s+)?(?P<order>earliest|first|last|latest|final|most\s+recent|newest|oldest)(?:\s+[\w.-]+){0,3}?\s+"
+    r"(?:pr|prs|merge|merges|merged|thing|one|change|commit|pull\s+request|to\s+(?:merge|land))\b"
+    r"|\b(?:merged|landed|went\s+in)\s+(?P<after>first|last)\b"
+)
+_ORDERS = {"earliest": "first", "first": "first", "oldest": "first"}
+
+
+def _take_order(text: str) -> tuple[str, str | None]:
+    """"the earliest merge", "the very last PR": which end of the range is asked for (its word removed)."""
+    found = _ORDER.search(text)
+    if found is None:
+        return text, None
+    word = "order" if found["order"] else "after"
+    said = found[word].split()[0]
+    return text[: found.start(word)] + " " + text[found.end(word) :], _ORDERS.get(said, "last")
+
+
+# ---------------------------------------------------------------- time zones
+
+# Zone words people put beside a date; each reads the date's day in that zone. CST (US or China) is left unread.
+_ZONES = {
+    "utc": "UTC", "gmt": "UTC", "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles",
+    "pacific": "America/Los_Angeles", "est": "America/New_York", "edt": "America/New_York",
+    "eastern": "America/New_York", "cet": "Europe/Berlin", "cest": "Europe/Berlin", "ist": "Asia/Kolkata",
+    "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
+}
+_ZONE = LazyPattern(r"\b(?:in\s+)?(" + "|".join(_ZONES) + r")\b(?:\s+time)?")
+
+
+def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
+    """The time zone the question names for its dates (its word removed), else the configured one."""
+    found = _ZONE.search(text)
+    if found is None:
+        return text, tz
+    return text[: found.start()] + " " + text[found.end() :], ZoneInfo(_ZONES[found[1]])
 
 
 # ---------------------------------------------------------------- parts of a day
@@ -629,7 +725,10 @@ def _take_words(
     longest = _longest_synonym()
     i = 0
     while i < len(words):
-        matched = 0
+        matched = _path_words(words, i, question.paths)
+        if matched:
+            i += matched
+            continue
         for size in (3, 2, 1):
             chunk = words[i : i + size]
             if len(chunk) < size:
@@ -676,7 +775,22 @@ def _take_words(
             continue
         said = _subwords(word)
         if said and not all(sub in stopwords for sub in said):
+            # "Blackwell-related": a compound the vocabulary knows once its filler is left out.
+            telling = tuple(sub for sub in said if sub not in stopwords)
+            if len(telling) < len(said) and telling in _synonyms():
+                said, word = telling, " ".join(telling)
             question.concepts.append(Concept(word, synonyms_of(said)))
+
+
+def _path_words(words: list[str], i: int, paths: list[str]) -> int:
+    """How many words from `i` name files ("requirements files", "cmake"); their fragments join `paths`."""
+    for size in (3, 2, 1):
+        said = tuple(sub for word in words[i : i + size] for sub in _subwords(word))
+        fragments = vocabulary.path_words().get(said) if len(words[i : i + size]) == size else None
+        if fragments:
+            paths.extend(fragment for fragment in fragments if fragment not in paths)
+            return size
+    return 0
 
 
 def parse_question(
@@ -703,11 +817,15 @@ def parse_question(
         question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     rest = _take_numbers(cleaned, question.numbers)
     rest = _take_people(rest, lookup, question.people)
-    times = _TimeParser(tz, now)
-    rest, question.time = times.combine(times.mark(rest.lower()))
-    rest, question.time = _within_day(rest, question.time, tz)
+    rest, zone = _take_zone(rest.lower(), tz)
+    times = _TimeParser(zone, now)
+    rest, question.time = times.combine(times.mark(rest))
+    rest, question.time = _within_day(rest, question.time, zone)
+    if question.time and zone != tz:
+        question.time = replace(question.time, label=f"{question.time.label} ({zone.key})")
     question.problems.extend(times.problems)
-    rest = rest.replace(_MARK, " ")
+    rest, question.order = _take_order(rest.replace(_MARK, " "))
+    rest = _take_paths(rest, question.paths)
     words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
     _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords, repo)
     if len(question.concepts) > MAX_CONCEPTS:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,7 +20,7 @@ from sqlite_utils import Database
 from store.days import from_utc_text, to_utc_text
 from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
-from store.retrieval.question import Question, TimeRange, parse_question
+from store.retrieval.question import Concept, Question, TimeRange, parse_question
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.understanding.relations import Link, related
 
@@ -171,7 +171,8 @@ def missing_note(db: Database, repo: str, question: Question) -> str | None:
 
 def _without_unknown_words(db: Database, repo: str, question: Question) -> Question:
     """Drop words no PR of the repository says ("ship", typos): they could only empty the answer."""
-    known, unknown = [], []
+    known: list[Concept] = []
+    unknown: list[Concept] = []
     for concept in question.concepts:
         found = db.execute(
             f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [any_of(concept.phrases.all), repo]
@@ -187,12 +188,18 @@ def _without_unknown_words(db: Database, repo: str, question: Question) -> Quest
 
 
 def _relaxations(question: Question) -> Iterable[Question]:
-    """The question, then with time dropped, then people, then areas: topic outlives constraints."""
+    """The question, then with time dropped, then people, areas and paths: topic outlives constraints."""
     yield question
     current = question
-    for field, empty in (("time", None), ("people", []), ("areas", [])):
+    drops: tuple[tuple[str, Callable[[Question], Question]], ...] = (
+        ("time", lambda q: replace(q, time=None)),
+        ("people", lambda q: replace(q, people=[])),
+        ("areas", lambda q: replace(q, areas=[])),
+        ("paths", lambda q: replace(q, paths=[])),
+    )
+    for field, drop in drops:
         if getattr(current, field):
-            current = replace(current, **{field: empty})
+            current = drop(current)
             if field == "areas":
                 current.area_phrases, current.area_same = [], []
             # Asked only for a time: what merged closest to it.
@@ -326,10 +333,10 @@ class _Scope:
         bounds, bound_args = _time_bounds(self.repo, lower, self.end, "prs.")
         where.append(bounds)
         args.extend(bound_args)
-        people, people_args = people_condition(self.question)
-        if people:
-            where.append(people)
-            args.extend(people_args)
+        narrowing, narrowing_args = narrowing_condition(self.question)
+        if narrowing:
+            where.append(narrowing)
+            args.extend(narrowing_args)
         return " and ".join(where), args
 
 
@@ -450,6 +457,20 @@ def _time_bounds(repo: str, start: datetime | None, end: datetime | None, table:
     return " and ".join(where), args
 
 
+def narrowing_condition(question: Question) -> tuple[str, list[str]]:
+    """The people and paths a question keeps to, as one SQL condition on `prs`."""
+    parts = [part for part in (people_condition(question), path_condition(question)) if part[0]]
+    return " and ".join(where for where, _ in parts), [arg for _, args in parts for arg in args]
+
+
+def path_condition(question: Question) -> tuple[str, list[str]]:
+    """A changed file's path holds one of the paths asked about (a folder, a file, a part of either)."""
+    if not question.paths:
+        return "", []
+    either = " or ".join("instr(lower(value), ?) > 0" for _ in question.paths)
+    return f"exists (select 1 from json_each(prs.files) where {either})", list(question.paths)
+
+
 def people_condition(question: Question) -> tuple[str, list[str]]:
     either, args = [], []
     for person in question.people:
@@ -499,6 +520,9 @@ def _listing(
     if not question.has_filters and near is None:
         return [], 0
     bounds, bound_args = _time_bounds(repo, *_span(question))
+    paths, path_args = path_condition(question)
+    if paths:
+        bounds, bound_args = f"{bounds} and {paths}", [*bound_args, *path_args]
     arms = [(f"{bounds}{arm.where}", [*bound_args, *arm.args], arm.rank) for arm in _arms(question)]
     total = _count(db, [(where, args) for where, args, _ in arms])
     if not total:
