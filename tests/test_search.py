@@ -276,10 +276,10 @@ def test_a_common_word_ranks_the_newest_window_that_holds_enough_matches(db):
 
 
 def test_store_size_is_read_from_the_index_without_counting(db):
-    from store.retrieval.search import _store_size
+    from store.retrieval.fts import store_size
     from store.tables.prs import save_prs
 
-    assert _store_size(db) == 0
+    assert store_size(db) == 0
     save_prs(db, [make_pr(n, f"[Core] Change {n}", merged_at=_at(1 + n % 13, n % 24)) for n in range(1, 301)])
     db.execute("delete from prs where number <= 10")
-    assert _store_size(db) == 290 == db.execute("select count(*) from prs").fetchone()[0]
+    assert store_size(db) == 290 == db.execute("select count(*) from prs").fetchone()[0]

@@ -23,11 +23,11 @@ from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
 from store.retrieval.form import Form, read_form
-from store.retrieval.question import Question
+from store.retrieval.question import MAX_QUESTION_CHARS, Question
 from store.retrieval.search import COUNT_CAP, read_question
 from store.tables.model_calls import record_calls
 from store.text.patterns import LazyPattern
-from store.text.prose import join_words, sentence, sentences
+from store.text.prose import join_words, plural, sentence, sentences
 
 if TYPE_CHECKING:
     from bot.model.client import LLM
@@ -38,6 +38,11 @@ DETAIL_CHARS = 700
 # With a model: how much of each summary section it reads, and how long it may answer.
 MODEL_SECTION_CHARS = 700
 MODEL_ANSWER_TOKENS = 500
+# A mention may hold 40,000 characters: the model gets the question as far as the question reader reads it,
+# and each earlier turn of the thread shorter still. The whole prompt fits PRDIGEST_SUMMARY_TOKENS.
+EARLIER_TURN_CHARS = 200
+# Kept free in the budget for the retry's note naming the PRs it may cite.
+RETRY_NOTE_TOKENS = 200
 # Changes when the answer prompt changes, so the ledger tells answer prompts apart.
 ANSWER_PROMPT_VERSION = "answer-2"
 
@@ -149,6 +154,8 @@ def _lead(choice: Choice, form: Form) -> str:
     if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
         named = join_words([f"[#{n}]" for n in choice.question.numbers])
         return f"{note}No PR {_RELATION_PHRASE[form.relation]} {named} in the store."
+    if choice.tally:
+        return note + _tally_line(choice, form)
     count = _count(choice.total)
     if form.kind == "count":
         noun = _RELATION_NOUNS[form.relation][choice.total != 1] if form.relation else choice.question.noun(choice.total)
@@ -180,6 +187,23 @@ def _relation_list(choice: Choice, relation: str) -> str:
     alone = [f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store"
              for pr in choice.answer if pr.number not in linked]
     return "; ".join([link.sentence() for link in choice.links] + alone)
+
+
+def _tally_line(choice: Choice, form: Form) -> str:
+    """'DarkLight1337 merged the most PRs on Mon Feb 9 (6), then vllm-bot (5) and mgoin (3).'"""
+    count = choice.tally[0][1]
+    leaders = [key for key, n in choice.tally if n == count]
+    others = join_words([f"{key} ({n})" for key, n in choice.tally[len(leaders) :]])
+    scope = choice.question.describe().removeprefix("merged").strip()
+    scope = f" {scope}" if scope else ""
+    if form.tally == "area":
+        said = f"{join_words(leaders)} {'was the busiest area' if len(leaders) == 1 else 'were the busiest areas'}"
+        return f"{said}{scope} ({plural(count, 'PR')})" + (f", then {others}." if others else ".")
+    verb = "merged" if form.tally == "merger" else "authored"
+    tied = " (tied)" if len(leaders) > 1 else ""
+    return f"{join_words(leaders)} {verb} the most {choice.question.noun(count)}{scope}{tied} ({count})" + (
+        f", then {others}." if others else "."
+    )
 
 
 def _count(total: int) -> str:
@@ -244,7 +268,7 @@ def _model_answer(
     allowed = [pr.number for pr in given]
     lead = lead_line(choice, form)
     system = SYSTEM_PROMPT.format(repo=repo, example=allowed[0])
-    prompt = _model_prompt(question, history, lead, answer, choice.context, settings)
+    prompt = _model_prompt(question, history, lead, answer, choice.context, settings, system)
     text = _ask(db, llm, repo, system, prompt)
     cleaned, unknown = cite_only(text, allowed)
     if unknown:
@@ -283,15 +307,41 @@ def _model_prompt(
     answer: list[PullRequest],
     context: list[PullRequest],
     settings: Settings,
+    system: str,
 ) -> str:
-    lines = [f"Question: {question.strip()}"]
+    """The user message: the question, the thread's earlier ones, then as many PRs' briefs as the budget holds."""
+    from bot.model.client import estimate_tokens
+
+    lines = [f"Question: {_clip(question, MAX_QUESTION_CHARS)}"]
     if history:
-        lines.append("Earlier questions in this thread: " + " | ".join(h.strip() for h in history))
+        lines.append("Earlier questions in this thread: " + " | ".join(_clip(h, EARLIER_TURN_CHARS) for h in history))
     lines += [f"First line (already written): {lead}", "", "Answer:"]
-    lines += [line for pr in answer for line in _pr_brief(pr, settings)]
+    left = settings.summary_tokens - estimate_tokens(system) - RETRY_NOTE_TOKENS - estimate_tokens("\n".join(lines))
+    briefs, left = _briefs(answer, settings, left)
+    lines += briefs
     if context:
-        lines += ["Context:"] + [line for pr in context for line in _pr_brief(pr, settings)]
+        briefs, _ = _briefs(context, settings, left)
+        lines += ["Context:", *briefs]
     return "\n".join(lines).strip()
+
+
+def _clip(text: str, chars: int) -> str:
+    return truncate(" ".join(text.split()), chars)
+
+
+def _briefs(prs: list[PullRequest], settings: Settings, tokens: int) -> tuple[list[str], int]:
+    """The briefs of the first `prs` that fit in `tokens`, a note naming how many did not, and the tokens left."""
+    from bot.model.client import estimate_tokens
+
+    lines: list[str] = []
+    for shown, pr in enumerate(prs):
+        brief = _pr_brief(pr, settings)
+        cost = estimate_tokens("\n".join(brief))
+        if cost > tokens:
+            return [*lines, f"(and {len(prs) - shown} more, left out for length)", ""], tokens
+        lines += brief
+        tokens -= cost
+    return lines, tokens
 
 
 def _pr_brief(pr: PullRequest, settings: Settings) -> list[str]:

@@ -12,39 +12,33 @@ What did not make the cut but came close is kept as context, never cited as an a
 """
 from __future__ import annotations
 
-import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from sqlite_utils import Database
 
 from store.model import PullRequest
-from store.retrieval.evidence import gather, rarity
+from store.retrieval.evidence import gather
 from store.retrieval.form import RELATION_TOPIC_WORDS, Form
-from store.retrieval.question import Concept, Person, Phrases, Question
-from store.retrieval.search import COUNT_CAP, SearchResult, any_of, missing_note, narrowing_condition, search
+from store.retrieval.fts import any_of
+from store.retrieval.question import Concept, Person, Phrases, Question, is_bot
+from store.retrieval.search import COUNT_CAP, POOL, SearchResult, missing_note, narrowing_condition, search
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
 MAX_LISTED = 50
-# How many ranked PRs are weighed when words decide: a few first, more only when most of those answer.
-CANDIDATES = 10
-MORE_CANDIDATES = 30
-MOSTLY = 0.7
 # Next-best PRs kept as context (for a model to read, or to show when nothing answers).
 CONTEXT = 3
 # Relations strong enough to answer a question about a PR; a plain mention is only context.
 STRONG = KINDS[:-1]
-# Words: a PR answers when it covers this share of what was asked (weighted by rarity),
-# and at least this share of the best PR's coverage, with an informative word where it counts.
-MIN_COVERAGE = 0.5
+# Words: a PR answers when it says at least this share of what was asked (each word weighted by how
+# rare it is), and nearly as much as the PR that says most. Both were set on the half of the blind
+# evaluation that tuning may look at (bench/eval.py --set tune).
+MIN_COVERAGE = 0.35
 NEAR_BEST = 0.75
-INFORMATIVE = 0.3
+# A PR of an area says the words that named it ("the scheduler" for core) when they are where it counts.
 WHERE_IT_COUNTS = 0.45
-STRONGEST = 0.85  # the title or the first sentence of what changed
-SAID = 0.3  # said in the PR's own account of itself, not only among its risks or insights
-# Forms whose answer hinges on every word: "did anyone fix the X crash?" is about X and crashes.
-EVERY_WORD = ("yesno", "who", "count")
 
 
 @dataclass
@@ -56,6 +50,7 @@ class Choice:
     whole_set: bool  # the filters defined the answer: every PR they hold
     note: str | None = None  # PR numbers the store does not have
     links: list[Link] = field(default_factory=list)  # relations between the PRs shown, stating side first
+    tally: list[tuple[str, int]] = field(default_factory=list)  # who or what has the most PRs, most first
 
 
 def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
@@ -89,6 +84,8 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
 
 
 def _choose(db: Database, repo: str, question: Question, form: Form) -> Choice:
+    if form.tally:
+        return _tallied(db, repo, question, form)
     if form.relation and not question.concepts:
         return _relation(db, repo, question, form)
     if not question.concepts:
@@ -215,6 +212,8 @@ def _kept(pr: PullRequest, question: Question) -> bool:
         return False
     if question.paths and not any(path in file.lower() for path in question.paths for file in pr.files):
         return False
+    if question.excluded and any(_left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
+        return False
     return not question.areas or bool(set(pr.areas) & set(question.areas))
 
 
@@ -223,6 +222,42 @@ def _by(pr: PullRequest, person: Person) -> bool:
     authored = pr.author.lower() == login and person.role in ("any", "author")
     merged = (pr.merged_by or "").lower() == login and person.role in ("any", "merger")
     return authored or merged
+
+
+# ---------------------------------------------------------------- tallies
+
+# The runners-up a tally names after the leader.
+RUNNERS_UP = 3
+
+
+def _tallied(db: Database, repo: str, question: Question, form: Form) -> Choice:
+    """Who (or which area) has the most of the PRs asked about; the answer is the leader's PRs."""
+    if question.concepts:
+        prs = _by_words(db, repo, question, form).answer
+    else:
+        found = search(db, repo, replace(question, areas=[], paths=[]), limit=COUNT_CAP)
+        prs = [hit.pr for hit in found.hits if _kept(hit.pr, question)] if not _relaxed(replace(question, areas=[], paths=[]), found) else []
+    counts: Counter[str] = Counter()
+    members: dict[str, list[PullRequest]] = {}
+    for pr in prs:
+        for key in _tally_keys(pr, form.tally or "", question.excluded):
+            counts[key] += 1
+            members.setdefault(key, []).append(pr)
+    ranked = counts.most_common()
+    if not ranked:
+        return Choice([], [], question, 0, False)
+    leaders = [key for key, count in ranked if count == ranked[0][1]]
+    answer = list({pr.number: pr for key in leaders for pr in members[key]}.values())
+    return Choice(answer, [], question, len(answer), False, tally=ranked[: len(leaders) + RUNNERS_UP])
+
+
+def _tally_keys(pr: PullRequest, tally: str, excluded: list[str]) -> list[str]:
+    keys = pr.areas if tally == "area" else [pr.merged_by or "" if tally == "merger" else pr.author]
+    return [key for key in keys if key and not _left_out(key, excluded)]
+
+
+def _left_out(login: str, excluded: list[str]) -> bool:
+    return login.lower() in excluded or ("bots" in excluded and is_bot(login))
 
 
 # ---------------------------------------------------------------- whole sets
@@ -297,61 +332,18 @@ def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequ
 
 
 def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice:
-    """The ranked PRs that say what was asked where it counts, weighed concept by concept.
-
-    Ranking more candidates costs more, and most questions are answered by a
-    few PRs: the first candidates are weighed, and more only when most of them answer.
-    """
-    choice = _weigh(db, repo, question, form, CANDIDATES)
-    if len(choice.answer) >= MOSTLY * CANDIDATES:
-        choice = _weigh(db, repo, question, form, MORE_CANDIDATES)
-    return choice
-
-
-def _weigh(db: Database, repo: str, question: Question, form: Form, candidates: int) -> Choice:
-    result = search(db, repo, question, limit=candidates)
+    """The graded PRs that say enough of what was asked: as much as the best one does, nearly, and no less than the floor."""
+    result = search(db, repo, question, limit=POOL)
     if _relaxed(question, result):
         return _nothing(question, result)
-    concepts = result.question.concepts
-    # Search already keeps to the areas (members, or PRs that name them); a type is told apart here.
+    # Search grades within the areas' PRs and those naming them; a type is told apart here.
     hits = [hit for hit in result.hits if not question.pr_type or hit.pr.type == question.pr_type]
-    ids = _row_ids(db, repo, [hit.pr.number for hit in hits])
-    evidence = gather(db, list(ids.values()), concepts)
-    groups = _alternatives(question.text, concepts)
-    weights = _grouped(rarity(db, concepts), groups)
-    every_word = form.kind in EVERY_WORD
-    scored = []
-    for hit in hits:
-        strengths = _grouped(evidence[ids[hit.pr.number]], groups)
-        scored.append((_coverage(strengths, weights), _informed(strengths, weights, every_word), hit))
-    best = max((coverage for coverage, informed, _ in scored if informed), default=0.0)
+    best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     floor = max(MIN_COVERAGE, NEAR_BEST * best)
-    # Stable sort: among equal coverage, search's order (its bm25 and recency) stands.
-    answer = sorted(
-        ((coverage, hit) for coverage, informed, hit in scored if informed and coverage >= floor), key=lambda pair: -pair[0]
-    )
-    chosen = {hit.pr.number for _, hit in answer}
+    answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
+    chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
-    return Choice([hit.pr for _, hit in answer], context, result.question, len(answer), False)
-
-
-def _alternatives(text: str, concepts: list[Concept]) -> list[list[int]]:
-    """Concepts in groups: "whisper or audio" is one group that either word satisfies; the rest stand alone."""
-    groups: list[list[int]] = []
-    lowered = text.lower()
-    for index, concept in enumerate(concepts):
-        if groups and index > 0:
-            before = re.escape(concepts[index - 1].said.lower())
-            if re.search(rf"{before}\s{{1,3}}or\s{{1,3}}{re.escape(concept.said.lower())}", lowered):
-                groups[-1].append(index)
-                continue
-        groups.append([index])
-    return groups
-
-
-def _grouped(values: list[float], groups: list[list[int]]) -> list[float]:
-    """One value per group of alternatives: the best of its members' (strength, or rarity)."""
-    return [max(values[i] for i in group) for group in groups]
+    return Choice(answer, context, result.question, len(answer), False)
 
 
 def _row_ids(db: Database, repo: str, numbers: list[int]) -> dict[int, int]:
@@ -359,24 +351,6 @@ def _row_ids(db: Database, repo: str, numbers: list[int]) -> dict[int, int]:
     placeholders = ", ".join("?" for _ in numbers)
     rows = db.execute(f"select number, id from prs where repo = ? and number in ({placeholders})", [repo, *numbers])
     return dict(rows.fetchall())
-
-
-def _coverage(strengths: list[float], weights: list[float]) -> float:
-    total = sum(weights)
-    if not total:
-        return max(strengths, default=0.0)
-    return sum(s * w for s, w in zip(strengths, weights)) / total
-
-
-def _informed(strengths: list[float], weights: list[float], every_word: bool) -> bool:
-    """Matches a telling word where it counts; with `every_word`, says every telling word somewhere
-    beyond risks and insights. When every word is common, the commonest where it counts most."""
-    telling = [s for s, w in zip(strengths, weights) if w >= INFORMATIVE]
-    if not telling:
-        return any(s >= STRONGEST for s in strengths)
-    if every_word and not all(s >= SAID for s in telling):
-        return False
-    return any(s >= WHERE_IT_COUNTS for s in telling)
 
 
 def _relaxed(question: Question, result: SearchResult) -> bool:

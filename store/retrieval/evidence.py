@@ -12,8 +12,8 @@ import math
 
 from sqlite_utils import Database
 
+from store.retrieval.fts import any_of, store_size
 from store.retrieval.question import Concept
-from store.retrieval.search import any_of
 from store.text.patterns import LazyPattern
 from store.text.prose import lead_and_rest
 
@@ -110,8 +110,9 @@ def rarity(db: Database, concepts: list[Concept]) -> list[float]:
     whatever the store's size.
     """
     # The newest SAMPLE row ids (ids are sparse, so the slice is found by walking the key, not by arithmetic).
-    row = db.execute("select id from prs order by id desc limit 1 offset ?", [SAMPLE]).fetchone()
-    floor, size = (row[0], SAMPLE) if row else (-1, db.execute("select count(*) from prs").fetchone()[0])
+    size = store_size(db)
+    row = db.execute("select rowid from prs_fts order by rowid desc limit 1 offset ?", [SAMPLE]).fetchone() if size > SAMPLE else None
+    floor, size = (row[0], SAMPLE) if row else (-1, size)
     if not size:
         return [1.0 for _ in concepts]
     weights = []

@@ -5,6 +5,7 @@ what was asked ("Yes: …", "ywang96 fixed it …", "27 PRs …") before the PRs
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from store.text.patterns import LazyPattern
@@ -18,6 +19,10 @@ _YESNO = LazyPattern(
     r"^(?:\W{0,3})(?:so\s{1,3}|and\s{1,3}|hey\s{1,3})?"
     r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should)\b"
 )
+# "who merged the most", "which area was busiest", "top authors": a tally, not a list.
+_MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
+_WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
+_MERGER = LazyPattern(r"\bwho\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b")
 _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
 
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
@@ -49,6 +54,7 @@ class Form:
     relation: str | None = None  # reverts | fixes | follows, when the question asks about one
     asks_other: bool = False  # about the PR on the other side of the relation from one it names
     culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
+    tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs
 
 
 def read_form(text: str) -> Form:
@@ -66,4 +72,14 @@ def read_form(text: str) -> Form:
     else:
         kind = "lookup"
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
-    return Form(kind, relation, asks_other, relation == "fixes" and bool(_CULPRIT.search(head)))
+    return Form(kind, relation, asks_other, relation == "fixes" and bool(_CULPRIT.search(head)), _tally(head, kind))
+
+
+def _tally(head: str, kind: str) -> str | None:
+    if not _MOST.search(head):
+        return None
+    if _WHICH_AREA.search(head):
+        return "area"
+    if kind == "who" or re.search(r"\bwho\b|\btop\s", head):
+        return "merger" if _MERGER.search(head) else "author"
+    return None

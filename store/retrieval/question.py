@@ -29,6 +29,8 @@ class Lookup(Protocol):
 
     def is_pr(self, number: int) -> bool: ...
 
+    def is_path(self, fragment: str) -> bool: ...
+
 
 @dataclass(frozen=True)
 class TimeRange:
@@ -68,6 +70,8 @@ class Question:
     pr_type: str | None = None  # "trivial" or "substantial" when the question names one
     order: str | None = None  # "first" or "last": the one PR that merged first or last of those asked about
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
+    excluded: list[str] = field(default_factory=list)  # logins left out ("besides the bot"); "bots" for every bot
+    unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
 
     @property
     def has_filters(self) -> bool:
@@ -138,7 +142,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "area", "areas", "busiest", "top", "human", "humans", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -550,11 +554,17 @@ _PATH = LazyPattern(
 )
 
 
-def _take_paths(text: str, paths: list[str]) -> str:
+# "owner/name": a repository's name as much as a folder; a path only where a changed file has it.
+_TWO_PARTS = LazyPattern(r"[\w-]+/[\w-]+")
+
+
+def _take_paths(text: str, paths: list[str], lookup: Lookup | None) -> str:
     """The paths the question names, taken out of its words."""
 
     def take(found: re.Match[str]) -> str:
         path = found[1].lower()
+        if _TWO_PARTS.fullmatch(path) and not (lookup and lookup.is_path(path)):
+            return found[0]
         if path not in paths:
             paths.append(path)
         return " "
@@ -694,6 +704,35 @@ def pr_numbers(text: str) -> list[int]:
     return numbers
 
 
+_EXCEPT = LazyPattern(
+    rf"\b(?:besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|not\s+by|not|apart\s+from|aside\s+from|ignoring)"
+    rf"\s+(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b",
+    re.IGNORECASE,
+)
+
+
+def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str:
+    """People the question leaves out: "besides the bot", "not counting @x"."""
+
+    def leave_out(m: re.Match[str]) -> str:
+        said = m["login"].lower()
+        if said in ("bot", "bots"):
+            excluded.append("bots")
+            return " "
+        known = lookup.login(said) if lookup else None
+        if known is None:
+            return m[0]
+        excluded.append(known.lower())
+        return " "
+
+    return _EXCEPT.sub(leave_out, text)
+
+
+def is_bot(login: str) -> bool:
+    lowered = login.lower()
+    return lowered.endswith(("[bot]", "-bot", "_bot")) or lowered == "bot"
+
+
 def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
     def add(login: str, role: str) -> None:
         if all(p.login.lower() != login.lower() for p in people):
@@ -816,6 +855,7 @@ def parse_question(
         cleaned = cleaned[:MAX_QUESTION_CHARS]
         question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     rest = _take_numbers(cleaned, question.numbers)
+    rest = _take_excluded(rest, lookup, question.excluded)
     rest = _take_people(rest, lookup, question.people)
     rest, zone = _take_zone(rest.lower(), tz)
     times = _TimeParser(zone, now)
@@ -825,7 +865,7 @@ def parse_question(
         question.time = replace(question.time, label=f"{question.time.label} ({zone.key})")
     question.problems.extend(times.problems)
     rest, question.order = _take_order(rest.replace(_MARK, " "))
-    rest = _take_paths(rest, question.paths)
+    rest = _take_paths(rest, question.paths, lookup)
     words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
     _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords, repo)
     if len(question.concepts) > MAX_CONCEPTS:

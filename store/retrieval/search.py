@@ -8,6 +8,7 @@ nothing is relaxed (time first, then people, then areas) and the result says so.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -20,8 +21,11 @@ from sqlite_utils import Database
 from store.days import from_utc_text, to_utc_text
 from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
-from store.retrieval.question import Concept, Question, TimeRange, parse_question
+from store.retrieval.evidence import gather, rarity
+from store.retrieval.fts import any_of, quoted, store_size
+from store.retrieval.question import Concept, Phrases, Question, TimeRange, parse_question
 from store.tables.prs import first_id, get_pr, pr_from_row
+from store.text.prose import atoms
 from store.understanding.relations import Link, related
 
 # bm25 weight per FTS column. A word in the title says most about a PR; the
@@ -64,6 +68,7 @@ class Hit:
     pr: PullRequest
     score: float
     link: Link | None = None  # how it relates to a PR named in the question
+    coverage: float | None = None  # for a question of words: how much of what was asked the PR says, 0 to 1
 
 
 @dataclass
@@ -103,6 +108,16 @@ class StoreLookup:
         return self.db.execute(
             "select 1 from prs where repo = ? and number = ?", [self.repo, number]
         ).fetchone() is not None
+
+    def is_path(self, fragment: str) -> bool:
+        """Whether a changed file of the repository holds `fragment`: the index finds its words, the files confirm."""
+        words = " ".join(atoms(fragment))
+        row = self.db.execute(
+            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? "
+            "and exists (select 1 from json_each(prs.files) where instr(lower(value), ?) > 0) limit 1",
+            [f"{{files}} : {quoted(words)}", self.repo, fragment],
+        ).fetchone()
+        return row is not None
 
 
 def search_prs(
@@ -181,7 +196,7 @@ def _without_unknown_words(db: Database, repo: str, question: Question) -> Quest
     if not unknown or not (known or question.has_filters or question.areas):
         return question  # nothing to drop, or nothing would be left to search for
     words = ", ".join(f'"{concept.said}"' for concept in unknown)
-    return replace(question, concepts=known, problems=[*question.problems, f"no PR mentions {words}"])
+    return replace(question, concepts=known, unknown=unknown, problems=[*question.problems, f"no PR mentions {words}"])
 
 
 # ---------------------------------------------------------------- relaxing
@@ -212,15 +227,6 @@ def _relaxed_note(asked: Question, found: Question) -> str:
 
 
 # ---------------------------------------------------------------- FTS expressions
-
-
-def _quoted(text: str) -> str:
-    """A phrase as an FTS5 string: user words never reach FTS unquoted."""
-    return '"' + text.replace('"', '""') + '"'
-
-
-def any_of(phrases: Iterable[str]) -> str:
-    return "(" + " OR ".join(_quoted(p) for p in dict.fromkeys(phrases)) + ")"
 
 
 def _area_expression(question: Question) -> str | None:
@@ -292,6 +298,8 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
     """The best PRs for a question, and how many match when that is cheap to know (listings)."""
     if match_expression(question) is None:
         return _listing(db, repo, question, limit, near)
+    if question.concepts:
+        return _graded(db, repo, question, limit), None
     scope = _Scope(db, repo, question)
     found: dict[int, Hit] = {}
     for stage in _stages(question):
@@ -301,6 +309,97 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
         if len(found) >= limit:
             break
     return list(found.values())[:limit], None
+
+
+# ---------------------------------------------------------------- graded by what each PR says
+
+# PRs graded for a question of words: more than any one answer cites, few enough that grading
+# costs the same in a store of any size.
+POOL = 30
+
+
+@dataclass(frozen=True)
+class _Topic:
+    """One thing a question of words is about: a concept, or an area it names, and the FTS5 text that says it."""
+
+    concept: Concept
+    expression: str
+
+
+def _topics(question: Question) -> list[_Topic]:
+    """The question's concepts, and each area it names as one more: an area grades PRs, it does not filter them."""
+    topics = [_Topic(concept, any_of(concept.phrases.all)) for concept in question.concepts]
+    for name in _area_names(question):
+        # The words that named the area belong to it only when it is the one area named.
+        words = tuple(question.area_phrases) if len(question.areas) == 1 else ()
+        phrases = Phrases((name, *words), (name, *words))
+        expression = f"({{areas}} : {quoted(name)} OR {{title what_changed impact}} : {any_of(phrases.all)})"
+        topics.append(_Topic(Concept(name, phrases), expression))
+    return topics
+
+
+def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit]:
+    """PRs that say what was asked, graded by how much of it they say, weighted by how rare each word is.
+
+    Candidates come from FTS5: first the PRs that say every topic, then those
+    that say all but the commonest, and so on down to the rarest topic alone,
+    then any topic, until there are enough. Each candidate is then graded on where it says each
+    topic (title, first sentence of what changed, ... risks), so a PR that
+    misses one common or paraphrased word still answers, and one that names
+    the topic only among its risks comes last.
+    """
+    topics = _topics(question)
+    weights = rarity(db, [topic.concept for topic in topics])
+    telling = sorted(range(len(topics)), key=lambda i: -weights[i])
+    scope = _Scope(db, repo, question)
+    wanted = max(limit, POOL)
+    pool: dict[int, tuple[int, float, dict[str, Any]]] = {}
+    stages = [" AND ".join(topics[i].expression for i in telling[:size]) for size in range(len(telling), 0, -1)]
+    if len(topics) > 1:
+        stages.append(" OR ".join(topic.expression for topic in topics))  # any topic at all, to fill up
+    for band, expression in zip(range(len(stages), 0, -1), stages):
+        for row in _windowed(scope, _Stage(expression, None, band), wanted):
+            pool.setdefault(row["id"], (band, row["score"], row))
+        if len(pool) >= wanted:
+            break
+    if not pool:
+        return []
+    groups = _alternatives(question.text, [topic.concept for topic in topics])
+    grouped_weights = _grouped(weights, groups)
+    strengths = gather(db, list(pool), [topic.concept for topic in topics])
+    graded = sorted(
+        ((_coverage(_grouped(strengths[pr_id], groups), grouped_weights, len(question.unknown)), size, score, row)
+         for pr_id, (size, score, row) in pool.items()),
+        key=lambda item: (-item[0], -item[1], -item[2]),
+    )
+    return [Hit(pr_from_row(row), round(_TEXT_CEILING * coverage, 4), coverage=coverage) for coverage, _, _, row in graded[:limit]]
+
+
+def _coverage(strengths: list[float], weights: list[float], unsaid: int) -> float:
+    # A word no PR says is as rare as a word can be: it weighs 1, and no PR has it.
+    total = sum(weights) + unsaid
+    if not total:
+        return max(strengths, default=0.0)
+    return sum(s * w for s, w in zip(strengths, weights)) / total
+
+
+def _alternatives(text: str, concepts: list[Concept]) -> list[list[int]]:
+    """Concepts in groups: "whisper or audio" is one group that either word satisfies; the rest stand alone."""
+    groups: list[list[int]] = []
+    lowered = text.lower()
+    for index, concept in enumerate(concepts):
+        if groups and index > 0:
+            before = re.escape(concepts[index - 1].said.lower())
+            if re.search(rf"{before}\s{{1,3}}or\s{{1,3}}{re.escape(concept.said.lower())}", lowered):
+                groups[-1].append(index)
+                continue
+        groups.append([index])
+    return groups
+
+
+def _grouped(values: list[float], groups: list[list[int]]) -> list[float]:
+    """One value per group of alternatives: the best of its members' (strength, or rarity)."""
+    return [max(values[i] for i in group) for group in groups]
 
 
 class _Scope:
@@ -381,7 +480,7 @@ def _match_ids(db: Database, query: tuple[str, list[Any]], most: int) -> list[in
 def _rank(db: Database, stage: _Stage, query: tuple[str, list[Any]], ids: list[int], limit: int) -> list[dict[str, Any]]:
     if not ids:
         return []
-    if len(ids) <= LOCAL_CAP and _store_size(db) >= LOCAL_FROM:
+    if len(ids) <= LOCAL_CAP and store_size(db) >= LOCAL_FROM:
         return _score_locally(db, stage.expression, ids, limit)
     where, args = query
     cursor = db.execute(
@@ -390,24 +489,6 @@ def _rank(db: Database, stage: _Stage, query: tuple[str, list[Any]], ids: list[i
         [*args, limit],
     )
     return _dicts(cursor)
-
-
-def _store_size(db: Database) -> int:
-    """How many PRs the FTS index holds, read from its "averages" record (row 1 of its data) instead of counted."""
-    row = db.execute("select block from prs_fts_data where id = 1").fetchone()
-    return _varint(row[0]) if row and row[0] else 0
-
-
-def _varint(data: bytes) -> int:
-    """The SQLite varint at the start of `data`: 7 bits a byte, high bit set on all but the last; a 9th byte is whole."""
-    value = 0
-    for position, byte in enumerate(data[:9]):
-        if position == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
-            break
-    return value
 
 
 def _score_locally(db: Database, expression: str, ids: list[int], limit: int) -> list[dict[str, Any]]:
