@@ -362,3 +362,32 @@ def test_a_day_read_in_another_zone_has_other_prs(store, settings):
     # 20:00 in Los Angeles on Mar 13 is 03:00 UTC on Mar 14.
     assert 507 not in _ask(store, settings, "what merged mar 13 utc?").citations
     assert 507 in _ask(store, settings, "what merged mar 14 utc?").citations
+
+
+# ---------------------------------------------------------------- tallies, exclusions and areas named together
+
+
+def test_who_did_the_most_is_a_name_a_count_and_the_leaders_prs(store, settings):
+    answer = _ask(store, settings, "who merged the most PRs this week?")
+    assert _first(answer) == "linus-t merged the most PRs this week (since Mon Mar 9) (5), then ada-l (2), ken-t (1) and grace-h (1)."
+    assert sorted(answer.citations) == [501, 503, 506, 507, 510]
+    leaving_out = _ask(store, settings, "not counting linus-t, who merged the most this week?")
+    assert _first(leaving_out).startswith("ada-l merged the most PRs")
+
+
+def test_the_busiest_area_is_named_with_its_count(store, settings):
+    answer = _ask(store, settings, "which area was busiest this week?")
+    assert _first(answer).startswith("core was the busiest area this week (since Mon Mar 9) (3 PRs), then")
+
+
+def test_areas_named_together_mean_a_pr_in_both(store, settings):
+    assert _ask(store, settings, "rocm attention work?").citations == [502]
+    assert sorted(_ask(store, settings, "rocm or attention work?").citations) == [502, 508]
+
+
+def test_an_area_left_out_is_left_out_and_a_topic_left_out_is_said_to_be_beyond_reading(store, settings):
+    answer = _ask(store, settings, "what merged on mar 13 that isn't core?")
+    assert answer.citations == [502]
+    assert _ask(store, settings, "anything on mar 12 that isn't a frontend change?").citations == [503]
+    beyond = _ask(store, settings, "anything on mar 12 that isn't about streaming usage?")
+    assert "beyond what I can read" in _first(beyond) and sorted(beyond.citations) == [503, 504]

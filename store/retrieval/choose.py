@@ -37,8 +37,6 @@ STRONG = KINDS[:-1]
 # evaluation that tuning may look at (bench/eval.py --set tune).
 MIN_COVERAGE = 0.35
 NEAR_BEST = 0.75
-# A PR of an area says the words that named it ("the scheduler" for core) when they are where it counts.
-WHERE_IT_COUNTS = 0.45
 
 
 @dataclass
@@ -212,9 +210,16 @@ def _kept(pr: PullRequest, question: Question) -> bool:
         return False
     if question.paths and not any(path in file.lower() for path in question.paths for file in pr.files):
         return False
-    if question.excluded and any(_left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
+    if _excluded(pr, question):
         return False
-    return not question.areas or bool(set(pr.areas) & set(question.areas))
+    return question.in_areas(pr.areas)
+
+
+def _excluded(pr: PullRequest, question: Question) -> bool:
+    """Whether the question leaves `pr` out: by a person it excludes, or in every area it excludes."""
+    if question.excluded and any(_left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
+        return True
+    return bool(question.excluded_areas) and set(question.excluded_areas) <= set(pr.areas)
 
 
 def _by(pr: PullRequest, person: Person) -> bool:
@@ -232,11 +237,7 @@ RUNNERS_UP = 3
 
 def _tallied(db: Database, repo: str, question: Question, form: Form) -> Choice:
     """Who (or which area) has the most of the PRs asked about; the answer is the leader's PRs."""
-    if question.concepts:
-        prs = _by_words(db, repo, question, form).answer
-    else:
-        found = search(db, repo, replace(question, areas=[], paths=[]), limit=COUNT_CAP)
-        prs = [hit.pr for hit in found.hits if _kept(hit.pr, question)] if not _relaxed(replace(question, areas=[], paths=[]), found) else []
+    prs = _by_words(db, repo, question, form).answer if question.concepts else _every_kept(db, repo, question)
     counts: Counter[str] = Counter()
     members: dict[str, list[PullRequest]] = {}
     for pr in prs:
@@ -263,16 +264,29 @@ def _left_out(login: str, excluded: list[str]) -> bool:
 # ---------------------------------------------------------------- whole sets
 
 
+def _every_kept(db: Database, repo: str, question: Question) -> list[PullRequest]:
+    """Every PR in the question's time and people (up to COUNT_CAP), kept to its areas, type, paths and exclusions."""
+    listed = replace(question, areas=[])
+    found = search(db, repo, listed, limit=COUNT_CAP)
+    return [] if _relaxed(listed, found) else [hit.pr for hit in found.hits if _kept(hit.pr, question)]
+
+
 def _whole_set(db: Database, repo: str, question: Question) -> Choice:
     """Filters alone: every PR they hold, newest first (an area counts its members, not its mentions)."""
+    if question.leaves_out:
+        prs = _every_kept(db, repo, question)
+        return Choice(prs[:MAX_LISTED], [], question, len(prs), True)
     if question.areas:
         prs, total = _members(db, repo, question)
         narrower = _narrower_words(question)
         if narrower is not None and prs:
             # "the scheduler" named the core area: its members that say so answer, not all of core.
             ids = _row_ids(db, repo, [pr.number for pr in prs])
+            # Graded like words: those that say it about as strongly as the one that says it most.
             evidence = gather(db, list(ids.values()), [narrower])
-            prs = [pr for pr in prs if evidence[ids[pr.number]][0] >= WHERE_IT_COUNTS] or prs
+            said = {pr.number: evidence[ids[pr.number]][0] for pr in prs}
+            best = max(said.values())
+            prs = [pr for pr in prs if said[pr.number] >= NEAR_BEST * best] or prs
             total = len(prs)
         if prs:
             return Choice(prs, [], question, total, True)
@@ -304,7 +318,9 @@ def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequ
     time, lists them newest first without sorting: the cost stays flat as the store grows.
     """
     where = ["prs_fts match ?", "prs.repo = ?"]
-    args: list[object] = [f"{{areas}} : {any_of(' '.join(area.split('-')) for area in question.areas)}", repo]
+    names = [" ".join(area.split("-")) for area in question.areas]
+    joined = any_of(names) if question.any_area else " AND ".join(any_of([name]) for name in names)
+    args: list[object] = [f"{{areas}} : ({joined})", repo]
     if question.time and question.time.start is not None:
         where.append("prs_fts.rowid >= ?")
         args.append(first_id(question.time.start))
@@ -321,7 +337,7 @@ def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequ
     found = f"from prs_fts cross join prs on prs.id = prs_fts.rowid where {' and '.join(where)}"
     rows = db.execute(f"select prs.* {found} order by prs_fts.rowid desc limit ?", [*args, MAX_LISTED])
     names = [column[0] for column in rows.description]
-    prs = [pr for pr in (pr_from_row(dict(zip(names, row))) for row in rows.fetchall()) if set(pr.areas) & set(question.areas)]
+    prs = [pr for pr in (pr_from_row(dict(zip(names, row))) for row in rows.fetchall()) if question.in_areas(pr.areas)]
     if len(prs) < MAX_LISTED:
         return prs, len(prs)
     total = db.execute(f"select count(*) from (select 1 {found} limit ?)", [*args, COUNT_CAP]).fetchone()[0]
@@ -336,8 +352,11 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     result = search(db, repo, question, limit=POOL)
     if _relaxed(question, result):
         return _nothing(question, result)
-    # Search grades within the areas' PRs and those naming them; a type is told apart here.
-    hits = [hit for hit in result.hits if not question.pr_type or hit.pr.type == question.pr_type]
+    # Search grades within the areas' PRs and those naming them; a type and what is left out are told apart here.
+    hits = [
+        hit for hit in result.hits
+        if (not question.pr_type or hit.pr.type == question.pr_type) and not _excluded(hit.pr, question)
+    ]
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     floor = max(MIN_COVERAGE, NEAR_BEST * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]

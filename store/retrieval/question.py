@@ -70,12 +70,24 @@ class Question:
     pr_type: str | None = None  # "trivial" or "substantial" when the question names one
     order: str | None = None  # "first" or "last": the one PR that merged first or last of those asked about
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
+    any_area: bool = False  # areas named as alternatives ("speech / audio", "rocm or cuda"); else a PR is in all of them
     excluded: list[str] = field(default_factory=list)  # logins left out ("besides the bot"); "bots" for every bot
+    excluded_areas: list[str] = field(default_factory=list)  # "not about CI": a PR in all of these is left out
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
 
     @property
     def has_filters(self) -> bool:
         return bool(self.time or self.people or self.areas or self.paths)
+
+    def in_areas(self, areas: list[str]) -> bool:
+        """Whether a PR of these areas is in the question's: one of them, or all when they were named together."""
+        if not self.areas:
+            return True
+        return bool(set(areas) & set(self.areas)) if self.any_area else set(self.areas) <= set(areas)
+
+    @property
+    def leaves_out(self) -> bool:
+        return bool(self.excluded or self.excluded_areas)
 
     @property
     def has_topic(self) -> bool:
@@ -126,7 +138,7 @@ class Question:
         if self.people and not single_role:
             parts.append(_describe_people(self.people))
         if self.areas:
-            parts.append("in " + " or ".join(self.areas))
+            parts.append("in " + (" or " if self.any_area else " and ").join(self.areas))
         if self.paths:
             parts.append("touching " + " or ".join(f"`{path}`" for path in self.paths))
         if self.concepts:
@@ -728,6 +740,39 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
     return _EXCEPT.sub(leave_out, text)
 
 
+# "not about CI", "that isn't ROCm CI", "excluding docs": the areas after it are left out.
+_NEGATED = LazyPattern(
+    r"\b(?P<cue>not|isn'?t|aren'?t|wasn'?t|weren'?t|excluding|except|other\s+than|non)"
+    r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
+    r"[\s-]+(?:(?:the|any|a|an)\s+)*(?P<words>[\w.+-]+(?:\s+[\w.+-]+){0,3})"
+)
+# What may follow the areas left out without being a topic of its own: "that aren't CI fixes".
+_NEGATED_NOUNS = frozenset({"fix", "fixes", "change", "changes", "pr", "prs", "stuff", "work", "ones", "things", "related", "only"})
+
+
+def _take_negated(text: str, repo: str | None, areas: list[str], problems: list[str]) -> str:
+    """Areas the question leaves out; a negated word that is no area is said to be beyond reading, not searched for."""
+
+    def leave_out(m: re.Match[str]) -> str:
+        words = m["words"].split()
+        taken = 0
+        while taken < len(words) and (area := resolve_area(words[taken].strip(".,?!"), repo)):
+            areas.append(area)
+            taken += 1
+        if not taken:
+            if m["cue"] == "not" and not m["about"]:
+                return m[0]  # "is not starting": a plain "not" before a word that is no area is left to the words
+            # "that isn't a bug fix": the thing left out is no area; saying so beats searching for it.
+            said = " ".join(word.strip(".,?!") for word in words[:2])
+            problems.append(f'leaving out "{said}" is beyond what I can read; this is everything else asked')
+            return " " + " ".join(words[2:])
+        while taken < len(words) and words[taken].strip(".,?!") in _NEGATED_NOUNS:
+            taken += 1
+        return " " + " ".join(words[taken:])
+
+    return _NEGATED.sub(leave_out, text)
+
+
 def is_bot(login: str) -> bool:
     lowered = login.lower()
     return lowered.endswith(("[bot]", "-bot", "_bot")) or lowered == "bot"
@@ -821,6 +866,10 @@ def _take_words(
             question.concepts.append(Concept(word, synonyms_of(said)))
 
 
+# Areas named as alternatives rather than together: "speech / audio", "ROCm or CUDA", "rocm, xpu".
+_ALTERNATIVES = LazyPattern(r"\bor\b|/|,|\beither\b")
+
+
 def _path_words(words: list[str], i: int, paths: list[str]) -> int:
     """How many words from `i` name files ("requirements files", "cmake"); their fragments join `paths`."""
     for size in (3, 2, 1):
@@ -856,6 +905,7 @@ def parse_question(
         question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     rest = _take_numbers(cleaned, question.numbers)
     rest = _take_excluded(rest, lookup, question.excluded)
+    rest = _take_negated(rest, repo, question.excluded_areas, question.problems)
     rest = _take_people(rest, lookup, question.people)
     rest, zone = _take_zone(rest.lower(), tz)
     times = _TimeParser(zone, now)
@@ -868,6 +918,7 @@ def parse_question(
     rest = _take_paths(rest, question.paths, lookup)
     words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
     _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords, repo)
+    question.any_area = len(question.areas) > 1 and bool(_ALTERNATIVES.search(rest))
     if len(question.concepts) > MAX_CONCEPTS:
         question.concepts = question.concepts[:MAX_CONCEPTS]
         question.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")

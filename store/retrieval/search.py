@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -409,8 +410,9 @@ class _Scope:
         self.db, self.repo, self.question = db, repo, question
         self.start, self.end = _span(question)
 
+    @cached_property
     def edges(self) -> tuple[datetime, datetime] | None:
-        """When the first and the last PR asked about merged; None when none did."""
+        """When the first and the last PR asked about merged; None when none did (read once, for every stage)."""
         bounds, args = _time_bounds(self.repo, self.start, self.end)
         # Two statements: SQLite reads min() or max() straight off the index only when it is alone.
         first, last = (
@@ -456,7 +458,7 @@ def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
     a question costs the same in a store of 100,000 PRs as in one of 1,000,
     whatever order they were stored in, and recent PRs win among equals.
     """
-    edges = scope.edges()
+    edges = scope.edges
     if edges is None:
         return []
     oldest, newest = edges
