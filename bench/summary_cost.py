@@ -37,7 +37,7 @@ from store.db import open_db  # noqa: E402
 from store.model import PullRequest  # noqa: E402
 from store.sources.importer import read_report  # noqa: E402
 from store.tables.prs import save_pr  # noqa: E402
-from store.understanding.extractive import classify_type, extractive_summary  # noqa: E402
+from store.understanding.summary import classify_type, extractive_summary  # noqa: E402
 
 SEEDS = ROOT.parent / "shared" / "seeds"
 TZ = ZoneInfo("America/Los_Angeles")

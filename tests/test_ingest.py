@@ -14,7 +14,7 @@ from servers.github_api import FakeGitHub, FakePull, Fault, day_of_pulls
 from store.days import day_bounds, to_utc_text
 from store.model import Summary
 from store.tables.prs import get_pr, save_pr
-from store.understanding.extractive import extractive_summary
+from store.understanding.summary import extractive_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "acme/engine"

@@ -26,7 +26,7 @@ from bot.model.summarize import summarize_prs
 from store.tables.model_calls import record_calls
 from store.tables.prs import get_pr, save_pr
 from store.tables.structured_output import RECHECK_AFTER, json_schema_support
-from store.understanding.extractive import classify_type, extractive_summary
+from store.understanding.summary import classify_type, extractive_summary
 
 MODEL = "reply-model"
 FIELDS = ("what_changed", "impact", "risks", "insights")

@@ -14,8 +14,8 @@ from typing import Any
 from bot.model.client import estimate_tokens
 from store.model import TYPES, PullRequest
 from store.report.markdown import SECTIONS
-from store.understanding.extractive import clean_body
 from store.understanding.paths import INFORMATIVE_ORDER, file_kind
+from store.understanding.summary import clean_body
 
 # Bump whenever the instructions, the user message layout or the reading of replies changes:
 # every PR summarized under an older version is summarized again by `--missing`.

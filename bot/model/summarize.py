@@ -36,7 +36,7 @@ from store.tables.summaries import (
     summary_need,
 )
 from store.text.prose import plural
-from store.understanding.extractive import extractive_summary
+from store.understanding.summary import extractive_summary
 
 # How much of an unreadable reply goes back to the model with the repair prompt.
 REPAIR_CONTEXT_CHARS = 6000

@@ -19,7 +19,7 @@ from store.model import PullRequest
 from store.sources.github import GitHubClient, GitHubError, PullData
 from store.tables.prs import get_pr, save_pr
 from store.understanding.areas import classify
-from store.understanding.extractive import classify_type, extractive_summary
+from store.understanding.summary import classify_type, extractive_summary
 
 # GitHub's search index trails merges by seconds to minutes; continuing runs
 # list this much before the cursor again so a late-indexed merge is not skipped.
@@ -155,7 +155,7 @@ def _store(db: Database, repo: str, pull: PullData) -> bool:
         pr.type = classify_type(pr)
         pr.summary = extractive_summary(pr)
     row_id = save_pr(db, pr)
-    db["prs"].update(row_id, {"github_updated_at": pull.updated_at})
+    db.table("prs").update(row_id, {"github_updated_at": pull.updated_at})
     return existing is None
 
 
