@@ -1,7 +1,6 @@
 """The `prdigest` command line."""
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -12,9 +11,10 @@ import click
 from sqlite_utils import Database
 
 from bot.config import ConfigError, Settings, parse_repos
-from bot.terminal.render import Style, neutralize, render
+from bot.terminal.render import Style, render
 from store.db import StoreError, open_db
 from store.text.errors import one_line
+from store.text.safe import mask_secrets, neutralize, to_json
 
 
 @dataclass
@@ -102,10 +102,11 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @pass_app
 def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
-    from store.sources.importer import ReportImportError, import_files
+    from store.sources.importer import ReportImportError, import_files, web_host
 
     failed = 0
-    for done in import_files(app.db, files, app.settings.timezone, app.repo(repo)):
+    host = web_host(app.settings.github_api_url)
+    for done in import_files(app.db, files, app.settings.timezone, app.repo(repo), host):
         if isinstance(done, ReportImportError):
             print_error(done)
             failed += 1
@@ -130,11 +131,11 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
         app.db, app.repo(repo), parse_day(day) or app.today(), app.settings.timezone, area=area_name(area)
     )
     if fmt == "json":
-        click.echo(json.dumps(report_json(daily), indent=2, ensure_ascii=False))
+        click.echo(to_json(report_json(daily), indent=2))
     elif fmt == "slack":
         click.echo(neutralize("\n\n".join(message.shown for message in daily_report_messages(daily))))
     else:
-        click.echo(report_markdown(daily), nl=False)
+        click.echo(neutralize(report_markdown(daily)), nl=False)
 
 
 @cli.command()
@@ -171,7 +172,7 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
         prs = [pr for pr in found.values() if pr is not None]  # all of them: none is unknown
 
     def done(pr, error: str | None) -> None:
-        click.echo(f"#{pr.number} failed: {error}" if error else f"#{pr.number} summarized", err=bool(error))
+        click.echo(f"#{pr.number} failed: {one_line(error)}" if error else f"#{pr.number} summarized", err=bool(error))
 
     with llm:
         run = summarize_prs(app.db, app.settings, prs, llm, force=force, on_done=done)
@@ -196,10 +197,11 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
 
     settings = app.settings
     figures = summary_stats(app.db, app.repo(repo), settings.timezone, app.today(), days, settings.model, PROMPT_VERSION)
+    # Errors stored before they were masked on the way in are masked on the way out.
     if as_json:
-        click.echo(json.dumps(stats_json(figures, settings), indent=2))
+        click.echo(mask_secrets(to_json(stats_json(figures, settings), indent=2)))
     else:
-        click.echo(stats_text(figures, settings))
+        click.echo(mask_secrets(neutralize(stats_text(figures, settings))))
 
 
 @cli.command()
@@ -325,7 +327,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
         try:
             ingest(name)
         except Exception as exc:  # post from the store as it is; the report says what it holds
-            click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {exc}", err=True)
+            click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {one_line(exc)}", err=True)
     try:
         outcome = DailyPoster(slack_client(app.settings), runtime).post(channel, name, target, chosen)
     except SlackApiError as exc:
@@ -356,7 +358,7 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
     tz = app.settings.timezone
     if as_json:
         if result.note:
-            click.echo(f"prdigest: note: {result.note}", err=True)
+            click.echo(f"prdigest: note: {neutralize(result.note)}", err=True)
         rows = [
             {
                 "number": hit.pr.number,
@@ -368,7 +370,7 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
             }
             for hit in result.hits
         ]
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(to_json(rows, indent=2))
         return
     if result.note:
         click.echo(neutralize(result.note))
@@ -394,10 +396,10 @@ def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | N
     try:
         answer = answer_question(app.db, app.settings, text, llm=llm, repo=name)
     except LLMError as exc:
-        click.echo(f"prdigest: warning: {exc}; answering from the store alone", err=True)
+        click.echo(f"prdigest: warning: {one_line(exc)}; answering from the store alone", err=True)
         answer = answer_question(app.db, app.settings, text, repo=name)
     if as_json:
-        click.echo(json.dumps({"answer": answer.text, "citations": answer.citations}, indent=2, ensure_ascii=False))
+        click.echo(to_json({"answer": answer.text, "citations": answer.citations}, indent=2))
         return
     click.echo(render(answer_message(answer, app.settings.timezone).shown, Style.for_stream(sys.stdout)))
 

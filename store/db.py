@@ -1,6 +1,8 @@
 """Opening the SQLite store: one place that sets the pragmas and applies migrations, and one way to write."""
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,7 +30,7 @@ def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sql
     """Open (creating if needed) the store at `path`, in WAL mode, fully migrated."""
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(path)
         # check_same_thread=False because Slack handlers run on a thread pool;
         # each caller still serialises its own use of a connection.
         conn = sqlite3.connect(str(path), timeout=busy_timeout, check_same_thread=False)
@@ -44,6 +46,14 @@ def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sql
     except (sqlite3.DatabaseError, OSError) as exc:
         raise StoreError(f"cannot open store {path}: {exc}") from exc
     return db
+
+
+def _create_private(path: Path) -> None:
+    """The store's folder (0700) and file (0600), when missing: the store holds people's questions.
+    Ones that exist keep the modes their owner gave them; SQLite gives its -wal and -shm files the store's."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # it exists, or another process created it a moment ago
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _bring_up_to_date(db: sqlite_utils.Database) -> None:

@@ -8,6 +8,8 @@ from store.text.prose import lead_and_rest
 _SAFE_URL = re.compile(r"^https?://[^\s<>|\"']+$")
 # Plain-text broadcast words; defused as well in case a client auto-parses them.
 _BROADCAST = re.compile(r"@(channel|here|everyone)\b", re.IGNORECASE)
+# What a cut must keep whole: a link or mention (<url|label>, <url>, <@U123>) and an entity (&amp;).
+_ATOM = re.compile(r"<[^<>\n]*>|&(?:amp|lt|gt);")
 
 
 def escape(text: str) -> str:
@@ -25,9 +27,18 @@ def link(url: str, label: str) -> str:
 
 
 def truncate(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, ending in an ellipsis when cut. A cut never falls inside one of
+    our links or entities (untrusted text has its < > & escaped, so each one in the text is ours)."""
     if len(text) <= limit:
         return text
-    return text[: max(limit - 1, 0)].rstrip() + "\u2026"
+    cut = max(limit - 1, 0)
+    for atom in _ATOM.finditer(text):
+        if atom.start() >= cut:
+            break
+        if atom.end() > cut:
+            cut = atom.start()
+            break
+    return text[:cut].rstrip() + "\u2026"
 
 
 def first_sentence(text: str, limit: int = 280) -> str:

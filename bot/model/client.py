@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from bot.config import LLM_TIMEOUT_SECONDS, Settings
 from store.tables.model_calls import ModelCall
 from store.text.errors import one_line
+from store.text.safe import mask_secrets
 
 if TYPE_CHECKING:
     import openai
@@ -103,7 +104,7 @@ class LLM:
     @property
     def endpoint(self) -> str:
         """The base URL calls go to, also when the client's default (OpenAI) is used."""
-        return str(self._client.base_url).rstrip("/")
+        return mask_secrets(str(self._client.base_url).rstrip("/"))
 
     def complete(
         self,
@@ -185,7 +186,7 @@ class LLM:
             raise
 
     def _describe(self, exc: openai.OpenAIError) -> str:
-        where = self.base_url or "the OpenAI API"
+        where = mask_secrets(self.base_url or "the OpenAI API")
         if isinstance(exc, self._openai.APITimeoutError):
             return f"no answer from {where} within {self.timeout:g}s (after retries)"
         if isinstance(exc, self._openai.APIConnectionError):

@@ -9,12 +9,10 @@ import logging
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slack_bolt import Ack, App, BoltResponse, Respond
-from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_bolt.error import BoltUnhandledRequestError
 from slack_sdk import WebClient
 from slack_sdk.http_retry import HttpRequest, HttpResponse, RetryState
 from slack_sdk.http_retry.builtin_handlers import (
@@ -28,15 +26,14 @@ from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, quest
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
 from bot.runtime import Runtime
-from bot.slack.http_guard import SignedRequestsOnly
 from store.days import local_day
 from store.report.day import DailyReport, load_report
 from store.tables.prs import latest_merge
 
 log = logging.getLogger(__name__)
 
-EVENTS_PATH = "/slack/events"
-_SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d+)$")
+# A PR number SQLite can hold; the value is untrusted, and a 4,000-digit one must not reach the store.
+_SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100})#([1-9][0-9]{0,9})$")
 WORKING = "_Working on it\u2026_"
 # Answers prepared at once (each may wait on the model); more requests queue, acknowledged all the same.
 WORKERS = 8
@@ -87,6 +84,8 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
         # Empty in Socket Mode, where Slack does not sign; in HTTP mode bolt then refuses every request.
         signing_secret=settings.slack_signing_secret or "",
         name="prdigest",
+        # To _malformed, as one log line; bolt's own warning is a screenful of suggested code per request.
+        raise_error_for_unhandled_request=True,
     )
     Listeners(runtime).register(app)
     app.error(_malformed)
@@ -94,7 +93,11 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
 
 
 def _malformed(error: Exception) -> BoltResponse:
-    """A request bolt could not follow (a signed body with fields of the wrong shape): one line, and 400."""
+    """A request bolt could not follow (a signed body with fields of the wrong shape): one line, and 400.
+    One no listener takes (an event or action the app does not subscribe to): one line, and 404."""
+    if isinstance(error, BoltUnhandledRequestError):
+        log.warning("no listener for a request of type %.40r; answered 404", error.body.get("type"))
+        return BoltResponse(status=404, body="unhandled request")
     log.warning("could not handle a request (%s: %s); answered 400", type(error).__name__, error)
     return BoltResponse(status=400, body="malformed request")
 
@@ -139,7 +142,7 @@ class Listeners:
         ack()
         match = _SUMMARY_VALUE.match(str(action.get("value") or ""))
         if not match:
-            log.warning("summary button with an unexpected value %r", action.get("value"))
+            log.warning("summary button with an unexpected value %.80r", action.get("value"))
             return
         if not body.get("response_url"):
             log.warning("a summary button click without a response_url; nothing to answer it with")
@@ -230,22 +233,3 @@ def post(client: WebClient, channel: str, thread_ts: str, message: Message) -> s
         channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks, unfurl_links=False
     )
     return response["ts"]
-
-
-# ---------------------------------------------------------------- serving
-
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    # socketserver's default backlog of 5 drops a burst's connections, which clients retry a second later.
-    request_queue_size = 128
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s " + format, self.address_string(), *args)
-
-
-def http_server(app: App, signing_secret: str, port: int, host: str = "0.0.0.0") -> WSGIServer:
-    """A threaded HTTP server taking commands, events and interactions at POST /slack/events."""
-    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH)
-    return make_server(host, port, handler, server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)

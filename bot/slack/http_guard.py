@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable
+from http import HTTPStatus
 from typing import Any
 
 from slack_bolt.request.internals import parse_body
@@ -20,6 +22,11 @@ log = logging.getLogger(__name__)
 
 # Slack's own limit on a request's age; a replay older than this fails the signature check anyway.
 FRESH_SECONDS = 5 * 60
+# Slack's largest payloads (a modal's state, a long message's blocks) stay well under this.
+MAX_BODY = 1024 * 1024
+# A timestamp or Content-Length: ASCII digits only (str.isdigit() takes "²", which int() refuses), and short.
+MAX_DIGITS = 12
+_DIGITS = re.compile(f"[0-9]{{1,{MAX_DIGITS}}}")
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -40,23 +47,26 @@ class SignedRequestsOnly:
             return self.inner(environ, start_response)
         body, problem, status = self._check(environ)
         if problem:
-            log.warning("refused a request from %s: %s", environ.get("REMOTE_ADDR", "?"), problem)
-            return _answer(start_response, status, "" if status == 200 else problem)
+            return _refuse(environ, start_response, status, problem)
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
-        return self.inner(environ, start_response)
+        try:
+            return self.inner(environ, start_response)
+        except Exception as exc:  # bolt reads fields before its error handler is in place; a shape it trips on is the sender's fault
+            return _refuse(environ, start_response, 400, f"a signed body bolt could not read ({type(exc).__name__})")
 
     def _check(self, environ: dict[str, Any]) -> tuple[bytes, str | None, int]:
         """The body, and what is wrong with the request (None: nothing) with the status to answer."""
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            return b"", "a Content-Length that is not a number", 400
-        body = environ["wsgi.input"].read(length) if length > 0 else b""
+        length = environ.get("CONTENT_LENGTH") or "0"
+        if not _DIGITS.fullmatch(length):
+            return b"", "a Content-Length that is not a short number", 400
+        if int(length) > MAX_BODY:
+            return b"", "a body over 1 MB", 413
+        body = environ["wsgi.input"].read(int(length))
         timestamp = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP")
         signature = environ.get("HTTP_X_SLACK_SIGNATURE")
-        if timestamp is not None and not timestamp.isdigit():
-            return body, "a request timestamp that is not a number", 400
+        if timestamp is not None and not _DIGITS.fullmatch(timestamp):
+            return body, "a request timestamp that is not a short number", 400
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
@@ -66,10 +76,11 @@ class SignedRequestsOnly:
         content_type = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip()
         try:
             parsed = parse_body(text, content_type)
-        except ValueError:  # json's errors are ValueErrors
+        except (ValueError, RecursionError):  # json's errors are ValueErrors; deep nesting exhausts its recursion
             return body, "a signed body that is not valid JSON", 400
-        if not isinstance(parsed, dict):
-            return body, "a signed body that is not a JSON object", 400
+        problem = shape_problem(parsed)
+        if problem:
+            return body, problem, 400
         if self._replayed(signature or "", int(timestamp or 0)):
             return body, "a signed request sent again; answered the first time", 200
         return body, None, 200
@@ -86,8 +97,44 @@ class SignedRequestsOnly:
             return False
 
 
-def _answer(start_response: StartResponse, status: int, text: str) -> list[bytes]:
-    data = text.encode("utf-8")
-    reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized"}[status]
-    start_response(f"{status} {reason}", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(data)))])
+def _refuse(environ: dict[str, Any], start_response: StartResponse, status: int, problem: str) -> list[bytes]:
+    """One log line, and the problem as the answer's body (none for a replay, which Slack takes as delivered)."""
+    log.warning("refused a request from %s: %s", environ.get("REMOTE_ADDR", "?"), problem)
+    data = b"" if status == 200 else problem.encode("utf-8")
+    start_response(f"{status} {HTTPStatus(status).phrase}",
+                   [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(data)))])
     return [data]
+
+
+# The fields the listeners and bolt's matchers read, where they sit: text, an object, or a list of objects.
+_TEXT = ("type", "command", "text", "response_url", "channel_id", "user_id", "trigger_id", "action_id", "callback_id")
+_EVENT_TEXT = ("type", "user", "channel", "ts", "thread_ts", "text", "tab")
+_ACTION_TEXT = ("type", "action_id", "block_id", "value")
+_OBJECTS = ("event", "view", "team", "container", "enterprise", "message")
+_LISTS = ("actions", "authorizations")
+
+
+def shape_problem(payload: object) -> str | None:
+    """What makes a signed payload one the listeners cannot read (None: nothing), so it is refused before
+    bolt dispatches it: a wrong shape found later fails on a worker thread, after the request was acknowledged."""
+    if not isinstance(payload, dict):
+        return "a signed body that is not a JSON object"
+    wrong = [key for key in _TEXT if not _is(payload.get(key), str)]
+    wrong += [key for key in _OBJECTS if not _is(payload.get(key), dict)]
+    wrong += [key for key in _LISTS if payload.get(key) is not None and not _objects(payload[key])]
+    if not wrong:
+        event = payload.get("event") or {}
+        wrong += [f"event.{key}" for key in _EVENT_TEXT if not _is(event.get(key), str)]
+        wrong += [f"actions.{key}" for action in payload.get("actions") or [] for key in _ACTION_TEXT
+                  if not _is(action.get(key), str)]
+    return f"a signed body with fields of the wrong shape: {', '.join(sorted(set(wrong)))}" if wrong else None
+
+
+def _is(value: object, kind: type) -> bool:
+    """Absent or null (Slack sends "enterprise": null), or a `kind`."""
+    return value is None or isinstance(value, kind)
+
+
+def _objects(value: object) -> bool:
+    """A non-empty list of JSON objects."""
+    return isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)

@@ -8,8 +8,9 @@ import threading
 import click
 
 from bot.runtime import Runtime
-from bot.slack.app import EVENTS_PATH, build_app, http_server
+from bot.slack.app import build_app
 from bot.slack.daily import repo_ingester
+from bot.slack.http_server import EVENTS_PATH, http_server
 from bot.slack.scheduler import Scheduler
 from bot.terminal.shell import prompted_lines, quiet_logging, shell
 
@@ -41,8 +42,8 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     try:
         if port is not None:
             server = http_server(app, settings.slack_signing_secret or "", port, host)
-            log.info("serving Slack requests at http://%s:%d%s", host, server.server_port, EVENTS_PATH)
-            server.serve_forever()
+            log.info("serving Slack requests at http://%s:%s%s", host, server.effective_port, EVENTS_PATH)
+            server.run()
         else:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
 

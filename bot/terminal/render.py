@@ -14,10 +14,8 @@ from dataclasses import dataclass
 from typing import IO
 
 from store.text.patterns import LazyPattern
+from store.text.safe import neutralize
 
-# C0 controls but newline and tab, DEL, C1 controls (0x9b is a one-byte CSI), and the bidi
-# overrides and isolates that make text display in another order than it reads.
-_UNSAFE = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # What stays whole while emphasis is read: code spans, and Slack's <URL|label>, <URL> and <@U123>.
 _ATOM = LazyPattern(r"`[^`\n]*`|<([^<>|\s]+)(?:\|([^<>]*))?>")
 # An OSC 8 target must be printable ASCII; anything else is only printed, never linked.
@@ -49,11 +47,6 @@ class Style:
 
 
 PLAIN = Style()
-
-
-def neutralize(text: str) -> str:
-    """Text without the control characters that would let it drive the terminal (escapes, bells, overwrites)."""
-    return _UNSAFE.sub("", text)
 
 
 def render(mrkdwn: str, style: Style = PLAIN) -> str:

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from store.model import TYPES, PullRequest, Summary
 from store.text.patterns import LazyPattern
+from store.text.safe import has_controls
 
 SECTIONS = (
     ("what_changed", "What changed and why"),
@@ -38,6 +39,8 @@ _FIELD_LINES = {
 _FIELD_LINE = LazyPattern(r"\n(?:" + "|".join(_FIELD_LINES.values()) + r")(?=\n|\Z)")
 _FILE_LINE = LazyPattern(r"\n  - `(.*)`(?=\n|\Z)")
 _SECTION_HEADINGS = {f"**{label}**": key for key, label in SECTIONS}
+# Refused rather than stripped: the report would no longer be the file, and such text is a trap for a terminal.
+_CONTROLS = "holds control characters (escape sequences, bidi overrides); remove them and import again"
 
 if TYPE_CHECKING:
     import jinja2
@@ -61,6 +64,8 @@ def parse_report(text: str, tz: ZoneInfo) -> ParsedReport:
     if "\r" in text:
         text = "\n".join(line.rstrip("\r") for line in text.split("\n"))
     header, chunks = _split_chunks(text)
+    if has_controls("\n".join(header)):
+        raise ReportFormatError(f"the header {_CONTROLS}")
     title, report_date, tz_label, total = _parse_header(header)
     prs = [_parse_pr(chunk, tz) for chunk in chunks]
     if total != len(prs):
@@ -106,6 +111,8 @@ def _parse_pr(chunk: list[str], tz: ZoneInfo) -> PullRequest:
     if not heading:
         raise ReportFormatError(f"malformed PR heading: {chunk[0][:80]!r}")
     where = f"PR #{heading['number']}"
+    if has_controls("\n".join(chunk)):
+        raise ReportFormatError(f"{where} {_CONTROLS}")
     body = _strip_blank(chunk[1:])
     if not body or body[-1] != "---":
         raise ReportFormatError(f"{where} is cut off (no closing '---'); the file looks truncated")

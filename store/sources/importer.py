@@ -5,6 +5,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
@@ -22,6 +23,7 @@ from store.understanding.areas import classify
 # commit together pay that once. Files are read before the transaction begins,
 # so the write lock is held only for storing, about 0.2 s a group.
 GROUP_PRS = 800
+GITHUB = "github.com"
 
 
 class ReportImportError(ValueError):
@@ -86,13 +88,13 @@ def keep_fetched_fields(pr: PullRequest, stored: PullRequest | None) -> None:
     pr.deletions = pr.deletions if pr.deletions is not None else stored.deletions
 
 
-def import_file(db: Database, path: Path, tz: ZoneInfo, default_repo: str) -> Imported:
+def import_file(db: Database, path: Path, tz: ZoneInfo, default_repo: str, github_host: str = GITHUB) -> Imported:
     """Import one report; a report that lists no PRs is taken to be about `default_repo`."""
-    return _store_group(db, [_read(path, tz, default_repo)])[0]
+    return _store_group(db, [_read(path, tz, default_repo, github_host)])[0]
 
 
 def import_files(
-    db: Database, paths: Iterable[Path], tz: ZoneInfo, default_repo: str
+    db: Database, paths: Iterable[Path], tz: ZoneInfo, default_repo: str, github_host: str = GITHUB
 ) -> Iterator[Imported | ReportImportError]:
     """Import reports in order, yielding a file that is not a report as it is read, and a stored file once
     the transaction that stored it committed (called outside a transaction, as the CLI does).
@@ -103,7 +105,7 @@ def import_files(
     group: list[tuple[Path, ParsedReport]] = []
     for path in paths:
         try:
-            group.append(_read(path, tz, default_repo))
+            group.append(_read(path, tz, default_repo, github_host))
         except ReportImportError as exc:
             yield exc
             continue
@@ -114,10 +116,22 @@ def import_files(
         yield from _store_group(db, group)
 
 
-def _read(path: Path, tz: ZoneInfo, default_repo: str) -> tuple[Path, ParsedReport]:
+def _read(path: Path, tz: ZoneInfo, default_repo: str, github_host: str) -> tuple[Path, ParsedReport]:
     report = read_report(path, tz)
+    for pr in report.prs:
+        # Every stored URL is shown as a link; one to another host would send readers there.
+        if urlsplit(pr.url).hostname != github_host:
+            raise ReportImportError(f"{path}: PR #{pr.number} links to {urlsplit(pr.url).hostname}, "
+                                    f"not the configured GitHub ({github_host})")
     report.repo = report.repo or default_repo
     return path, report
+
+
+def web_host(api_url: str) -> str:
+    """The host PR links point at: HOST for GitHub Enterprise's https://HOST/api/v3, else github.com
+    (api.github.com, or a proxy or stand-in of it)."""
+    parts = urlsplit(api_url)
+    return (parts.hostname or GITHUB) if parts.path.rstrip("/").endswith("/api/v3") else GITHUB
 
 
 def _store_group(db: Database, group: list[tuple[Path, ParsedReport]]) -> list[Imported]:
@@ -128,4 +142,8 @@ def _store_group(db: Database, group: list[tuple[Path, ParsedReport]]) -> list[I
                 store_report(db, report, source=path.name)
             except sqlite3.Error as exc:
                 raise StoreError(f"{path}: cannot store it: {exc}") from exc
-    return [Imported(path, report.repo, report.date.isoformat(), len(report.prs)) for path, report in group]
+    imported = []
+    for path, report in group:
+        assert report.repo is not None, "_read gives every report a repository"
+        imported.append(Imported(path, report.repo, report.date.isoformat(), len(report.prs)))
+    return imported

@@ -8,6 +8,7 @@ from sqlite_utils import Database
 
 from store.days import now_text
 from store.db import write_transaction
+from store.text.errors import one_line
 
 
 @dataclass
@@ -33,10 +34,10 @@ def record_calls(
     """Add calls to the ledger. `purpose` says what they were for (summary, answer); `number` is the PR, if one."""
     now = now_text()
     with write_transaction(db):
-        db["model_calls"].insert_all(
+        db.table("model_calls").insert_all(
             {
                 "at": now, "purpose": purpose, "model": model, "prompt_version": prompt, "repo": repo,
-                "number": number, "outcome": call.outcome, "error": call.error, "tokens_in": call.tokens_in,
+                "number": number, "outcome": call.outcome, "error": call.error and one_line(call.error, limit=2000), "tokens_in": call.tokens_in,
                 "tokens_out": call.tokens_out, "reasoning_tokens": call.reasoning_tokens,
                 "seconds": round(call.seconds, 3),
             }

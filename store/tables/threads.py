@@ -10,18 +10,20 @@ from store.db import write_transaction
 
 # Enough context for a follow-up, short enough to keep prompts small.
 HISTORY_TURNS = 6
+# A mention may hold 40,000 characters; the question reader reads 600 (store.retrieval.question), so no more is kept.
+QUESTION_CHARS = 600
 
 
 def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: str) -> bool:
     """Record a mention; False when it was recorded before (Slack retried the event)."""
     try:
         with write_transaction(db):
-            db["thread_turns"].insert(
+            db.table("thread_turns").insert(
                 {
                     "channel": channel,
                     "thread_ts": thread_ts,
                     "ts": ts,
-                    "question": question,
+                    "question": question[:QUESTION_CHARS],
                     "created_at": now_text(),
                 }
             )

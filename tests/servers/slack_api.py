@@ -12,6 +12,8 @@ commands, events and button clicks.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import threading
 import time
@@ -59,6 +61,7 @@ class FakeSlack(LoopbackServer):
         self.calls: list[ApiCall] = []
         self.socket_url: str | None = None  # apps.connections.open answers this when set
         self._faults: dict[str, list[Fault]] = {}
+        self._held: dict[str, threading.Event] = {}  # response_url hook -> set when its calls may go through
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages in the order posted
         self._last_ts = 0.0
         self._changed = threading.Condition()
@@ -83,14 +86,33 @@ class FakeSlack(LoopbackServer):
         with self._changed:
             self._faults.setdefault(method, []).extend(faults)
 
+    def hold(self, hook: str) -> threading.Event:
+        """Keep what the app sends to response_url(hook) waiting, unrecorded, until the returned event is set:
+        a test can then tell what happened before the answer was delivered without guessing how long it takes."""
+        release = threading.Event()
+        with self._changed:
+            self._held[hook] = release
+        return release
+
+    def _wait_if_held(self, hook: str) -> None:
+        with self._changed:
+            release = self._held.get(hook)
+        if release is not None:
+            release.wait(120)  # a test that forgot to set it still ends
+
     def reset(self) -> None:
         with self._changed:
             self.calls.clear()
             self._faults.clear()
             self.messages.clear()
+            for release in self._held.values():
+                release.set()
+            self._held.clear()
 
     def __exit__(self, *exc: object) -> None:
         self._closing.set()
+        for release in list(self._held.values()):
+            release.set()
         super().__exit__(*exc)
 
     # -- what was received
@@ -117,7 +139,7 @@ class FakeSlack(LoopbackServer):
             held = list(self.messages.get(channel, []))
         return [m for m in held if "thread_ts" not in m], [m for m in held if "thread_ts" in m]
 
-    def wait_for(self, predicate: Callable[[FakeSlack], bool], timeout: float = 10.0) -> None:
+    def wait_for(self, predicate: Callable[[FakeSlack], bool], timeout: float = 30.0) -> None:
         """Block until predicate(self) holds; AssertionError naming what arrived if it never does."""
         deadline = time.monotonic() + timeout
         with self._changed:
@@ -210,6 +232,7 @@ def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
         def _api(self, path: str, params: dict[str, Any]) -> None:
             if path.startswith("/respond/"):
                 hook = path[len("/respond/"):]
+                slack._wait_if_held(hook)
                 slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
                 return self._send(200, "ok", "text/plain")
             if not path.startswith("/api/"):
@@ -329,3 +352,43 @@ def home_opened(event_id: str, user: str = "U0ALICE") -> tuple[str, str]:
 
 def button_click(action_id: str, value: str, response_url: str, **where: str) -> tuple[str, str]:
     return urlencode({"payload": json.dumps(click_payload(action_id, value, response_url, **where))}), FORM
+
+
+def signed_raw(body: bytes, content_type: str, timestamp: str | None = None) -> dict[str, str]:
+    """Slack's signature over raw bytes, which need not be text."""
+    stamp = timestamp or str(int(time.time()))
+    digest = hmac.new(SIGNING_SECRET.encode(), b"v0:" + stamp.encode() + b":" + body, hashlib.sha256).hexdigest()
+    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": f"v0={digest}"}
+
+
+_EVENT = {"type": "event_callback", "team_id": "T0TEST", "api_app_id": "A0PRDIGEST", "event_id": "EvFUZZ"}
+# Bodies no listener can use, each worth a 4xx and one log line whether signed or not.
+MALFORMED = [
+    (b"{not json", JSON), (b"[1, 2]", JSON), (b'"text"', JSON), (b"null", JSON), (b"", JSON),
+    (b"\xff\xfe\x00garbage", JSON), (b"\xff\xfe\x00garbage", FORM), (b"payload=not-json", FORM),
+    (b"payload=%5B1%5D", FORM), (b"payload=", FORM), (b"command=%2Fprdigest&text=today", FORM),
+    (b"{\"type\": 7}", JSON), (json.dumps({**_EVENT}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "app_mention", "text": "<@UPRDIGEST> hi"}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "app_mention", "channel": "C1", "ts": 5, "text": 9}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "app_home_opened", "tab": "home"}}).encode(), JSON),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": [{"action_id": "prdigest_pr_summary",
+                                                                    "value": 42}]}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": "none"}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": [{"action_id": "prdigest_pr_summary",
+                                                                    "value": "acme/engine#4102"}]}).encode(), FORM),
+    (b"[" * 3000 + b"]" * 3000, JSON), (b'{"a":' * 3000 + b"1" + b"}" * 3000, JSON),
+    (json.dumps({**_EVENT, "event": "app_home_opened"}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "app_home_opened", "tab": "home", "user": {"id": "U1"}}}).encode(), JSON),
+    (json.dumps({**_EVENT, "authorizations": "all", "event": {"type": "app_home_opened", "user": "U1"}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "reaction_added"}}).encode(), JSON),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": []}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "block_actions", "actions": [{"value": "x"}]}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "block_actions", "team": "T1", "actions": [{"action_id": "other"}]}).encode(), FORM),
+    (b"payload=" + json.dumps({**click_payload("prdigest_pr_summary", "acme/engine#4102", "x"), "response_url": 5}).encode(), FORM),
+    (b"payload=" + json.dumps(click_payload("prdigest_pr_summary", f"acme/engine#{'9' * 4000}", "http://127.0.0.1:9/x")).encode(),
+     FORM),
+    (json.dumps({"command": "/prdigest", "text": "today", "response_url": 5, "channel_id": ["C1"]}).encode(), JSON),
+]
+# Header values that are not a short run of ASCII digits ("²" passes str.isdigit() and fails int()), each worth a 400.
+BAD_LENGTHS = ["5e10", "9" * 5000, "9" * 20, "-1", "0x10", "\xb2"]
+BAD_TIMESTAMPS = ["\xb2", "\u0661\u0662", "9" * 5000, "1" * 13, "-1", "1e9"]
