@@ -34,16 +34,19 @@ RELEASED_NAMES = {
 # index is a new migration that rebuilds it.
 FTS_COLUMNS = ("title", "what_changed", "impact", "risks", "insights", "files", "author", "areas")
 
+# Tables are named with db.table(), not db[...]: the store holds no views, and
+# db[...] is typed as "table or view", which has no create, add_column or transform.
+
 
 @migrations()
 def m001_initial(db: Database) -> None:
-    db["repos"].create(
+    db.table("repos").create(
         {"name": str, "report_title": str, "ingest_cursor": str, "updated_at": str},
         pk="name",
     )
     # An explicit integer id because external-content FTS is keyed by rowid,
     # and implicit rowids are not stable across VACUUM.
-    db["prs"].create(
+    db.table("prs").create(
         {
             "id": int,
             "repo": str,
@@ -73,11 +76,11 @@ def m001_initial(db: Database) -> None:
         not_null={"repo", "number", "title", "url", "merged_at", "type"},
         defaults={"body": "", "files": "[]", "labels": "[]", "areas": "[]"},
     )
-    db["prs"].create_index(["repo", "number"], unique=True)
-    db["prs"].create_index(["repo", "merged_at"])
-    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
+    db.table("prs").create_index(["repo", "number"], unique=True)
+    db.table("prs").create_index(["repo", "merged_at"])
+    db.table("prs").enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
     # The header of an imported report, so that rendering the day again gives the same text.
-    db["reports"].create(
+    db.table("reports").create(
         {"repo": str, "date": str, "tz_label": str, "source": str, "imported_at": str},
         pk=("repo", "date"),
     )
@@ -86,7 +89,7 @@ def m001_initial(db: Database) -> None:
 @migrations()
 def m002_slack(db: Database) -> None:
     # A channel follows a repository once; an empty areas list means the whole report.
-    db["subscriptions"].create(
+    db.table("subscriptions").create(
         {"channel": str, "repo": str, "areas": str, "post_at": str, "created_by": str, "created_at": str},
         pk=("channel", "repo"),
         not_null={"post_at", "created_at"},
@@ -94,7 +97,7 @@ def m002_slack(db: Database) -> None:
     )
     # The messages are stored as planned before the first is sent, so a restart
     # resumes the same thread with the same replies even if the store changed since.
-    db["daily_posts"].create(
+    db.table("daily_posts").create(
         {
             "channel": str,
             "repo": str,
@@ -111,31 +114,31 @@ def m002_slack(db: Database) -> None:
     )
     # Questions asked by mention, so a follow-up in the same thread keeps its context;
     # (channel, ts) is unique so a retried event is answered once.
-    db["thread_turns"].create(
+    db.table("thread_turns").create(
         {"id": int, "channel": str, "thread_ts": str, "ts": str, "question": str, "created_at": str},
         pk="id",
         not_null={"channel", "thread_ts", "ts", "question"},
     )
-    db["thread_turns"].create_index(["channel", "ts"], unique=True)
-    db["thread_turns"].create_index(["channel", "thread_ts"])
+    db.table("thread_turns").create_index(["channel", "ts"], unique=True)
+    db.table("thread_turns").create_index(["channel", "thread_ts"])
 
 
 @migrations()
 def m003_github_updated_at(db: Database) -> None:
     # GitHub's updated_at of the version stored, so ingesting a window again
     # skips the PRs that did not change since, and refreshes those that did.
-    db["prs"].add_column("github_updated_at", str)
+    db.table("prs").add_column("github_updated_at", str)
 
 
 @migrations()
 def m004_search(db: Database) -> None:
     # One row per (PR, other PR it refers to): reverts, regression fixes, follow-ups, mentions.
-    db["pr_relations"].create(
+    db.table("pr_relations").create(
         {"repo": str, "source": int, "target": int, "kind": str},
         pk=("repo", "source", "target"),
         not_null={"kind"},
     )
-    db["pr_relations"].create_index(["repo", "target"])
+    db.table("pr_relations").create_index(["repo", "target"])
     # Logins compare without case on GitHub; merged_at last so a person's PRs
     # in a time window come straight from the index.
     db.execute("create index prs_repo_author on prs (repo, author collate nocase, merged_at)")
@@ -148,12 +151,12 @@ def m004_search(db: Database) -> None:
 def m005_model_summaries(db: Database) -> None:
     # The prompt version behind a model summary (the model is in summary_source):
     # a new prompt or model summarizes again, an unchanged one never pays twice.
-    db["prs"].add_column("summary_prompt", str)
-    db["prs"].add_column("summarized_at", str)
+    db.table("prs").add_column("summary_prompt", str)
+    db.table("prs").add_column("summarized_at", str)
     # Why the last model attempt failed; set means "waiting for a retry".
-    db["prs"].add_column("summary_retry", str)
+    db.table("prs").add_column("summary_retry", str)
     # Every model call and its token usage, so the cost of a day and of a PR is visible.
-    db["model_calls"].create(
+    db.table("model_calls").create(
         {
             "id": int,
             "at": str,  # UTC, like prs.merged_at
@@ -172,8 +175,8 @@ def m005_model_summaries(db: Database) -> None:
         not_null={"at", "purpose", "model", "outcome"},
         defaults={"tokens_in": 0, "tokens_out": 0},
     )
-    db["model_calls"].create_index(["at"])
-    db["model_calls"].create_index(["repo", "number"])
+    db.table("model_calls").create_index(["at"])
+    db.table("model_calls").create_index(["repo", "number"])
 
 
 @migrations()
@@ -192,9 +195,9 @@ def m006_merge_time_ids(db: Database) -> None:
             slot = (slot + 1) % per_second
         taken.add(second * per_second + slot)
         moves.append((second * per_second + slot, row_id))
-    db["prs"].disable_fts()
+    db.table("prs").disable_fts()
     db.conn.executemany("update prs set id = ? where id = ?", moves)
-    db["prs"].enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
+    db.table("prs").enable_fts(list(FTS_COLUMNS), tokenize="porter", create_triggers=True)
 
 
 @migrations()
@@ -203,7 +206,7 @@ def m007_post_claims(db: Database) -> None:
     # The holder (owner) of a post renews lease_until (unix seconds) while it sends; a
     # post whose lease ran out is taken over. in_flight is the part being sent, set before
     # the send and cleared when its ts is recorded, so a new holder knows to read the thread back.
-    table = db["daily_posts"]
+    table = db.table("daily_posts")
     table.add_column("areas", str, not_null_default="[]")
     table.add_column("owner", str)
     table.add_column("lease_until", float)
@@ -216,10 +219,10 @@ def m007_post_claims(db: Database) -> None:
 def m008_model_replies(db: Database) -> None:
     # Failed attempts since the last good summary; at PRDIGEST_SUMMARY_MAX_FAILURES a PR
     # stops being retried until a forced run, so one unreadable PR does not cost a call every run.
-    db["prs"].add_column("summary_failures", int)
+    db.table("prs").add_column("summary_failures", int)
     # Reasoning models spend tokens that never reach the reply; they are part of tokens_out.
-    db["model_calls"].add_column("reasoning_tokens", int, not_null_default=0)
-    db["structured_output"].create(
+    db.table("model_calls").add_column("reasoning_tokens", int, not_null_default=0)
+    db.table("structured_output").create(
         {"base_url": str, "model": str, "accepted": int, "note": str, "checked_at": str},
         pk=("base_url", "model"),
         not_null={"accepted", "checked_at"},
@@ -229,21 +232,21 @@ def m008_model_replies(db: Database) -> None:
 @migrations()
 def m009_live_alerts(db: Database) -> None:
     # A channel may follow a repository both ways: the daily report, and live alerts.
-    subscriptions = db["subscriptions"]
+    subscriptions = db.table("subscriptions")
     subscriptions.add_column("mode", str, not_null_default="daily")
     subscriptions.transform(pk=("channel", "repo", "mode"))
     # A live alert is a post of one message, numbered per channel, repository and day
     # (batch 0 is the daily report), so it is claimed, sent and read back like one.
-    posts = db["daily_posts"]
+    posts = db.table("daily_posts")
     posts.add_column("batch", int, not_null_default=0)
     posts.transform(pk=("channel", "repo", "date", "areas", "batch"))
     # Each PR a channel was alerted to, and the post that carries it: a PR is planned into one post only.
-    db["live_alerts"].create(
+    db.table("live_alerts").create(
         {"channel": str, "repo": str, "number": int, "date": str, "batch": int, "areas": str},
         pk=("channel", "repo", "number"),
         not_null={"date", "batch", "areas"},
     )
-    db["live_alerts"].create_index(["channel", "repo", "date"])
+    db.table("live_alerts").create_index(["channel", "repo", "date"])
 
 
 def rename_released(db: Database) -> None:

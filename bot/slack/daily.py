@@ -1,7 +1,6 @@
 """Posting a day's report to a channel as a thread, exactly once, within Slack's rate limits."""
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import socket
@@ -170,13 +169,17 @@ class DailyPoster:
             if ts is None:
                 return
             record_parent(self.db, post, ts)
+        # begin_send notes sent_at with in_flight, and replies are sent only once the parent's ts is recorded.
+        assert post.parent_ts is not None, "a part in flight has its parent found above, or recorded before it"
         parts = self.reader.reply_parts(post.channel, post.parent_ts, post.key.text)
         # Replies go out one after another, so the thread holds a prefix of them.
         record_replies(self.db, post, max([post.replies_sent, *parts]))
 
     def _deliver(self, post: DailyPost, part: int) -> str:
         """Send one part and return its ts, reading the channel back instead of blindly sending twice."""
-        for attempt in itertools.count(1):
+        attempt = 0
+        while True:  # left by a ts or a raise: attempt SEND_ATTEMPTS raises when it fails
+            attempt += 1
             self.pacer.wait(post.channel)
             if not begin_send(self.db, post, part, self.settings.post_lease, time.time()):
                 raise ClaimLost(f"the post to {post.channel} was taken over by another process")
@@ -194,6 +197,7 @@ class DailyPoster:
     def _find(self, post: DailyPost, part: int) -> str | None:
         if part == 0:
             return self.reader.find_parent(post.channel, post.key.text, post.sent_at or time.time())
+        assert post.parent_ts is not None, "replies are sent only once the parent's ts is recorded"
         return self.reader.reply_parts(post.channel, post.parent_ts, post.key.text).get(part)
 
     def _send(self, post: DailyPost, part: int) -> str:

@@ -67,6 +67,7 @@ class LiveAlerts:
             if current == post.messages:
                 continue
             message = current[0]
+            assert post.parent_ts is not None, "changed_since_sent gives only posts done, so sent"
             self.client.chat_update(channel=sub.channel, ts=post.parent_ts, text=message["text"], blocks=message["blocks"])
             record_messages(self.runtime.db, post, current)
             log.info("live alert %s follows its PRs' summaries", post.key.text)

@@ -57,7 +57,7 @@ def plan_alert(
         ).fetchone()
         key = PostKey.of(sub.channel, sub.repo, day, sub.areas, last + 1)
         post = claim_post(db, key, owner, lambda: render(prs), lease, now)
-        db["live_alerts"].insert_all(
+        db.table("live_alerts").insert_all(
             {"channel": sub.channel, "repo": sub.repo, "number": pr.number, "date": day.isoformat(),
              "batch": key.batch, "areas": json.dumps(list(key.areas))}
             for pr in prs

@@ -10,6 +10,7 @@ alone; a claim whose lease ran out (its holder died) is taken over.
 """
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,8 +33,9 @@ class PostKey:
     areas: tuple[str, ...] = ()  # as the channel filters; empty: the whole report
     batch: int = 0  # 0: the day's report; 1, 2, ...: the day's live alerts, in order
 
+    # datetime.date: in the class body `date` names the field above, not the type.
     @classmethod
-    def of(cls, channel: str, repo: str, day: date, areas: Sequence[str] = (), batch: int = 0) -> PostKey:
+    def of(cls, channel: str, repo: str, day: datetime.date, areas: Sequence[str] = (), batch: int = 0) -> PostKey:
         return cls(channel, repo, day, tuple(sorted(set(areas))), batch)
 
     @property
@@ -118,7 +120,7 @@ def claim_post(
             messages = plan()
             post = DailyPost(key, messages, state=POSTING if messages else EMPTY)
             stamp = now_text()
-            db["daily_posts"].insert(
+            db.table("daily_posts").insert(
                 {
                     "channel": key.channel,
                     "repo": key.repo,
@@ -198,7 +200,7 @@ def record_messages(db: Database, post: DailyPost, messages: list[dict[str, Any]
 
 def _update(db: Database, key: PostKey, **values: Any) -> None:
     with write_transaction(db):
-        db["daily_posts"].update(
+        db.table("daily_posts").update(
             tuple(key.where),
             {**values, "updated_at": now_text()},
         )

@@ -31,7 +31,7 @@ def json_schema_support(db: Database, base_url: str, model: str, now: datetime |
 def remember_json_schema(db: Database, base_url: str, model: str, accepted: bool, note: str | None = None) -> None:
     """Record what the server did with a schema; `note` is its refusal, in one line."""
     with write_transaction(db):
-        db["structured_output"].upsert(
+        db.table("structured_output").upsert(
             {"base_url": base_url, "model": model, "accepted": int(accepted), "note": note, "checked_at": now_text()},
             pk=("base_url", "model"),
         )

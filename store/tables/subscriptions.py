@@ -61,7 +61,7 @@ def subscribe(
     with write_transaction(db):
         existing = get_subscription(db, channel, repo, mode)
         created_at = existing.created_at if existing else now
-        db["subscriptions"].insert(
+        db.table("subscriptions").insert(
             {
                 "channel": channel,
                 "repo": repo,
