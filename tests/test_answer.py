@@ -148,7 +148,7 @@ def test_unknown_numbers_and_words(store, settings):
     missing = _ask(store, settings, "why was #99999 reverted?")
     assert missing.citations == [] and "99999 is not in the store" in _first(missing)
     nonsense = _ask(store, settings, "zyxxy quorple")
-    assert _first(nonsense).startswith('No PR merged about "zyxxy", "quorple".') and nonsense.citations == []
+    assert _first(nonsense) == 'No PR in the store answers "zyxxy quorple".' and nonsense.citations == []
 
 
 def test_empty_questions_get_help(store, settings):

@@ -138,9 +138,17 @@ def help_text(repo: str, problems: Sequence[str] = ()) -> str:
 
 
 def lead_line(choice: Choice, form: Form) -> str:
-    """The answer to what was asked, in its form, before any PR is listed."""
+    """The answer to what was asked, in its form, before any PR is listed; what could not be read trails it."""
     problems = " ".join(f"({sentence(problem)})" for problem in choice.question.problems)
-    return f"{problems} {_lead(choice, form)}".strip()
+    lead = _lead(choice, form)
+    if not problems:
+        return lead
+    # The answer comes first; a trailing colon introduces the PRs below, so it moves after the notes.
+    return f"{lead[:-1]} {problems}:" if lead.endswith(":") else f"{lead} {problems}"
+
+
+# A yes names this many PRs by title; more are counted.
+NAMED_IN_A_YES = 2
 
 
 def _lead(choice: Choice, form: Form) -> str:
@@ -150,7 +158,7 @@ def _lead(choice: Choice, form: Form) -> str:
     if not choice.answer:
         if choice.note and not (choice.question.has_filters or choice.question.concepts):
             return choice.note  # asked only about PRs the store does not have
-        return f"{note}No {choice.question.noun(1)} {described}." + (" The nearest, which may not answer it:" if choice.context else "")
+        return note + _nothing_line(choice, form)
     if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
         named = join_words([f"[#{n}]" for n in choice.question.numbers])
         return f"{note}No PR {_RELATION_PHRASE[form.relation]} {named} in the store."
@@ -163,7 +171,11 @@ def _lead(choice: Choice, form: Form) -> str:
     if form.kind == "who":
         return note + _people(choice, form) + "."
     if form.kind == "yesno":
-        return f"{note}Yes: {links or f'{count} {choice.question.noun(choice.total)} {described}'}."
+        if links:
+            return f"{note}Yes: {links}."
+        if len(choice.answer) <= NAMED_IN_A_YES:
+            return f"{note}Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
+        return f"{note}Yes: {count} {choice.question.noun(choice.total)} {described}."
     if form.relation and choice.whole_set:
         return f"{note}{count} {_RELATION_NOUNS[form.relation][choice.total != 1]} {described}: {_relation_list(choice, form.relation)}."
     if links:
@@ -187,6 +199,24 @@ def _relation_list(choice: Choice, relation: str) -> str:
     alone = [f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store"
              for pr in choice.answer if pr.number not in linked]
     return "; ".join([link.sentence() for link in choice.links] + alone)
+
+
+# A first line names what was looked for in the asker's words when they are this few; more are "that".
+TOPIC_WORDS = 4
+
+
+def _nothing_line(choice: Choice, form: Form) -> str:
+    """Nothing answers: what was looked for and through, and never that nothing merged when only the words missed."""
+    question = choice.question
+    nearest = " The nearest, which may not answer it:" if choice.context else ""
+    if not (question.concepts or question.unknown):
+        return f"No {question.noun(1)} {question.describe()}.{nearest}"
+    # Areas named beside words only graded the PRs; the scope is the time, people and paths asked.
+    scope = replace(question, concepts=[], unknown=[], areas=[]).describe() if question.has_filters else ""
+    said = [concept.said for concept in question.concepts + question.unknown]
+    topic = f'"{" ".join(said)}"' if len(said) <= TOPIC_WORDS else "that"
+    looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
+    return sentence(f"{'no, ' if form.kind == 'yesno' else ''}{looked}") + nearest
 
 
 def _tally_line(choice: Choice, form: Form) -> str:

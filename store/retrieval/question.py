@@ -760,8 +760,8 @@ def _take_negated(text: str, repo: str | None, areas: list[str], problems: list[
             areas.append(area)
             taken += 1
         if not taken:
-            if m["cue"] == "not" and not m["about"]:
-                return m[0]  # "is not starting": a plain "not" before a word that is no area is left to the words
+            if m["cue"] in ("not", "non") and not m["about"]:
+                return m[0]  # "is not starting", "non-blocking": before a word that is no area, left to the words
             # "that isn't a bug fix": the thing left out is no area; saying so beats searching for it.
             said = " ".join(word.strip(".,?!") for word in words[:2])
             problems.append(f'leaving out "{said}" is beyond what I can read; this is everything else asked')
