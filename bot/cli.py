@@ -5,7 +5,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import click
 from sqlite_utils import Database
@@ -15,6 +15,9 @@ from bot.terminal.render import Style, render
 from store.db import StoreError, open_db
 from store.text.errors import one_line
 from store.text.safe import mask_secrets, neutralize, to_json
+
+if TYPE_CHECKING:
+    from bot.answers.mentions import Replies
 
 
 @dataclass
@@ -386,22 +389,32 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
 @repo_option
 @pass_app
 def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | None) -> None:
-    """Answer a question about merged PRs as an @-mention would, with the PRs it cites."""
-    from bot.answers.answer import answer_question
-    from bot.answers.mentions import answer_message
-    from bot.model.client import LLMError, llm_from_settings
+    """Answer a question about merged PRs as an @-mention would: every configured repository, or the one
+    the question names; --repo keeps to one."""
+    from bot.answers.mentions import replies_message, reply_to
+    from bot.runtime import Runtime
 
-    text, name = " ".join(question), app.repo(repo)
-    llm = llm_from_settings(app.settings)
-    try:
-        answer = answer_question(app.db, app.settings, text, llm=llm, repo=name)
-    except LLMError as exc:
-        click.echo(f"prdigest: warning: {one_line(exc)}; answering from the store alone", err=True)
-        answer = answer_question(app.db, app.settings, text, repo=name)
+    runtime = Runtime(app.settings)
+    replies = reply_to(runtime, " ".join(question), only=app.repo(repo) if repo else None)
+    if replies.model_down:
+        click.echo(f"prdigest: warning: {one_line(replies.model_down)}; answering from the store alone", err=True)
     if as_json:
-        click.echo(to_json({"answer": answer.text, "citations": answer.citations}, indent=2))
+        click.echo(to_json(_replies_json(replies), indent=2))
         return
-    click.echo(render(answer_message(answer, app.settings.timezone).shown, Style.for_stream(sys.stdout)))
+    click.echo(render(replies_message(replies, app.settings.timezone).shown, Style.for_stream(sys.stdout)))
+
+
+def _replies_json(replies: Replies) -> dict[str, object]:
+    """{"answer", "citations"}: citations are numbers for one repository, OWNER/NAME#N for several."""
+    shown = replies.shown()
+    if replies.refusal or not shown:
+        return {"answer": replies.refusal or "", "citations": []}
+    if len(shown) == 1:
+        return {"answer": shown[0][1].text, "citations": shown[0][1].citations}
+    return {
+        "answer": "\n\n".join(f"{repo}:\n{reply.text}" for repo, reply in shown),
+        "citations": [f"{repo}#{number}" for repo, reply in shown for number in reply.citations],
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -185,6 +185,21 @@ def test_cli_ask_json_and_plain(run_cli, store, monkeypatch):
     assert empty.code == 0 and "for example" in empty.out
 
 
+def test_cli_ask_answers_like_a_mention_across_the_configured_repositories(run_cli, store, monkeypatch):
+    other = "other/repo"
+    save_pr(store, make_pr(41, "[ROCm] Tune the MI300 GEMM configs", repo=other, url=f"https://github.com/{other}/pull/41",
+                           merged_at=_at(13, 10), areas=["rocm"]))
+    monkeypatch.setenv("PRDIGEST_REPOS", f"{REPO},{other}")
+    both = run_cli("ask", "--json", "what merged on mar 13?")
+    assert both.code == 0, both.err
+    cited = json.loads(both.out)["citations"]
+    assert f"{other}#41" in cited and f"{REPO}#501" in cited
+    named = json.loads(run_cli("ask", "--json", f"what merged in {other} on mar 13?").out)
+    assert named["citations"] == [41]
+    limited = json.loads(run_cli("ask", "--json", "--repo", REPO, "what merged on mar 13?").out)
+    assert 41 not in limited["citations"] and 501 in limited["citations"]
+
+
 def test_an_empty_store_says_so_for_every_question(run_cli, db, monkeypatch):
     monkeypatch.setenv("PRDIGEST_REPOS", REPO)
     for args in (["ask", "anything", "on", "rocm?"], ["run", "@prdigest what merged in rocm?"], ["ask"]):
@@ -391,3 +406,12 @@ def test_an_area_left_out_is_left_out_and_a_topic_left_out_is_said_to_be_beyond_
     assert _ask(store, settings, "anything on mar 12 that isn't a frontend change?").citations == [503]
     beyond = _ask(store, settings, "anything on mar 12 that isn't about streaming usage?")
     assert "beyond what I can read" in _first(beyond) and sorted(beyond.citations) == [503, 504]
+
+
+def test_only_a_question_that_leans_back_takes_the_threads_topic(store, settings):
+    leak = ["what changed in the scheduler yesterday?"]
+    counted = _ask(store, settings, "how many PRs merged on mar 12?", history=leak)
+    assert _first(counted) == "2 PRs merged on Thu Mar 12." and sorted(counted.citations) == [503, 504]
+    assert _ask(store, settings, "anything for speculative decoding?", history=["what merged on mar 12?"]).citations == [503]
+    who = _ask(store, settings, "who wrote them?", history=["ROCm PRs on Mar 13"])
+    assert _first(who).startswith("ada-l")

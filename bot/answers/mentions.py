@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -45,6 +46,52 @@ def start_turn(runtime: Runtime, channel: str, thread_ts: str, ts: str, question
     return earlier_questions(runtime.db, channel, thread_ts, ts)
 
 
+@dataclass
+class Replies:
+    """A question's answers, one per repository it covers, or the one line that stands in for them."""
+
+    answers: list[tuple[str, Answer]] = field(default_factory=list)
+    refusal: str | None = None  # a repository that is ambiguous or not followed
+    model_down: str | None = None  # why the model failed; these answers then come from the store alone
+
+    def shown(self) -> list[tuple[str, Answer]]:
+        """The answers worth showing: those that cite PRs; when none does, the one with the nearest PRs."""
+        if len(self.answers) <= 1:
+            return self.answers
+        cited = [(repo, reply) for repo, reply in self.answers if reply.citations]
+        return cited or [next((pair for pair in self.answers if pair[1].prs), self.answers[0])]
+
+
+def reply_to(
+    runtime: Runtime,
+    question: str,
+    now: datetime | None = None,
+    history: Sequence[str] = (),
+    channel: str | None = None,
+    only: str | None = None,
+) -> Replies:
+    """Answer for every repository the question covers (the channel's, the configured ones, or those it names);
+    `only` limits it to one. A failing model degrades to answers from the store alone."""
+    from bot.model.client import LLMError  # imported on use: the model client takes a second to load
+
+    scope = scope_of(runtime, question, channel, history)
+    if scope.ambiguous:
+        return Replies(refusal=scope.ambiguous)
+    if scope.foreign:
+        return Replies(refusal=not_followed(scope.foreign[0], followed(runtime)) + ".")
+    repos = (only,) if only else _answerable(runtime, scope.repos)
+    settings = runtime.settings
+    ask = lambda llm: [
+        (repo, answer_question(runtime.db, settings, scope.text, history=scope.history, now=now, llm=llm, repo=repo))
+        for repo in repos
+    ]
+    try:
+        return Replies(ask(runtime.llm))
+    except LLMError as exc:
+        log.warning("model failed, answering from the store: %s", exc)
+        return Replies(ask(None), model_down=str(exc))
+
+
 def answer(
     runtime: Runtime,
     question: str,
@@ -52,28 +99,21 @@ def answer(
     history: Sequence[str] = (),
     channel: str | None = None,
 ) -> Message:
-    """The answer as a Slack message, grouped by repository when it covers several.
+    """The answer as a Slack message, grouped by repository when it covers several."""
+    return replies_message(reply_to(runtime, question, now, history, channel), runtime.settings.timezone)
 
-    A failing model degrades to an answer from the store alone.
-    """
-    from bot.model.client import LLMError  # imported on use: the model client takes a second to load
 
-    scope = scope_of(runtime, question, channel, history)
-    if scope.ambiguous:
-        return text_message(scope.ambiguous)
-    if scope.foreign:
-        return text_message(not_followed(scope.foreign[0], followed(runtime)) + ".")
-    repos = _answerable(runtime, scope.repos)
-    settings = runtime.settings
-    ask = lambda llm: [
-        (repo, answer_question(runtime.db, settings, scope.text, history=scope.history, now=now, llm=llm, repo=repo))
-        for repo in repos
-    ]
-    try:
-        return _grouped(ask(runtime.llm), settings.timezone)
-    except LLMError as exc:
-        log.warning("model failed, answering from the store: %s", exc)
-    message = _grouped(ask(None), settings.timezone)
+def replies_message(replies: Replies, tz: ZoneInfo) -> Message:
+    if replies.refusal:
+        return text_message(replies.refusal)
+    shown = replies.shown()
+    # Several repositories asked: each answer under its repository's name, even when one alone cites.
+    if len(replies.answers) == 1:
+        message = answer_message(shown[0][1], tz)
+    else:
+        message = grouped_message([(repo, answer_message(reply, tz)) for repo, reply in shown])
+    if not replies.model_down:
+        return message
     return Message(text=f"{MODEL_DOWN}\n{message.text}", blocks=[mrkdwn_section(MODEL_DOWN), *message.blocks])
 
 
@@ -82,15 +122,6 @@ def _answerable(runtime: Runtime, repos: tuple[str, ...]) -> tuple[str, ...]:
     if len(repos) == 1:
         return repos
     return tuple(repo for repo in repos if empty_store_notice(runtime.db, repo) is None) or repos[:1]
-
-
-def _grouped(answers: list[tuple[str, Answer]], tz: ZoneInfo) -> Message:
-    """One answer as it is; several under their repositories' names, those that found nothing left out."""
-    if len(answers) == 1:
-        return answer_message(answers[0][1], tz)
-    cited = [(repo, reply) for repo, reply in answers if reply.citations]
-    shown = cited or [next((pair for pair in answers if pair[1].prs), answers[0])]  # none cites: the nearest
-    return grouped_message([(repo, answer_message(reply, tz)) for repo, reply in shown])
 
 
 def apology() -> Message:

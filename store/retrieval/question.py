@@ -97,15 +97,27 @@ class Question:
     def is_empty(self) -> bool:
         return not (self.has_filters or self.has_topic)
 
+    @property
+    def elliptical(self) -> bool:
+        """Whether the question leans on an earlier one: it says nothing of its own, opens with "and" or
+        "what about", or points back ("who wrote it?"). Any other question stands alone."""
+        says_something = self.has_topic or self.time or self.people or self.paths
+        return not says_something or bool(_LEANS_BACK.search(self.text.lower()))
+
     def following(self, earlier: Question) -> Question:
         """This question as a follow-up in a thread: what it leaves unsaid, the earlier one supplies.
 
         "and on ROCm?" after "what changed in the scheduler this week?" keeps the
-        week and swaps the topic; "and by njhill?" keeps both.
+        week and swaps the topic; "and by njhill?" keeps both. A question that
+        leaves out only the time keeps the thread's ("anything on ROCm?"); one that
+        says its own time takes nothing more unless it leans back ("how many PRs
+        merged on Feb 28?" after a question about a leak is about every PR).
         """
         merged = replace(self)
         if merged.time is None:
             merged.time = earlier.time
+        if not self.elliptical:
+            return merged
         if merged.pr_type is None:
             merged.pr_type = earlier.pr_type
         if merged.order is None:
@@ -144,6 +156,13 @@ class Question:
         if self.concepts:
             parts.append("about " + ", ".join(f'"{concept.said}"' for concept in self.concepts))
         return " ".join(parts)
+
+
+# Openings and words that lean on an earlier question.
+_LEANS_BACK = LazyPattern(
+    r"^\W*(?:and|also|plus|or|then|what\s+about|how\s+about|same\s+(?:for|on|in|with))\b"
+    r"|\b(?:it|its|those|them|these|they|this\s+one|that\s+one|the\s+same|there)\b"
+)
 
 
 def _describe_people(people: list[Person]) -> str:
