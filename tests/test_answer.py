@@ -415,3 +415,18 @@ def test_only_a_question_that_leans_back_takes_the_threads_topic(store, settings
     assert _ask(store, settings, "anything for speculative decoding?", history=["what merged on mar 12?"]).citations == [503]
     who = _ask(store, settings, "who wrote them?", history=["ROCm PRs on Mar 13"])
     assert _first(who).startswith("ada-l")
+
+
+def test_a_time_after_the_newest_pr_says_where_the_store_ends(store, settings):
+    answer = answer_question(store, settings, "what merged this week?", now=NOW + timedelta(days=60))
+    assert _first(answer).startswith("No PR merged this week") and "newest PR in the store merged on Sat Mar 14, 2026" in _first(answer)
+
+
+def test_how_do_i_answers_with_the_sentence_that_tells_how(store, settings):
+    save_pr(store, make_pr(
+        520, "[Frontend] Cap the images a prompt may carry", merged_at=_at(12, 18), areas=["frontend"],
+        summary=Summary("Requests over the cap now get a 400 instead of running out of memory. "
+                        "Pass `--limit-mm-per-prompt image=4` to set the cap.", "", "", "", "imported"),
+    ))
+    answer = _ask(store, settings, "how do i cap the images in one prompt?")
+    assert _first(answer) == "Pass `--limit-mm-per-prompt image=4` to set the cap. [#520]" and answer.citations == [520]

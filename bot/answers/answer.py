@@ -26,8 +26,9 @@ from store.retrieval.form import Form, read_form
 from store.retrieval.question import MAX_QUESTION_CHARS, Question
 from store.retrieval.search import COUNT_CAP, read_question
 from store.tables.model_calls import record_calls
+from store.tables.prs import latest_merge
 from store.text.patterns import LazyPattern
-from store.text.prose import join_words, plural, sentence, sentences
+from store.text.prose import atoms, join_words, plural, sentence, sentences
 
 if TYPE_CHECKING:
     from bot.model.client import LLM
@@ -108,11 +109,23 @@ def answer_question(
         return Answer(help_text(repo, asked.problems), [], [])
     form = read_form(asked.text)
     choice = choose(db, repo, asked, form)
+    if not choice.answer:
+        choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
     if not choice.answer and not choice.context:
         return Answer(lead_line(choice, form), [], [])
     if llm is None or not choice.answer:
         return extractive_answer(choice, form, settings)
     return _model_answer(db, settings, llm, question, history, choice, form, repo)
+
+
+def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: ZoneInfo) -> Choice:
+    """Nothing answers a time after the store's newest PR: say where the store ends, so an old store is not news."""
+    time = choice.question.time
+    newest = latest_merge(db, repo)
+    if time is None or time.start is None or newest is None or newest >= time.start:
+        return choice
+    ends = f"the newest PR in the store merged on {newest.astimezone(tz):%a %b %-d, %Y}; `prdigest ingest` catches up"
+    return replace(choice, question=replace(choice.question, problems=[*choice.question.problems, ends]))
 
 
 def read_in_thread(
@@ -170,6 +183,8 @@ def _lead(choice: Choice, form: Form) -> str:
         return f"{note}{count} {noun} {described}" + (f": {links}." if links else ".")
     if form.kind == "who":
         return note + _people(choice, form) + "."
+    if form.kind == "howto":
+        return note + _how_line(choice)
     if form.kind == "yesno":
         if links:
             return f"{note}Yes: {links}."
@@ -203,6 +218,23 @@ def _relation_list(choice: Choice, relation: str) -> str:
 
 # A first line names what was looked for in the asker's words when they are this few; more are "that".
 TOPIC_WORDS = 4
+
+
+# Text that tells how: a flag, an environment variable, code, or a setting with its value.
+_HOW = LazyPattern(r"`[^`]+`|--[a-z][\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+=\S+")
+
+
+def _how_line(choice: Choice) -> str:
+    """The sentence of the best PR's summary that tells how, with the PR it comes from."""
+    pr = choice.answer[0]
+    summary = pr.summary
+    texts = [summary.what_changed, summary.impact, summary.insights] if summary else []
+    asked = {atom for concept in choice.question.concepts for atom in atoms(concept.said)}
+    found = [part for text in texts for part in sentences(text)]
+    if not found:
+        return f"[#{pr.number}] {pr.title}:"
+    best = max(found, key=lambda part: (bool(_HOW.search(part)), len(asked & set(atoms(part)))))
+    return f"{best} [#{pr.number}]"
 
 
 def _nothing_line(choice: Choice, form: Form) -> str:

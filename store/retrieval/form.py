@@ -19,6 +19,8 @@ _YESNO = LazyPattern(
     r"^(?:\W{0,3})(?:so\s{1,3}|and\s{1,3}|hey\s{1,3})?"
     r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should)\b"
 )
+# "how do I enable X?": answered with the sentence that tells how.
+_HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3}(?:i|we|you|one|people)\b|^(?:\W{0,3})how\s{1,3}to\b")
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
 _MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
@@ -50,7 +52,7 @@ RELATION_TOPIC_WORDS = {
 
 @dataclass(frozen=True)
 class Form:
-    kind: str  # yesno | who | count | list | lookup
+    kind: str  # yesno | who | count | howto | list | lookup
     relation: str | None = None  # reverts | fixes | follows, when the question asks about one
     asks_other: bool = False  # about the PR on the other side of the relation from one it names
     culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
@@ -61,7 +63,9 @@ def read_form(text: str) -> Form:
     """The answer's shape for `text`, a question as typed (Slack markup already removed)."""
     head = " ".join((text or "")[:_HEAD_CHARS].lower().split())
     relation = next((kind for kind, words in RELATION_WORDS.items() if words.search(head)), None)
-    if _COUNT.search(head):
+    if _HOWTO.search(head):
+        kind = "howto"
+    elif _COUNT.search(head):
         kind = "count"
     elif _WHO.search(head):
         kind = "who"
