@@ -49,6 +49,8 @@ class Choice:
     note: str | None = None  # PR numbers the store does not have
     links: list[Link] = field(default_factory=list)  # relations between the PRs shown, stating side first
     tally: list[tuple[str, int]] = field(default_factory=list)  # who or what has the most PRs, most first
+    # For a question of words: every graded PR, best first, from which the answer was cut (a model may choose again).
+    candidates: list[PullRequest] = field(default_factory=list)
 
 
 def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
@@ -362,7 +364,7 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
     chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
-    return Choice(answer, context, result.question, len(answer), False)
+    return Choice(answer, context, result.question, len(answer), False, candidates=[hit.pr for hit in hits])
 
 
 def _row_ids(db: Database, repo: str, numbers: list[int]) -> dict[int, int]:
