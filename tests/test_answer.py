@@ -430,3 +430,9 @@ def test_how_do_i_answers_with_the_sentence_that_tells_how(store, settings):
     ))
     answer = _ask(store, settings, "how do i cap the images in one prompt?")
     assert _first(answer) == "Pass `--limit-mm-per-prompt image=4` to set the cap. [#520]" and answer.citations == [520]
+
+
+def test_a_question_about_risks_is_answered_from_what_prs_risk_not_what_they_fix(store, settings):
+    # 506 stops nightly builds drifting; 503 names drifting builds among its risks.
+    assert _ask(store, settings, "which PRs risk nightly builds drifting?").citations == [503]
+    assert _ask(store, settings, "did anything fix nightly builds drifting?").citations == [506]

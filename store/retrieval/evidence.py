@@ -31,6 +31,9 @@ FIELD_WEIGHT = {
     "insights": 0.15,
 }
 COLUMNS = tuple(FIELD_WEIGHT)
+# A question about what could go wrong is answered by what PRs say among their risks: a PR that
+# fixes a slowdown names it in its title, one that risks a slowdown names it among its risks.
+RISK_WEIGHT = {**FIELD_WEIGHT, "risks": 1.0, "insights": 0.6, "title": 0.3, "lead": 0.3, "what_changed": 0.3, "impact": 0.3}
 # A narrower term ("fp8" for quantization) says less than the word asked or a synonym of it;
 # a broader one ("frontend" for the responses API) much less.
 RELATED_FACTOR = 0.7
@@ -39,7 +42,9 @@ WIDER_FACTOR = 0.4
 SAMPLE = 2000
 
 
-def gather(db: Database, ids: list[int], concepts: list[Concept]) -> dict[int, list[float]]:
+def gather(
+    db: Database, ids: list[int], concepts: list[Concept], weights: dict[str, float] = FIELD_WEIGHT
+) -> dict[int, list[float]]:
     """For each PR id, how strongly it says each concept: the best matching column's weight, 0 when none."""
     found: dict[int, list[float]] = {pr_id: [] for pr_id in ids}
     if not ids or not concepts:
@@ -54,7 +59,7 @@ def gather(db: Database, ids: list[int], concepts: list[Concept]) -> dict[int, l
         ]
         for pr_id, strengths in found.items():
             strengths.append(
-                max((FIELD_WEIGHT[column] * factor for columns, factor in matches for column in columns.get(pr_id, ())), default=0.0)
+                max((weights[column] * factor for columns, factor in matches for column in columns.get(pr_id, ())), default=0.0)
             )
     return found
 

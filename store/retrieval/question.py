@@ -70,6 +70,7 @@ class Question:
     pr_type: str | None = None  # "trivial" or "substantial" when the question names one
     order: str | None = None  # "first" or "last": the one PR that merged first or last of those asked about
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
+    about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     any_area: bool = False  # areas named as alternatives ("speech / audio", "rocm or cuda"); else a PR is in all of them
     excluded: list[str] = field(default_factory=list)  # logins left out ("besides the bot"); "bots" for every bot
     excluded_areas: list[str] = field(default_factory=list)  # "not about CI": a PR in all of these is left out
@@ -359,7 +360,10 @@ class _TimeParser:
         return _Moment(first=found, last=found)
 
     def _iso(self, m: re.Match[str]) -> _Moment | None:
-        return self._date(int(m["y"]), int(m["m"]), int(m["d"]), m[0])
+        # "2026-02-30" is well formed; what is wrong is that February has no 30th, so say it as "Feb 30".
+        month = int(m["m"])
+        said = f"{date(2000, month, 1):%b} {int(m['d'])}" if 1 <= month <= 12 else m[0]
+        return self._date(int(m["y"]), month, int(m["d"]), said)
 
     def _month_day(self, m: re.Match[str]) -> _Moment | None:
         year = int(m["year"]) if m["year"] else None
@@ -575,6 +579,14 @@ class _TimeParser:
         return TimeRange(*self.bounds(*days), label)
 
 
+def read_time(text: str, tz: ZoneInfo, now: datetime) -> tuple[TimeRange | None, str, list[str]]:
+    """The time `text` names, read as a question's ("feb 24", "last friday", "feb 9-13"); the rest of
+    the text (lowercased, as times are read); and what made a date unreadable ("Feb 30 is not a date")."""
+    times = _TimeParser(tz, now)
+    rest, found = times.combine(times.mark(text.replace(_MARK, " ").lower()))
+    return found, " ".join(rest.replace(_MARK, " ").split()), times.problems
+
+
 # ---------------------------------------------------------------- paths
 
 # A path as people write one: with a slash ("vllm/config/", "tests/v1/core"), a file with an extension
@@ -601,6 +613,23 @@ def _take_paths(text: str, paths: list[str], lookup: Lookup | None) -> str:
         return " "
 
     return _PATH.sub(take, text)
+
+
+# ---------------------------------------------------------------- what could go wrong
+
+# Words that ask about risks rather than name a topic; "could"/"might" before a verb ask too, and the verb stays.
+_RISK_WORDS = LazyPattern(
+    r"\b(?:(?:as\s+)?(?:a\s+)?risks?|risky|riskiest|go(?:es)?\s+wrong|downsides?|drawbacks?|side[\s-]?effects?|caveats?"
+    r"|(?:known\s+)?limitations?|concerns?|dangers?|dangerous|call(?:s|ed)?\s+out)\b"
+)
+_RISK_VERBS = LazyPattern(r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|end\s+up)\b)")
+
+
+def _take_risk_words(text: str) -> tuple[str, bool]:
+    """The question without its words about risk, and whether it had any."""
+    rest, said = _RISK_WORDS.subn(" ", text)
+    rest, asked = _RISK_VERBS.subn(" ", rest)
+    return rest, bool(said or asked)
 
 
 # ---------------------------------------------------------------- order within a range
@@ -935,6 +964,7 @@ def parse_question(
     question.problems.extend(times.problems)
     rest, question.order = _take_order(rest.replace(_MARK, " "))
     rest = _take_paths(rest, question.paths, lookup)
+    rest, question.about_risks = _take_risk_words(rest)
     words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
     _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords, repo)
     question.any_area = len(question.areas) > 1 and bool(_ALTERNATIVES.search(rest))

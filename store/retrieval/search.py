@@ -22,7 +22,7 @@ from sqlite_utils import Database
 from store.days import from_utc_text, to_utc_text
 from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
-from store.retrieval.evidence import gather, rarity
+from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.fts import any_of, quoted, store_size
 from store.retrieval.question import Concept, Phrases, Question, TimeRange, parse_question
 from store.tables.prs import first_id, get_pr, pr_from_row
@@ -367,7 +367,7 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
         return []
     groups = _alternatives(question.text, [topic.concept for topic in topics])
     grouped_weights = _grouped(weights, groups)
-    strengths = gather(db, list(pool), [topic.concept for topic in topics])
+    strengths = gather(db, list(pool), [topic.concept for topic in topics], RISK_WEIGHT if question.about_risks else FIELD_WEIGHT)
     graded = sorted(
         ((_coverage(_grouped(strengths[pr_id], groups), grouped_weights, len(question.unknown)), size, score, row)
          for pr_id, (size, score, row) in pool.items()),
