@@ -436,3 +436,7 @@ def test_a_question_about_risks_is_answered_from_what_prs_risk_not_what_they_fix
     # 506 stops nightly builds drifting; 503 names drifting builds among its risks.
     assert _ask(store, settings, "which PRs risk nightly builds drifting?").citations == [503]
     assert _ask(store, settings, "did anything fix nightly builds drifting?").citations == [506]
+
+
+def test_what_a_named_pr_did_to_another_is_answered_with_the_other(store, settings):
+    assert _ask(store, settings, "what did #507 revert?").citations == [501]

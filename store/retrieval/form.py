@@ -32,12 +32,16 @@ _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 RELATION_WORDS = {
     "reverts": LazyPattern(r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"),
     "fixes": LazyPattern(_REGRESSION),
-    "follows": LazyPattern(r"\b(?:follow(?:ed|s)?[\s-]{0,2}ups?|follow(?:ed|s)?\s{1,3}up|followups?)\b"),
+    "follows": LazyPattern(r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?)\b"),
 }
 
 
 # "what fixed #N", "which PR reverted #N": the question's subject is the other PR, not the one named.
-_ASKS_OTHER = LazyPattern(r"^\W{0,3}(?:what|which|who)\b(?:\s{1,3}(?:pr|prs|pull\s{1,3}request|change|commit|one))?\s{1,3}(?!was\b|were\b|is\b|got\b|get\b|has\b|did\b)\w")
+_ASKS_OTHER = LazyPattern(
+    r"^\W{0,3}(?:what|which|who)\b(?:\s{1,3}(?:pr|prs|pull\s{1,3}request|change|commit|one))?\s{1,3}(?!was\b|were\b|is\b|got\b|get\b|has\b|did\b)\w"
+    # "what did #N revert?", "what is #N following up on?": #N does it; the other side is asked for.
+    r"|^\W{0,3}(?:what|which)\s{1,3}(?:did|does|is|was)\s{1,3}(?:#|pr\s{0,2}#?)\d"
+)
 # "who broke …", "what caused …": the question is about the side that introduced a problem.
 _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|which)\s{1,3}regressions?\b")
 
