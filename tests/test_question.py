@@ -250,3 +250,14 @@ def test_hardware_by_any_of_its_names_finds_the_others():
     assert {"gfx942", "mi300"} <= set(phrases.same)
     blackwell = parse_question("any sm100-specific kernels?", LA, MAR_14).concepts[0].phrases
     assert {"blackwell", "b200"} <= set(blackwell.same)
+
+
+def test_words_that_only_name_an_area_further_are_no_topic():
+    question = parse_question("rocm backend stuff on mar 13?", LA, MAR_14)
+    assert question.areas == ["rocm"] and question.concepts == []
+
+
+def test_a_name_and_its_version_are_one_phrase_and_two_names_stay_two():
+    assert [c.said for c in parse_question("any gemma 4 support?", LA, MAR_14).concepts] == ["gemma 4", "support"]
+    assert [c.said for c in parse_question("anything for blackwell b200?", LA, MAR_14).concepts] == ["blackwell", "b200"]
+    assert [c.said for c in parse_question("h100/h200 defaults", LA, MAR_14).concepts][:2] == ["h100", "h200"]

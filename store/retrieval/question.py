@@ -875,7 +875,7 @@ def _take_words(
                 for phrase in phrases.all + (" ".join(_subwords(area)),):
                     if phrase not in question.area_phrases:
                         question.area_phrases.append(phrase)
-                matched = size
+                matched = size + _area_nouns(words[i + size :])
                 break
         if matched:
             i += matched
@@ -916,6 +916,31 @@ def _take_words(
 
 # Areas named as alternatives rather than together: "speech / audio", "ROCm or CUDA", "rocm, xpu".
 _ALTERNATIVES = LazyPattern(r"\bor\b|/|,|\beither\b")
+
+
+# A version after a name: "gemma 4", "deepseek v4", "kimi k3"; the two are one phrase, the version alone says nothing.
+_VERSION = LazyPattern(r"[a-z]?\d{1,3}(?:\.\d{1,2})?")
+
+
+def _with_versions(words: list[str]) -> list[str]:
+    joined: list[str] = []
+    for word in words:
+        name = joined[-1] if joined else ""
+        known = _subwords(word) in _synonyms() or _subwords(name) in _synonyms()  # "Blackwell B200": two names
+        if _VERSION.fullmatch(word) and name.isalpha() and name not in _STOPWORDS and not known:
+            joined[-1] = f"{joined[-1]} {word}"
+        else:
+            joined.append(word)
+    return joined
+
+
+def _area_nouns(words: list[str]) -> int:
+    """How many of the words after an area only name it further: "the CPU backend", "AMD GPU changes"."""
+    nouns = vocabulary.area_nouns()
+    taken = 0
+    while taken < len(words) and words[taken] in nouns:
+        taken += 1
+    return taken
 
 
 def _path_words(words: list[str], i: int, paths: list[str]) -> int:
@@ -965,8 +990,8 @@ def parse_question(
     rest, question.order = _take_order(rest.replace(_MARK, " "))
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
-    words = [word.strip("._/+-") for word in _WORD.findall(rest.replace("'s ", " "))]
-    _take_words([w for w in words if w], lookup, question, _STOPWORDS | extra_stopwords, repo)
+    words = [part for word in _WORD.findall(rest.replace("'s ", " ")) for part in word.strip("._/+-").split("/")]
+    _take_words(_with_versions([w for w in words if w]), lookup, question, _STOPWORDS | extra_stopwords, repo)
     question.any_area = len(question.areas) > 1 and bool(_ALTERNATIVES.search(rest))
     if len(question.concepts) > MAX_CONCEPTS:
         question.concepts = question.concepts[:MAX_CONCEPTS]

@@ -23,6 +23,12 @@ def groups() -> list[dict[str, list[str]]]:
 
 
 @cache
+def area_nouns() -> frozenset[str]:
+    """Words that, after an area's name, only name it further ("the CPU backend", "ROCm stuff")."""
+    return frozenset(_data().get("area_nouns", []))
+
+
+@cache
 def path_words() -> dict[tuple[str, ...], tuple[str, ...]]:
     """Words (as their atoms) that name files, to the lowercase path fragments they mean."""
     return {tuple(atoms(words)): tuple(fragments) for words, fragments in _data().get("paths", {}).items()}
