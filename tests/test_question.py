@@ -261,3 +261,7 @@ def test_a_name_and_its_version_are_one_phrase_and_two_names_stay_two():
     assert [c.said for c in parse_question("any gemma 4 support?", LA, MAR_14).concepts] == ["gemma 4", "support"]
     assert [c.said for c in parse_question("anything for blackwell b200?", LA, MAR_14).concepts] == ["blackwell", "b200"]
     assert [c.said for c in parse_question("h100/h200 defaults", LA, MAR_14).concepts][:2] == ["h100", "h200"]
+
+
+def test_an_area_named_in_the_plural_is_the_area():
+    assert parse_question("anything new for TPUs?", LA, MAR_14).areas == ["tpu"]

@@ -272,8 +272,10 @@ def aliases(repo: str | None = None) -> dict[str, str]:
 
 
 def resolve_area(name: str, repo: str | None = None) -> str | None:
-    """The canonical area of `repo` for a name or alias, ignoring case, spaces, _ and -."""
-    return _rules(repo).aliases.get(normalize_name(name))
+    """The canonical area of `repo` for a name or alias, ignoring case, spaces, _ and -, and a plural's s ("TPUs")."""
+    aliases = _rules(repo).aliases
+    key = normalize_name(name)
+    return aliases.get(key) or (aliases.get(key[:-1]) if len(key) > 3 and key.endswith("s") else None)
 
 
 def require_area(name: str, repo: str | None = None) -> str:
