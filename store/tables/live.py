@@ -95,6 +95,8 @@ def changed_since_sent(db: Database, sub: Subscription, since: date) -> list[tup
     found = []
     for day, areas, batch, numbers in rows:
         post = get_post(db, sub.channel, sub.repo, date.fromisoformat(day), json.loads(areas), batch)
+        if post is None:  # removed by another process since the query above read it
+            continue
         prs = get_prs(db, sub.repo, json.loads(numbers))
         found.append((post, sorted(prs.values(), key=lambda pr: (pr.merged_at, pr.number))))
-    return found  # type: ignore[return-value]
+    return found

@@ -61,19 +61,17 @@ def subscribe(
     with write_transaction(db):
         existing = get_subscription(db, channel, repo, mode)
         created_at = existing.created_at if existing else now
-        db.table("subscriptions").insert(
-            {
-                "channel": channel,
-                "repo": repo,
-                "mode": mode,
-                "areas": json.dumps(list(areas)),
-                "post_at": post_at.strftime("%H:%M"),
-                "created_by": existing.created_by if existing else user,
-                "created_at": to_utc_text(created_at),
-            },
-            replace=True,
-        )
-    return get_subscription(db, channel, repo, mode), existing is None  # type: ignore[return-value]
+        row = {
+            "channel": channel,
+            "repo": repo,
+            "mode": mode,
+            "areas": json.dumps(list(areas)),
+            "post_at": post_at.strftime("%H:%M"),
+            "created_by": existing.created_by if existing else user,
+            "created_at": to_utc_text(created_at),
+        }
+        db.table("subscriptions").insert(row, replace=True)
+    return _from_row(row), existing is None
 
 
 def get_subscription(db: Database, channel: str, repo: str, mode: str = DAILY) -> Subscription | None:
