@@ -11,7 +11,7 @@ from test_search import CORPUS, NOW, _at
 from bot.answers.answer import answer_question, cite_only
 from bot.answers.empty_store import EMPTY_STORE
 from bot.config import Settings
-from bot.model.client import LLMError, llm_from_settings
+from bot.model.client import LLMError, estimate_tokens, llm_from_settings
 from store.model import Summary
 from store.tables.prs import get_pr, save_pr, save_prs
 
@@ -261,12 +261,12 @@ def test_model_answer_follows_the_first_line_and_cites_what_it_was_given(store, 
 
 
 def test_model_gets_the_answer_set_and_context_marked_apart(store, model_env):
-    model_env.script(Reply("The hang was fixed in [#508]."))
-    _model_ask(store, "who fixed the MI300 hang?")
+    model_env.script(Reply("[#507] undid [#501]."))
+    _model_ask(store, "what reverted #501?")
     prompt = _answer_requests(model_env)[-1].user
     answer_part, _, context_part = prompt.partition("\nContext:\n")
-    assert "[#508]" in answer_part and "[#508]" not in context_part
-    assert context_part and "[#502]" in context_part
+    assert "[#507]" in answer_part and "[#507]" not in context_part
+    assert context_part and "[#501]" in context_part
 
 
 @pytest.mark.parametrize("invented", ["[#99999]", "#99999", "PR 99999", "[#506]", "#506"])
@@ -296,7 +296,7 @@ def test_a_reply_left_empty_by_dropping_falls_back_to_the_store(store, model_env
 
 
 def test_model_answer_without_citations_lists_the_answer_set(store, model_env):
-    model_env.script(Reply("Nothing in these PRs says why."))
+    model_env.script(Reply(_picked([508], "Nothing in these PRs says why.")))
     answer = _model_ask(store, "who fixed the MI300 hang?")
     assert answer.text == "ada-l ([#508]).\nNothing in these PRs says why.\nPRs: [#508]"
     assert answer.citations == [508]
@@ -352,6 +352,101 @@ def test_stats_show_what_answers_cost_apart_from_summaries(run_cli, store, model
     assert figures["days"][-1]["calls"] == 0
     assert "Answers with the model per day" in run_cli("stats").out
 
+
+# ---------------------------------------------------------------- with a model, the model chooses for questions of words
+
+# Without a model, "long prompts" cites the revert alone; the change it reverted is the next candidate.
+LONG_PROMPTS = "did anything change for long prompts?"
+
+
+def _picked(numbers, text: str = "") -> str:
+    """A reply in the shape the answer schema asks for."""
+    return json.dumps({"answer": numbers, "text": text})
+
+
+def _store_alone(db, text):
+    return answer_question(db, Settings.from_env(), text, now=NOW)
+
+
+def test_the_model_may_cite_a_candidate_the_store_left_out(store, model_env):
+    assert _store_alone(store, LONG_PROMPTS).citations == [507]
+    model_env.script(Reply(_picked([501, 507], "[#501] admitted short prompts sooner; [#507] reverted it.")))
+    answer = _model_ask(store, LONG_PROMPTS)
+    assert answer.citations == [501, 507] and [pr.number for pr in answer.sources()] == [501, 507]
+    # The first line is written from the model's pick, not from the store's cut.
+    assert answer.text == ("Yes: [#501] [Scheduler] Admit short prompts one step earlier; [#507] Revert #501.\n"
+                           "[#501] admitted short prompts sooner; [#507] reverted it.")
+    request = _answer_requests(model_env)[-1]
+    assert request.wants_json and request.body["response_format"]["json_schema"]["name"] == "answer_choice"
+    assert "Choose the candidates that answer" in request.system
+    assert f"Question: {LONG_PROMPTS}" in request.user and "Candidates, best match first:" in request.user
+    assert request.user.index("[#507] Revert #501") < request.user.index("[#501] [Scheduler]")  # best first
+    assert "What changed: Reverts the earlier admission change because it starved long prompts." in request.user
+    assert "Files: engine/core/scheduler.py" in request.user and "areas: core" in request.user
+    assert _ledger(store) == [("answer", "answer-model", "ok", 1, 1)]
+
+
+def test_numbers_the_model_was_not_given_are_dropped_never_cited_or_linked(store, model_env):
+    # 506 is in the store but was no candidate; 99999 is nowhere.
+    model_env.script(Reply(_picked([99999, 508, 506], "[#508] restored the barrier. It was redone in [#99999] and #506.")))
+    answer = _model_ask(store, "who fixed the MI300 hang?")
+    assert answer.text == "ada-l ([#508]).\n[#508] restored the barrier."
+    assert answer.citations == [508] and [pr.number for pr in answer.prs] == [508]
+    assert len(_answer_requests(model_env)) == 1  # a pick is checked, not asked for again
+
+
+@pytest.mark.parametrize("reply, outcome", [
+    (_picked([], "None of these is about long prompts."), "ok"),
+    (_picked([99999]), "ok"),
+    ("I could not decide.", "unparsed"),
+    ('{"answer": [501, "text": ', "unparsed"),
+], ids=["empty list", "only numbers not given", "prose", "broken JSON"])
+def test_without_a_usable_pick_the_stores_cut_decides(store, model_env, reply, outcome):
+    model_env.script(Reply(reply))
+    answer = _model_ask(store, LONG_PROMPTS)
+    assert answer == _store_alone(store, LONG_PROMPTS)
+    assert [row[2] for row in _ledger(store)] == [outcome]
+
+
+def test_without_a_pick_the_models_text_stays_when_it_cites_the_stores_cut(store, model_env):
+    model_env.script(Reply(_picked([], "[#507] undid a change that starved long prompts.")))
+    answer = _model_ask(store, LONG_PROMPTS)
+    assert answer.text == "Yes: [#507] Revert #501.\n[#507] undid a change that starved long prompts."
+    assert answer.citations == [507]
+
+
+def test_a_server_that_refuses_the_schema_gets_the_same_json_asked_for_in_words(store, model_env):
+    model_env.json_schema = "openai"
+    model_env.script(Reply(_picked([501], "[#501] admitted short prompts sooner.")), Reply(_picked([507])))
+    assert _model_ask(store, LONG_PROMPTS).citations == [501]
+    asked = _answer_requests(model_env)
+    assert [request.wants_json for request in asked] == [True, False]
+    assert asked[0].user == asked[1].user and '"answer"' in asked[1].system
+    assert [row[2] for row in _ledger(store)] == ["error", "ok"]
+    # Remembered: the next question asks in words at once.
+    assert _model_ask(store, LONG_PROMPTS).citations == [507]
+    assert [request.wants_json for request in _answer_requests(model_env)] == [True, False, False]
+    assert store.execute("select accepted from structured_output").fetchall() == [(0,)]
+
+
+def test_a_pick_in_a_fence_after_a_preamble_and_reasoning_is_read(store, model_env):
+    fenced = f"<think>The revert names 501.</think>\nSure! Here is the JSON:\n```json\n{_picked(['#501'], 'It was [#501].')}\n```"
+    model_env.script(Reply(fenced))
+    answer = _model_ask(store, LONG_PROMPTS)
+    assert answer.citations == [501] and answer.text.endswith("\nIt was [#501].")
+    assert store.execute("select accepted from structured_output").fetchall() == [(1,)]
+
+
+def test_the_candidates_fit_the_prompts_budget(db, model_env, monkeypatch):
+    save_prs(db, [make_pr(900 + n, f"[Core] Tune the admission knob {n}", merged_at=NOW - timedelta(hours=n),
+                          summary=Summary(f"Tunes admission knob {n} for long prompts.", "", "", "", "imported"))
+                  for n in range(40)])
+    monkeypatch.setenv("PRDIGEST_SUMMARY_TOKENS", "700")
+    model_env.script(Reply(_picked([939, 900], "[#900] tunes it.")))
+    answer = _model_ask(db, "which admission knob changed for long prompts?")
+    request = _answer_requests(model_env)[-1]
+    assert estimate_tokens(request.system + request.user) <= 700 and "more, left out for length" in request.user
+    assert "[#939]" not in request.user and answer.citations == [900]  # a number left out for length is not given
 
 # ---------------------------------------------------------------- time order, paths and vLLM's vocabulary
 
@@ -440,3 +535,10 @@ def test_a_question_about_risks_is_answered_from_what_prs_risk_not_what_they_fix
 
 def test_what_a_named_pr_did_to_another_is_answered_with_the_other(store, settings):
     assert _ask(store, settings, "what did #507 revert?").citations == [501]
+
+
+def test_the_first_line_answers_first_and_notes_what_it_could_not_read_after(store, settings):
+    answer = _ask(store, settings, "did anyone fix the zorbling in chat completions streaming?")
+    assert _first(answer).startswith("Yes: [#504]") and _first(answer).endswith('(No PR mentions "zorbling".)')
+    nothing = _ask(store, settings, "did anyone fix the zorbling quuxes?")
+    assert _first(nothing).startswith("No: ") and "merged" not in _first(nothing).split(".")[0]

@@ -3,6 +3,7 @@
 Retrieval chooses the PRs (store.retrieval.choose); this module says what they
 mean in the shape the question asked for ("Yes: …", "ywang96 …", "27 PRs …"),
 from the store alone or with a model that may cite only the PRs it was given.
+For a question of words the model chooses again, out of the PRs retrieval graded.
 """
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
@@ -23,29 +23,23 @@ from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
 from store.retrieval.form import Form, read_form
-from store.retrieval.question import MAX_QUESTION_CHARS, Question
+from store.retrieval.question import Question
 from store.retrieval.search import COUNT_CAP, read_question
-from store.tables.model_calls import record_calls
+from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge
+from store.tables.structured_output import json_schema_support, remember_json_schema
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
 
 if TYPE_CHECKING:
-    from bot.model.client import LLM
+    from bot.answers.model_prompt import ModelChoice
+    from bot.model.client import LLM, Completion
 
 # A question about a few named PRs gets their whole "What changed", not a sentence.
 DETAILED_UP_TO = 3
 DETAIL_CHARS = 700
-# With a model: how much of each summary section it reads, and how long it may answer.
-MODEL_SECTION_CHARS = 700
+# With a model: how long it may answer (its prompts are in bot.answers.model_prompt).
 MODEL_ANSWER_TOKENS = 500
-# A mention may hold 40,000 characters: the model gets the question as far as the question reader reads it,
-# and each earlier turn of the thread shorter still. The whole prompt fits PRDIGEST_SUMMARY_TOKENS.
-EARLIER_TURN_CHARS = 200
-# Kept free in the budget for the retry's note naming the PRs it may cite.
-RETRY_NOTE_TOKENS = 200
-# Changes when the answer prompt changes, so the ledger tells answer prompts apart.
-ANSWER_PROMPT_VERSION = "answer-2"
 
 EXAMPLES = (
     "what changed in the scheduler this week?",
@@ -54,15 +48,6 @@ EXAMPLES = (
     "anything about ROCm since Monday?",
     "spec decode fixes between Feb 9 and Feb 13",
 )
-
-SYSTEM_PROMPT = """\
-You answer an engineering team's questions about pull requests merged into {repo}.
-The first line of the answer is already written and states the facts; continue it.
-Use only the pull requests listed in the message. Those under "Answer" answer the question;
-those under "Context" are nearby and may be mentioned only if they help.
-Write at most four short sentences of plain text, without headings, and do not repeat the first line.
-Cite every pull request you rely on as [#NUMBER], for example [#{example}].
-Never write any other PR or issue number, even one you see in a title."""
 
 # Every way a reply can name a PR: [#N], #N, PR N, "pull request #N", or a link to one.
 _REFERENCE = LazyPattern(
@@ -113,7 +98,8 @@ def answer_question(
         choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
     if not choice.answer and not choice.context:
         return Answer(lead_line(choice, form), [], [])
-    if llm is None or not choice.answer:
+    # Without a cut answer the model may still choose from the candidates: often the right PR is the nearest.
+    if llm is None or not (choice.answer or choice.candidates):
         return extractive_answer(choice, form, settings)
     return _model_answer(db, settings, llm, question, history, choice, form, repo)
 
@@ -156,10 +142,15 @@ def lead_line(choice: Choice, form: Form) -> str:
     lead = _lead(choice, form)
     if not problems:
         return lead
-    # The answer comes first; a trailing colon introduces the PRs below, so it moves after the notes.
+    # The answer comes first, then the notes, then what introduces the PRs below.
+    answer, nearest, _ = lead.partition(NEAREST)
+    if nearest:
+        return f"{answer} {problems}{nearest}"
     return f"{lead[:-1]} {problems}:" if lead.endswith(":") else f"{lead} {problems}"
 
 
+# What introduces the PRs shown when none answers.
+NEAREST = " The nearest, which may not answer it:"
 # A yes names this many PRs by title; more are counted.
 NAMED_IN_A_YES = 2
 
@@ -240,7 +231,7 @@ def _how_line(choice: Choice) -> str:
 def _nothing_line(choice: Choice, form: Form) -> str:
     """Nothing answers: what was looked for and through, and never that nothing merged when only the words missed."""
     question = choice.question
-    nearest = " The nearest, which may not answer it:" if choice.context else ""
+    nearest = NEAREST if choice.context else ""
     if not (question.concepts or question.unknown):
         return f"No {question.noun(1)} {question.describe()}.{nearest}"
     # Areas named beside words only graded the PRs; the scope is the time, people and paths asked.
@@ -248,7 +239,7 @@ def _nothing_line(choice: Choice, form: Form) -> str:
     said = [concept.said for concept in question.concepts + question.unknown]
     topic = f'"{" ".join(said)}"' if len(said) <= TOPIC_WORDS else "that"
     looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
-    return sentence(f"{'no, ' if form.kind == 'yesno' else ''}{looked}") + nearest
+    return (f"No: {looked}." if form.kind == "yesno" else sentence(looked)) + nearest
 
 
 def _tally_line(choice: Choice, form: Form) -> str:
@@ -311,6 +302,12 @@ def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> lis
 # ---------------------------------------------------------------- with a model
 
 
+def _model_chooses(choice: Choice, form: Form) -> bool:
+    """Whether the model picks the answer: for a question of words alone. Filters, named PRs, relations,
+    tallies and the first or last merge have one right set, which the store already holds."""
+    return bool(choice.candidates) and not (form.relation or form.tally or choice.question.order or choice.links)
+
+
 def _model_answer(
     db: Database,
     settings: Settings,
@@ -321,7 +318,81 @@ def _model_answer(
     form: Form,
     repo: str,
 ) -> Answer:
+    if _model_chooses(choice, form):
+        return _model_choice_answer(db, settings, llm, question, history, choice, form, repo)
+    if not choice.answer:
+        return extractive_answer(choice, form, settings)
+    return _model_continued_answer(db, settings, llm, question, history, choice, form, repo)
+
+
+def _model_choice_answer(
+    db: Database,
+    settings: Settings,
+    llm: LLM,
+    question: str,
+    history: Sequence[str],
+    choice: Choice,
+    form: Form,
+    repo: str,
+) -> Answer:
+    """The model picks the answering PRs out of the graded candidates and explains them; the first line is
+    written from its pick. Numbers it was not given are dropped; without a pick, the store's cut stands."""
+    from bot.answers.model_prompt import CHOOSING_PROMPT, choosing_prompt
+
+    system = CHOOSING_PROMPT.format(repo=repo, example=choice.candidates[0].number)
+    prompt, given = choosing_prompt(question, history, choice.candidates, settings, system)
+    picked = _ask_choice(db, llm, repo, system, prompt) if given else None
+    chosen, text = _within(picked, given) if picked else ([], "")
+    if chosen:
+        choice = replace(choice, answer=chosen, total=len(chosen))
+    citations = [pr.number for pr in choice.answer]
+    cites = any(f"[#{n}]" in text for n in citations)
+    # Text that names none of the store's own pick may well say that nothing answers: it cannot follow that pick's first line.
+    if not citations or not text or not (chosen or cites):
+        return extractive_answer(choice, form, settings)
+    named = [pr for pr in given if pr.number not in citations and f"[#{pr.number}]" in text]
+    return Answer(f"{lead_line(choice, form)}\n{_citing(text, citations)}", citations, [*choice.answer, *named])
+
+
+def _within(picked: ModelChoice, given: list[PullRequest]) -> tuple[list[PullRequest], str]:
+    """The picked PRs the model was given, in its order, and its text without the sentences naming any other."""
+    by_number = {pr.number: pr for pr in given}
+    text, unknown = cite_only(picked.text, list(by_number))
+    return [by_number[n] for n in dict.fromkeys(picked.numbers) if n in by_number], _without_sentences_naming(text, unknown)
+
+
+def _ask_choice(db: Database, llm: LLM, repo: str, system: str, prompt: str) -> ModelChoice | None:
+    """The model's pick, through structured output unless the server is known to refuse it (then the same JSON,
+    asked for in words); None when the reply holds no pick. What the server did with the schema is remembered."""
+    from bot.answers.model_prompt import CHOICE_SCHEMA, read_choice
+    from bot.model.client import SchemaRefused
+
+    known = json_schema_support(db, llm.endpoint, llm.model)
+    try:
+        completion = _complete(db, llm, repo, system, prompt, CHOICE_SCHEMA if known is not False else None)
+    except SchemaRefused as exc:
+        remember_json_schema(db, llm.endpoint, llm.model, False, str(exc))
+        completion = _complete(db, llm, repo, system, prompt)
+    else:
+        if known is None:
+            remember_json_schema(db, llm.endpoint, llm.model, True)
+    picked = read_choice(completion.text)
+    _record(db, llm, repo, completion.call() if picked else completion.call("unparsed", "no JSON object with an answer"))
+    return picked
+
+
+def _model_continued_answer(
+    db: Database,
+    settings: Settings,
+    llm: LLM,
+    question: str,
+    history: Sequence[str],
+    choice: Choice,
+    form: Form,
+    repo: str,
+) -> Answer:
     """The first line as without a model, then the model's explanation, citing only PRs it was given."""
+    from bot.answers.model_prompt import SYSTEM_PROMPT, answer_prompt
     from bot.model.summarize import ensure_summary  # imported on use, like the model client
 
     answer = [ensure_summary(db, settings, pr, llm) if pr.summary is None else pr for pr in choice.answer]
@@ -330,7 +401,7 @@ def _model_answer(
     allowed = [pr.number for pr in given]
     lead = lead_line(choice, form)
     system = SYSTEM_PROMPT.format(repo=repo, example=allowed[0])
-    prompt = _model_prompt(question, history, lead, answer, choice.context, settings, system)
+    prompt = answer_prompt(question, history, lead, answer, choice.context, settings, system)
     text = _ask(db, llm, repo, system, prompt)
     cleaned, unknown = cite_only(text, allowed)
     if unknown:
@@ -342,84 +413,38 @@ def _model_answer(
         return extractive_answer(choice, form, settings)
     cited = [n for n in allowed if f"[#{n}]" in cleaned]
     citations = [n for n in cited if n in {pr.number for pr in answer}] or [pr.number for pr in answer]
-    body = cleaned
-    if not set(cited) & set(citations):
-        body += "\nPRs: " + ", ".join(f"[#{n}]" for n in citations)
-    return Answer(f"{lead}\n{body}", citations, given)
+    return Answer(f"{lead}\n{_citing(cleaned, citations)}", citations, given)
+
+
+def _citing(text: str, citations: list[int]) -> str:
+    """The model's text, followed by the PRs that answer when it names none of them."""
+    if any(f"[#{n}]" in text for n in citations):
+        return text
+    return f"{text}\nPRs: " + ", ".join(f"[#{n}]" for n in citations)
 
 
 def _ask(db: Database, llm: LLM, repo: str, system: str, prompt: str) -> str:
-    """One model call, recorded in the ledger whatever its outcome."""
-    from bot.model.client import LLMError
-
-    record = partial(record_calls, db, model=llm.model, purpose="answer", prompt=ANSWER_PROMPT_VERSION, repo=repo)
-    try:
-        completion = llm.complete(system, prompt, MODEL_ANSWER_TOKENS)
-    except LLMError as exc:
-        record([exc.call()])
-        raise
-    record([completion.call()])
+    """One model call for plain text, recorded in the ledger whatever its outcome."""
+    completion = _complete(db, llm, repo, system, prompt)
+    _record(db, llm, repo, completion.call())
     return completion.text
 
 
-def _model_prompt(
-    question: str,
-    history: Sequence[str],
-    lead: str,
-    answer: list[PullRequest],
-    context: list[PullRequest],
-    settings: Settings,
-    system: str,
-) -> str:
-    """The user message: the question, the thread's earlier ones, then as many PRs' briefs as the budget holds."""
-    from bot.model.client import estimate_tokens
+def _complete(db: Database, llm: LLM, repo: str, system: str, prompt: str, json_schema: dict[str, Any] | None = None) -> Completion:
+    """One model call; a failure is recorded here, a reply by the caller, who knows whether it could be read."""
+    from bot.model.client import LLMError
 
-    lines = [f"Question: {_clip(question, MAX_QUESTION_CHARS)}"]
-    if history:
-        lines.append("Earlier questions in this thread: " + " | ".join(_clip(h, EARLIER_TURN_CHARS) for h in history))
-    lines += [f"First line (already written): {lead}", "", "Answer:"]
-    left = settings.summary_tokens - estimate_tokens(system) - RETRY_NOTE_TOKENS - estimate_tokens("\n".join(lines))
-    briefs, left = _briefs(answer, settings, left)
-    lines += briefs
-    if context:
-        briefs, _ = _briefs(context, settings, left)
-        lines += ["Context:", *briefs]
-    return "\n".join(lines).strip()
+    try:
+        return llm.complete(system, prompt, MODEL_ANSWER_TOKENS, json_schema=json_schema)
+    except LLMError as exc:
+        _record(db, llm, repo, exc.call())
+        raise
 
 
-def _clip(text: str, chars: int) -> str:
-    return truncate(" ".join(text.split()), chars)
+def _record(db: Database, llm: LLM, repo: str, call: ModelCall) -> None:
+    from bot.answers.model_prompt import ANSWER_PROMPT_VERSION
 
-
-def _briefs(prs: list[PullRequest], settings: Settings, tokens: int) -> tuple[list[str], int]:
-    """The briefs of the first `prs` that fit in `tokens`, a note naming how many did not, and the tokens left."""
-    from bot.model.client import estimate_tokens
-
-    lines: list[str] = []
-    for shown, pr in enumerate(prs):
-        brief = _pr_brief(pr, settings)
-        cost = estimate_tokens("\n".join(brief))
-        if cost > tokens:
-            return [*lines, f"(and {len(prs) - shown} more, left out for length)", ""], tokens
-        lines += brief
-        tokens -= cost
-    return lines, tokens
-
-
-def _pr_brief(pr: PullRequest, settings: Settings) -> list[str]:
-    day = pr.merged_at.astimezone(settings.timezone)
-    merged_by = f", merged by {pr.merged_by}" if pr.merged_by else ""
-    areas = f"; areas: {', '.join(pr.areas)}" if pr.areas else ""
-    lines = [f"[#{pr.number}] {pr.title}", f"Merged {day:%Y-%m-%d %H:%M} by author {pr.author}{merged_by}{areas}"]
-    if pr.summary:
-        for label, text in (
-            ("What changed", pr.summary.what_changed),
-            ("Impact", pr.summary.impact),
-            ("Risks", pr.summary.risks),
-        ):
-            if text:
-                lines.append(f"{label}: {truncate(' '.join(text.split()), MODEL_SECTION_CHARS)}")
-    return [*lines, ""]
+    record_calls(db, [call], model=llm.model, purpose="answer", prompt=ANSWER_PROMPT_VERSION, repo=repo)
 
 
 def cite_only(text: str, allowed: Sequence[int]) -> tuple[str, list[int]]:

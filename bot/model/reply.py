@@ -81,8 +81,9 @@ _TYPE_FIELDS = {"type", "pr type", "change type"}
 # ---------------------------------------------------------------- JSON
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object the reply is, or holds between its first { and its last }; None without one."""
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object the reply is, or holds between its first { and its last } (past a preamble, inside
+    a code fence, before closing remarks); None without one. Reasoning is the caller's to leave out."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
         return None
@@ -90,7 +91,13 @@ def _json_object(text: str) -> dict[str, Any] | None:
         found = json.loads(text[start : end + 1], strict=False)  # models put raw newlines in strings
     except ValueError:
         return None
-    if not isinstance(found, dict):
+    return found if isinstance(found, dict) else None
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object the reply holds, when it has a summary's fields; None without one."""
+    found = json_object(text)
+    if found is None:
         return None
     fields = _json_fields(found)
     return found if any(_words(name) in _FIELDS or _words(name) in _TYPE_FIELDS for name in fields) else None
