@@ -1,23 +1,28 @@
 """The `prdigest` command line."""
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import click
 from sqlite_utils import Database
 
+from bot.answers.empty_store import empty_store_notice
 from bot.config import ConfigError, Settings, parse_repos
 from bot.terminal.render import Style, render
-from store.db import StoreError, open_db
+from store.db import StoreError, StoreMissing, open_db
 from store.text.errors import one_line
+from store.text.prose import plural, typed
 from store.text.safe import mask_secrets, neutralize, to_json
 
 if TYPE_CHECKING:
     from bot.answers.mentions import Replies
+    from bot.runtime import Runtime
 
 
 @dataclass
@@ -25,13 +30,22 @@ class AppContext:
     """What every command needs: settings, and the store opened on first use."""
 
     settings: Settings
+    creates: bool = True  # a missing store is created (the command fills it), else refused
     _db: Database | None = field(default=None, repr=False)
 
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = open_db(self.settings.db_path, self.settings.busy_timeout)
+            self._db = open_db(self.settings.db_path, self.settings.busy_timeout, create=self.creates)
         return self._db
+
+    def runtime(self) -> Runtime:
+        """What the bot's replies need, on this command's store: one a reader lacks is refused here, not in a reply."""
+        from bot.runtime import Runtime
+
+        runtime = Runtime(self.settings, create=self.creates)
+        _ = runtime.db
+        return runtime
 
     def today(self) -> date:
         return datetime.now(self.settings.timezone).date()
@@ -45,7 +59,41 @@ class AppContext:
             raise click.BadParameter(str(exc).split(": ", 1)[1], param_hint="--repo") from None
 
 
-pass_app = click.make_pass_decorator(AppContext)
+Command = TypeVar("Command", bound=Callable[..., Any])
+DB_KEY = "prdigest.db"
+
+
+def _remember_db(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    # Context.meta is shared by the group and its command: the --db given last wins, before or after the command.
+    if value is not None:
+        ctx.meta[DB_KEY] = value
+
+
+db_option = click.option(
+    "--db", type=click.Path(dir_okay=False), expose_value=False, callback=_remember_db,
+    help="SQLite store (default: $PRDIGEST_DB, else in the user data directory).",
+)
+
+
+def pass_app(*, creates: bool) -> Callable[[Command], Command]:
+    """Give the command its AppContext, and take --db after the command's name too.
+
+    Only a command that fills the store (`creates`) makes one that does not exist;
+    the others refuse it rather than read an empty store made at a mistyped path."""
+
+    def decorate(command: Command) -> Command:
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            ctx = click.get_current_context()
+            app = ctx.find_object(AppContext)
+            assert app is not None, "the group's callback made it"
+            app.settings = app.settings.with_db(ctx.meta.get(DB_KEY))
+            app.creates = creates
+            return command(app, *args, **kwargs)
+
+        return db_option(run)  # type: ignore[return-value]
+
+    return decorate
 
 
 def use_areas(settings: Settings) -> None:
@@ -89,12 +137,14 @@ def area_name(value: str | None) -> str | None:
 
 
 @click.group()
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="SQLite store (default: $PRDIGEST_DB, else in the user data directory).")
+@db_option
 @click.version_option(package_name="prdigest")
 @click.pass_context
-def cli(ctx: click.Context, db_path: str | None) -> None:
-    """prdigest: what merged in a busy GitHub repository, as a daily report and answers."""
-    settings = Settings.from_env().with_db(db_path)
+def cli(ctx: click.Context) -> None:
+    """prdigest: what merged in a busy GitHub repository, as a daily report and answers.
+
+    --db PATH goes before or after the command."""
+    settings = Settings.from_env()
     use_areas(settings)
     ctx.obj = AppContext(settings)
 
@@ -102,7 +152,7 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @cli.command(name="import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--repo", help="OWNER/NAME of reports that list no PRs (default: the first of PRDIGEST_REPOS).")
-@pass_app
+@pass_app(creates=True)
 def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
     from store.sources.importer import ReportImportError, import_files, web_host
@@ -114,7 +164,8 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
             print_error(done)
             failed += 1
             continue
-        click.echo(f"imported {done.count} PRs of {done.repo} for {done.date} from {done.path}")
+        verb = "updated" if done.updated else "imported"
+        click.echo(f"{verb} {plural(done.count, 'PR')} of {done.repo} for {done.date} from {done.path}")
     if failed:
         sys.exit(1)
 
@@ -124,15 +175,17 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
 @click.option("--area", help="Only PRs in this area (name or alias).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "slack", "json"]), default="markdown", show_default=True)
 @repo_option
-@pass_app
+@pass_app(creates=False)
 def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: str | None) -> None:
     """Print the daily report of one day."""
     from bot.messages.blocks import daily_report_messages
     from store.report.day import load_report, report_json, report_markdown
 
-    daily = load_report(
-        app.db, app.repo(repo), parse_day(day) or app.today(), app.settings.timezone, area=area_name(area)
-    )
+    name, target, chosen = app.repo(repo), parse_day(day) or app.today(), area_name(area)  # checked before the store
+    daily = load_report(app.db, name, target, app.settings.timezone, area=chosen)
+    notice = empty_store_notice(app.db, name)
+    if notice:  # on stderr: the report itself stays in its format for scripts
+        click.echo(f"prdigest: note: {notice}", err=True)
     if fmt == "json":
         click.echo(to_json(report_json(daily), indent=2))
     elif fmt == "slack":
@@ -147,7 +200,7 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
 @click.option("--missing", is_flag=True, help="Every PR without a summary from the current model and prompt, and those marked for retry.")
 @click.option("--force", is_flag=True, help="Summarize again even PRs with a current (or imported) summary.")
 @repo_option
-@pass_app
+@pass_app(creates=False)
 def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missing: bool, force: bool, repo: str | None) -> None:
     """Summarize PRs with the configured model. PRs already summarized by this model and prompt cost nothing."""
     from bot.model.client import llm_from_settings, unconfigured_reason
@@ -191,7 +244,7 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
 @click.option("--days", type=click.IntRange(1, 366), default=7, show_default=True, help="Days of model calls to show, ending today.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @repo_option
-@pass_app
+@pass_app(creates=False)
 def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
     """PRs by summary source, model calls and tokens per day, PRs waiting for a summary retry."""
     from bot.model.cost import stats_json, stats_text
@@ -211,7 +264,7 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
 @click.option("--repo", help="OWNER/NAME (default: every repository in PRDIGEST_REPOS).")
 @click.option("--since", help="First local day YYYY-MM-DD (default: where the last run stopped; first run: yesterday).")
 @click.option("--until", help="Last local day YYYY-MM-DD (default: today).")
-@pass_app
+@pass_app(creates=True)
 def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
     """Fetch merged PRs from GitHub into the store. Cheap to run every few minutes."""
     from bot.ingest import describe, github_client
@@ -252,13 +305,12 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
 @cli.command()
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Serve HTTP on this port (POST /slack/events) instead of Socket Mode.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Interface to listen on with --http.")
-@pass_app
+@pass_app(creates=True)
 def serve(app: AppContext, port: int | None, host: str) -> None:
     """Run the Slack bot and the daily report scheduler. Without Slack tokens: the local shell."""
-    from bot.runtime import Runtime
     from bot.slack.server import serve as serve_slack
 
-    serve_slack(Runtime(app.settings), port, host)
+    serve_slack(app.runtime(), port, host)
 
 
 def channel_option(func):
@@ -272,14 +324,13 @@ def channel_option(func):
     "--format", "fmt", type=click.Choice(["mrkdwn", "text"]), default="mrkdwn", show_default=True,
     help="mrkdwn: exactly what Slack gets; text: as the shell prints it.",
 )
-@pass_app
+@pass_app(creates=False)
 def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
-    from bot.runtime import Runtime
     from bot.terminal.shell import Conversation, quiet_logging
 
     quiet_logging()
-    reply = Conversation(Runtime(app.settings), channel).say(text)
+    reply = Conversation(app.runtime(), channel).say(text)
     # Even the exact mrkdwn loses the control characters a PR title could use to drive the terminal.
     click.echo(neutralize(reply.text) if fmt == "mrkdwn" else render(reply.text, Style.for_stream(sys.stdout)))
     if reply.error:
@@ -288,15 +339,14 @@ def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
 
 @cli.command()
 @channel_option
-@pass_app
+@pass_app(creates=False)
 def shell(app: AppContext, channel: str | None) -> None:
     """Answer commands and @prdigest questions typed one per line, as the bot would in Slack."""
-    from bot.runtime import Runtime
     from bot.terminal.shell import prompted_lines, quiet_logging
     from bot.terminal.shell import shell as run_shell
 
     quiet_logging()
-    run_shell(Runtime(app.settings), prompted_lines(), sys.stdout, sys.stderr, channel)
+    run_shell(app.runtime(), prompted_lines(), sys.stdout, sys.stderr, channel)
 
 
 @cli.command(name="post-daily")
@@ -305,16 +355,15 @@ def shell(app: AppContext, channel: str | None) -> None:
 @click.option("--area", "areas", multiple=True, help="Only PRs in this area; repeatable (default: the channel's subscription).")
 @click.option("--dry-run", is_flag=True, help="Print the messages; post and record nothing.")
 @repo_option
-@pass_app
+@pass_app(creates=True)
 def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str, ...], dry_run: bool, repo: str | None) -> None:
     """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
     from slack_sdk.errors import SlackApiError
 
-    from bot.runtime import Runtime
     from bot.slack.app import slack_client
     from bot.slack.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
 
-    runtime = Runtime(app.settings)
+    runtime = app.runtime()
     name = app.repo(repo)
     target = parse_day(day) or app.today() - timedelta(days=1)
     chosen = [area_name(area) for area in areas] or channel_areas(runtime.db, channel, name)
@@ -348,20 +397,22 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
 @click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="At most this many PRs.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, best first.")
 @repo_option
-@pass_app
+@pass_app(creates=False)
 def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, repo: str | None) -> None:
     """Find merged PRs: words, a time ("yesterday", "since Feb 9"), a person, an area, a PR number."""
     from store.retrieval.search import search_prs
 
-    text = " ".join(query)
-    result = search_prs(app.db, text, app.repo(repo), app.settings.timezone, limit=limit)
+    text, name = typed(" ".join(query)), app.repo(repo)
+    result = search_prs(app.db, text, name, app.settings.timezone, limit=limit)
     if result.question.is_empty and not result.hits:
         problems = "; ".join(result.question.problems)
         raise click.UsageError(problems or f"nothing to search for in {text!r}: give words, a time, a person, an area or a PR number")
     tz = app.settings.timezone
+    # On an empty store, "no PRs merged in rocm" would read as news: the notice says why nothing is found.
+    note = empty_store_notice(app.db, name) or result.note
     if as_json:
-        if result.note:
-            click.echo(f"prdigest: note: {neutralize(result.note)}", err=True)
+        if note:
+            click.echo(f"prdigest: note: {neutralize(note)}", err=True)
         rows = [
             {
                 "number": hit.pr.number,
@@ -375,27 +426,29 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
         ]
         click.echo(to_json(rows, indent=2))
         return
-    if result.note:
-        click.echo(neutralize(result.note))
+    if note:
+        click.echo(neutralize(note))
+    # A search by person, time or area alone ranks nothing: every score is 0, and a column of them says nothing.
+    ranked = any(hit.score for hit in result.hits)
     for hit in result.hits:
         pr = hit.pr
         areas = f"  ({', '.join(pr.areas)})" if pr.areas else ""
-        click.echo(neutralize(f"{hit.score:.2f}  #{pr.number}  {pr.merged_at.astimezone(tz):%Y-%m-%d %H:%M}  {pr.author}  {pr.title}{areas}"))
+        score = f"{hit.score:.2f}  " if ranked else ""
+        click.echo(neutralize(f"{score}#{pr.number}  {pr.merged_at.astimezone(tz):%Y-%m-%d %H:%M}  {pr.author}  {pr.title}{areas}"))
 
 
 @cli.command()
 @click.argument("question", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "citations": [...]}.')
 @repo_option
-@pass_app
+@pass_app(creates=False)
 def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | None) -> None:
     """Answer a question about merged PRs as an @-mention would: every configured repository, or the one
     the question names; --repo keeps to one."""
     from bot.answers.mentions import replies_message, reply_to
-    from bot.runtime import Runtime
 
-    runtime = Runtime(app.settings)
-    replies = reply_to(runtime, " ".join(question), only=app.repo(repo) if repo else None)
+    runtime = app.runtime()
+    replies = reply_to(runtime, typed(" ".join(question)), only=app.repo(repo) if repo else None)
     if replies.model_down:
         click.echo(f"prdigest: warning: {one_line(replies.model_down)}; answering from the store alone", err=True)
     if as_json:
@@ -428,6 +481,8 @@ def main(argv: list[str] | None = None) -> None:
         _fail(exc.format_message(), 2)
     except click.ClickException as exc:
         _fail(exc.format_message(), exc.exit_code)
+    except StoreMissing as exc:  # a mistyped --db is a usage error
+        _fail(str(exc), 2)
     except (ConfigError, StoreError) as exc:
         _fail(str(exc), 1)
     except (click.Abort, KeyboardInterrupt):

@@ -24,8 +24,9 @@ class Runtime:
     transactions from interleaving between requests.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, create: bool = True) -> None:
         self.settings = settings
+        self.create = create  # a missing store is made, not refused (`serve` makes one, `run` and `shell` read)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._llm_made = False
@@ -35,7 +36,7 @@ class Runtime:
     def db(self) -> Database:
         db = getattr(self._local, "db", None)
         if db is None:
-            db = self._local.db = open_db(self.settings.db_path, self.settings.busy_timeout)
+            db = self._local.db = open_db(self.settings.db_path, self.settings.busy_timeout, self.create)
         return db
 
     @property

@@ -37,10 +37,18 @@ def local_day(moment: datetime, tz: ZoneInfo) -> date:
     return moment.astimezone(tz).date()
 
 
-def standard_abbreviation(tz: ZoneInfo, year: int) -> str:
-    """The zone's standard-time name ("PST" for Los Angeles all year), as the reports label days."""
-    for month in (1, 7):
-        probe = datetime(year, month, 1, 12, tzinfo=tz)
-        if not probe.dst():
-            return probe.tzname() or str(tz)
-    return datetime(year, 1, 1, 12, tzinfo=tz).tzname() or str(tz)
+def zone_label(tz: ZoneInfo, first: date, last: date | None = None) -> str:
+    """How reports name the zone of local days first..last: its abbreviation on each ("PST", "CEST"),
+    both across a switch ("CET/CEST")."""
+    return "/".join(dict.fromkeys(_abbreviation(tz, day) for day in (first, last or first)))
+
+
+def zone_names(tz: ZoneInfo, year: int) -> set[str]:
+    """Every name the zone goes by in `year`: standard and daylight time."""
+    return {_abbreviation(tz, date(year, month, 1)) for month in range(1, 13)}
+
+
+def _abbreviation(tz: ZoneInfo, day: date) -> str:
+    # At noon, past any switch (they happen at night); a zone known only by its offset ("+03") says UTC+03.
+    name = datetime.combine(day, time(12), tzinfo=tz).tzname() or tz.key
+    return name if name[:1].isalpha() else f"UTC{name}"

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 import sqlite_utils
 
@@ -26,11 +27,31 @@ class StoreBusy(StoreError):
     """Another process held the store's write lock for longer than the busy timeout."""
 
 
-def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sqlite_utils.Database:
-    """Open (creating if needed) the store at `path`, in WAL mode, fully migrated."""
+class StoreMissing(StoreError):
+    """A command that only reads was pointed at a store that does not exist (a mistyped --db, say)."""
+
+
+class StoreReadOnly(StoreError):
+    """The store may be read but not written: the message names it."""
+
+
+def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS, create: bool = True) -> sqlite_utils.Database:
+    """Open the store at `path`, in WAL mode, fully migrated; created when missing if `create`.
+
+    A store whose file or folder prdigest may not write is opened read-only: it
+    can be read, and every write is refused with StoreReadOnly naming it.
+    """
     path = Path(path)
     try:
-        _create_private(path)
+        if not path.exists():
+            if not create:
+                raise StoreMissing(
+                    f"there is no store at {path}: check --db and PRDIGEST_DB, "
+                    "or fill one with `prdigest import …` or `prdigest ingest …`"
+                )
+            _create_private(path)
+        if not _writable(path):
+            return _open_read_only(path, busy_timeout)
         # check_same_thread=False because Slack handlers run on a thread pool;
         # each caller still serialises its own use of a connection.
         conn = sqlite3.connect(str(path), timeout=busy_timeout, check_same_thread=False)
@@ -46,6 +67,48 @@ def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> sql
     except (sqlite3.DatabaseError, OSError) as exc:
         raise StoreError(f"cannot open store {path}: {exc}") from exc
     return db
+
+
+class ReadOnlyDatabase(sqlite_utils.Database):
+    """A store opened read-only; `path` names it when a write is refused."""
+
+    path: Path
+
+
+def _writable(path: Path) -> bool:
+    """Whether prdigest may write the store's file and its folder (SQLite writes -wal and -shm beside it).
+
+    A file or folder with no write permission for anyone counts as read-only even
+    for root, who could write it: its owner made it so."""
+    return all(os.access(place, os.W_OK) and place.stat().st_mode & 0o222 for place in (path, path.parent))
+
+
+def _open_read_only(path: Path, busy_timeout: float) -> ReadOnlyDatabase:
+    """The store opened for reading only; a store that needs migrating cannot be read by this version."""
+    uri = f"file:{quote(str(path.resolve()))}"
+    try:
+        conn = _readable(sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=busy_timeout, check_same_thread=False))
+    except sqlite3.OperationalError:
+        # Readers of a WAL store need its -shm file; where SQLite may not create it, only immutable reads remain.
+        conn = _readable(sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False))
+    db = ReadOnlyDatabase(conn, execute_plugins=False)
+    db.path = path
+    if migrations.pending(db):
+        raise StoreReadOnly(
+            f"the store at {path} is read-only: it was made by an older prdigest and must be upgraded "
+            "once by a command that may write to it"
+        )
+    return db
+
+
+def _readable(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """`conn`, once a first read went through (SQLite opens files lazily); closed if it did not."""
+    try:
+        conn.execute("select count(*) from sqlite_master").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
 
 
 def _create_private(path: Path) -> None:
@@ -78,6 +141,11 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
     when it later needs to write after another process did; BEGIN IMMEDIATE
     waits for the lock (up to the busy timeout) before reading anything.
     """
+    if isinstance(db, ReadOnlyDatabase):
+        raise StoreReadOnly(
+            f"the store at {db.path} is read-only: this needs to write to it; "
+            "make the file and its folder writable, or choose another store with --db"
+        )
     if db.conn.in_transaction:
         with db.atomic():
             yield db

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
+from store.db import open_db
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,11 +60,12 @@ def test_bad_configuration_is_one_line(run_cli, monkeypatch):
 def test_unusable_store_path_is_one_line(run_cli, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    result = run_cli("--db", str(blocker / "sub" / "x.db"), "report")
+    result = run_cli("--db", str(blocker / "sub" / "x.db"), "import", str(FIXTURES / "report-2026-03-08.md"))
     assert result.code == 1 and len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
 
 
 def test_console_entry_point_runs_as_a_process(tmp_path):
+    open_db(tmp_path / "p.db").close()
     env = {**os.environ, "PRDIGEST_DB": str(tmp_path / "p.db")}
     done = subprocess.run(
         [sys.executable, "-m", "bot", "report", "--repo", "acme/engine", "--date", "2026-03-08", "--format", "markdown"],

@@ -1,9 +1,10 @@
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from conftest import LA
 from pr_factory import make_pr
 
-from store.days import day_bounds, local_day, standard_abbreviation
+from store.days import day_bounds, local_day, zone_label, zone_names
 from store.model import PullRequest
 from store.report.day import load_report
 from store.tables.prs import save_pr
@@ -44,5 +45,11 @@ def test_last_and_first_second_of_a_day(db):
             assert number not in [pr.number for pr in load_report(db, "acme/engine", other, LA).prs]
 
 
-def test_reports_call_los_angeles_pst_all_year():
-    assert standard_abbreviation(LA, 2026) == "PST"
+def test_zone_labels_follow_the_zone_and_its_season():
+    berlin, kolkata, istanbul = ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Kolkata"), ZoneInfo("Europe/Istanbul")
+    assert zone_label(berlin, date(2026, 1, 15)) == "CET"
+    assert zone_label(berlin, date(2026, 7, 15)) == "CEST"
+    assert zone_label(berlin, date(2026, 3, 20), date(2026, 4, 3)) == "CET/CEST"  # across the switch
+    assert zone_label(kolkata, date(2026, 6, 1)) == "IST"
+    assert zone_label(istanbul, date(2026, 6, 1)) == "UTC+03"  # a zone with no letters to its name
+    assert zone_names(LA, 2026) == {"PST", "PDT"}

@@ -16,7 +16,7 @@ def test_import_twice_never_duplicates(run_cli, db):
     assert run_cli("import", path).code == 0
     first = _dump(db)
     result = run_cli("import", path, path)
-    assert result.code == 0 and result.out.count("imported 3 PRs") == 2
+    assert result.code == 0 and result.out.count("updated 3 PRs") == 2
     assert _count(db) == 3 and _dump(db) == first
 
 
@@ -103,7 +103,7 @@ def test_files_said_to_be_imported_are_exactly_the_stored_ones(run_cli, db, monk
     result = run_cli("import", *files)
     assert result.code == 1 and result.err.splitlines()[-1].endswith(f"{files[2]}: cannot store it: disk full")
     [line] = result.out.splitlines()
-    assert line.startswith("imported 1 PRs of ") and line.endswith(f"for 2026-03-07 from {files[0]}")
+    assert line.startswith("imported 1 PR of ") and line.endswith(f"for 2026-03-07 from {files[0]}")
     assert _count(db) == 1
 
 
@@ -132,7 +132,7 @@ def test_the_write_lock_is_free_while_a_file_is_read(db, isolated_env, tmp_path)
             other.execute("rollback")
         finally:
             writer.write((FIXTURES / "report-2026-03-08.md").read_text())
-    reading.join(timeout=10)
+    reading.join(timeout=60)
     other.close()
     importer.close()
     assert [outcome.count for outcome in done] == [1, 3] and _count(db) == 4

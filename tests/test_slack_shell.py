@@ -41,7 +41,7 @@ def test_run_prints_the_exact_slack_message(run_cli, monkeypatch):
     assert bad.code == 1 and bad.out.startswith("unknown area 'gardening'") and "Usage:" in bad.out
 
 
-def test_run_subscribe_needs_a_channel(run_cli, monkeypatch):
+def test_run_subscribe_needs_a_channel(run_cli, monkeypatch, db):
     monkeypatch.setenv("PRDIGEST_REPOS", REPO)
     assert "belong to a Slack channel" in run_cli("run", "/prdigest subscribe").out
     done = run_cli("run", "--channel", "C42", "/prdigest subscribe rocm")
@@ -58,7 +58,7 @@ def test_shell_answers_until_quit_and_survives_bad_lines(run_cli, monkeypatch, i
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "/prdigest area NAME [when]" in out
-    assert "`frobnicate` is not a command" in out and "`2026-02-30` is not a date" in out
+    assert "is not a command" not in out and "Feb 30 is not a date" in out  # a word that is no command is a question
     assert "#4085" in out
     assert "No PR merged on Sat Mar 7 in rocm" in out  # the follow-up kept the day of the first question
     assert "merged PRs in rocm for 2026-03-08" in out

@@ -17,9 +17,10 @@ from bot.messages.blocks import Message, area_order, pr_list_message, pr_summary
 from bot.messages.mrkdwn import escape
 from bot.runtime import Runtime
 from store.days import local_day
-from store.db import StoreError
+from store.db import StoreError, StoreReadOnly
 from store.report.day import DailyReport, load_report
 from store.retrieval.choose import MAX_LISTED
+from store.retrieval.question import TimeRange, read_time
 from store.retrieval.search import search_prs
 from store.tables.posts import get_post
 from store.tables.prs import get_pr, latest_merge
@@ -34,6 +35,7 @@ from store.tables.subscriptions import (
     unsubscribe,
 )
 from store.text.patterns import LazyPattern
+from store.text.prose import sentence, typed
 from store.understanding.areas import UnknownArea, area_names, require_area, resolve_area
 
 log = logging.getLogger(__name__)
@@ -43,7 +45,6 @@ DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
 SEARCH_HITS = 10
 # Slack takes at most five responses to one command.
 MAX_RESPONSES = 5
-_DATE_LIKE = LazyPattern(r"^\d{4}-\d{1,2}-\d{1,2}$")
 _TIME = LazyPattern(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
 _PR_NUMBER = LazyPattern(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
@@ -139,53 +140,58 @@ class Command:
 
 # ------------------------------------------------------------------ periods
 
-PERIOD_USAGE = "today | yesterday | week | YYYY-MM-DD | YYYY-MM-DD..YYYY-MM-DD"
+PERIOD_USAGE = "today | yesterday | week | a day (2026-02-24, feb 24, last friday) | a range (feb 9-13, 2026-02-09..2026-02-13)"
 
 
 def is_period(word: str) -> bool:
+    """Whether a command's first word starts a period: a period word, or a date being typed."""
     return word.lower() in ("today", "yesterday", "week") or word[:1].isdigit()
 
 
-def parse_period(word: str, today: date, command: str) -> Period:
-    """One period word; a bad one raises CommandError naming what was expected."""
-    lowered = word.lower()
-    if lowered == "today":
-        return Period(today, today)
-    if lowered == "yesterday":
-        return Period(today - timedelta(days=1), today - timedelta(days=1))
-    if lowered == "week":
-        return last_days(today, DEFAULT_DAYS)
-    if ".." in word:
-        start, _, end = word.partition("..")
-        first, last = _parse_date(start, command), _parse_date(end, command)
-        if first > last:
-            raise CommandError(f"the range {escape(word)} starts after it ends", command)
-        if (last - first).days >= MAX_RANGE_DAYS:
-            raise CommandError(f"ranges are limited to {MAX_RANGE_DAYS} days", command)
-        return Period(first, last)
-    day = _parse_date(word, command)
-    return Period(day, day)
+def reads_as_period(text: str, tz: ZoneInfo, now: datetime) -> bool:
+    """Whether the whole of `text` names a time as questions read them ("feb 24", "last friday"), well or not."""
+    found, rest, problems = read_time(text, tz, now)
+    return (found is not None or bool(problems)) and not rest
+
+
+def read_period(call: Call, text: str, command: str) -> tuple[str, Period | None]:
+    """`text` without the period it names, and that period (None when it names none).
+
+    Periods are read as questions read times, so "feb 24", "last friday" and
+    "feb 9-13" work as well as 2026-02-24; a trailing "week" is the last 7 days.
+    """
+    words = text.split()
+    if words and words[-1].lower() == "week":
+        return " ".join(words[:-1]), last_days(call.today, DEFAULT_DAYS)
+    found, rest, problems = read_time(text, call.tz, call.now)
+    if problems:
+        raise CommandError(escape(sentence(problems[0])), command)
+    if found is None:
+        return text.strip(), None
+    return rest, _period_of(found, call, command)
+
+
+def _period_of(span: TimeRange, call: Call, command: str) -> Period:
+    """The local days a time covers, as far as today."""
+    if span.start is None:
+        raise CommandError(f"{escape(span.label)} has no first day: give a day or a range of days", command)
+    first = local_day(span.start, call.tz)
+    last = local_day(span.end - timedelta(microseconds=1), call.tz) if span.end else call.today
+    if first > last:
+        raise CommandError(f"the range {first}..{last} starts after it ends", command)
+    if (last - first).days >= MAX_RANGE_DAYS:
+        raise CommandError(f"ranges are limited to {MAX_RANGE_DAYS} days", command)
+    return Period(first, last)
 
 
 def last_days(today: date, days: int) -> Period:
     return Period(today - timedelta(days=days - 1), today)
 
 
-def _parse_date(text: str, command: str) -> date:
-    try:
-        if not _DATE_LIKE.match(text):
-            raise ValueError
-        return date(*map(int, text.split("-")))
-    except ValueError:
-        raise CommandError(f"`{escape(text)}` is not a date; expected YYYY-MM-DD", command) from None
-
-
-def _split_period(call: Call, command: str) -> tuple[list[str], Period]:
-    """The words before an optional trailing period, and the period (default: the last DEFAULT_DAYS)."""
-    words = call.words
-    if len(words) > 1 and is_period(words[-1]):
-        return words[:-1], parse_period(words[-1], call.today, command)
-    return words, last_days(call.today, DEFAULT_DAYS)
+def _split_period(call: Call, text: str, command: str) -> tuple[str, Period]:
+    """`text` without its period, and the period (default: the last DEFAULT_DAYS)."""
+    rest, period = read_period(call, text, command)
+    return rest, period or last_days(call.today, DEFAULT_DAYS)
 
 
 # ------------------------------------------------------------------ reports
@@ -233,17 +239,16 @@ def each_repo(call: Call, one: Callable[[Call], Reply]) -> Reply:
 
 
 def cmd_period(call: Call) -> Reply:
-    if len(call.words) > 1:
-        raise CommandError("give one period", "when")
-    period = parse_period(call.words[0] if call.words else "today", call.today, "when")
+    rest, period = read_period(call, call.args or "today", "when")
+    if rest or period is None:
+        raise CommandError(f"`{escape(rest)}` is not a day or a range of days; give one period", "when")
     return each_repo(call, lambda one: _report_reply(one, _load(one, period)))
 
 
 def cmd_area(call: Call) -> Reply:
-    words, period = _split_period(call, "area")
-    if not words:
+    name, period = _split_period(call, call.args, "area")
+    if not name:
         raise CommandError("which area?", "area")
-    name = " ".join(words)
     areas = {repo: resolve_area(name, repo) for repo in call.repos}
     having = tuple(repo for repo, area in areas.items() if area)
     if not having:
@@ -253,10 +258,11 @@ def cmd_area(call: Call) -> Reply:
 
 
 def cmd_author(call: Call) -> Reply:
-    words, period = _split_period(call, "author")
-    if len(words) != 1:
+    login, _, when = call.args.strip().partition(" ")
+    rest, period = _split_period(call, when, "author")
+    if not login or rest:
         raise CommandError("give one GitHub login", "author")
-    login = words[0].lstrip("@")
+    login = login.lstrip("@")
 
     def one(call: Call) -> Reply:
         report = _load(call, period)
@@ -267,9 +273,9 @@ def cmd_author(call: Call) -> Reply:
 
 
 def cmd_areas(call: Call) -> Reply:
-    if len(call.words) > 1:
+    rest, period = _split_period(call, call.args, "areas")
+    if rest:
         raise CommandError("give at most one period", "areas")
-    period = parse_period(call.words[0], call.today, "areas") if call.words else last_days(call.today, DEFAULT_DAYS)
     return each_repo(call, lambda one: _area_counts(one, period))
 
 
@@ -520,8 +526,8 @@ def usage(name: str) -> str:
     return f"Usage: `/prdigest {command.usage}`" + (f" (_when_ is {PERIOD_USAGE})" if "when" in command.usage else "")
 
 
-def find_command(text: str) -> tuple[str, Command | None, str]:
-    """The command word, its Command (None if unknown) and the text after it."""
+def find_command(text: str, tz: ZoneInfo, now: datetime) -> tuple[str, Command | None, str]:
+    """The command word, its Command (None if unknown) and the text after it; a period is the `when` command."""
     stripped = text.strip()
     word, _, rest = stripped.partition(" ")
     name = word.lower()
@@ -529,19 +535,34 @@ def find_command(text: str) -> tuple[str, Command | None, str]:
         return "today", COMMANDS["today"], ""
     if is_period(name):
         return name, WHEN, stripped
-    return name, COMMANDS.get(name), rest
+    if name in COMMANDS:
+        return name, COMMANDS[name], rest
+    if reads_as_period(stripped, tz, now):
+        return name, WHEN, stripped
+    return name, None, rest
+
+
+def is_command(runtime: Runtime, text: str) -> bool:
+    """Whether `text` is a command, or one word that is a mistyped command's name, rather than a question."""
+    name, command, _ = find_command(typed(text), runtime.settings.timezone, runtime.now())
+    return command is not None or (len(text.split()) == 1 and _closest_command(name) is not None)
 
 
 def is_slow(text: str) -> bool:
-    command = find_command(text)[1]
+    command = COMMANDS.get(text.strip().partition(" ")[0].lower())
     return command is not None and command.slow
 
 
-def _unknown(name: str, text: str, repos: Sequence[str]) -> Reply:
+def _closest_command(name: str) -> str | None:
     import difflib  # here, as only a mistyped command needs it
 
     close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
-    hint = f" Did you mean `{close[0]}`?" if close else ""
+    return close[0] if close else None
+
+
+def _unknown(name: str, text: str, repos: Sequence[str]) -> Reply:
+    close = _closest_command(name)
+    hint = f" Did you mean `{close}`?" if close else ""
     if not close and len(text.split()) > 2:
         hint = f" To ask a question: `/prdigest ask {escape(text.strip())}`"
     return _reply(f"`{escape(name)}` is not a command.{hint}\n\n{help_text(repos)}", error=True)
@@ -551,7 +572,8 @@ def execute(
     runtime: Runtime, text: str, channel: str | None = None, user: str | None = None, now: datetime | None = None
 ) -> Reply:
     """Answer one command. Never raises: bad input and failing dependencies become a short reply."""
-    name, command, rest = find_command(text)
+    text, now = typed(text), now or runtime.now()
+    name, command, rest = find_command(text, runtime.settings.timezone, now)
     if command is None:
         return _unknown(name, text, runtime.settings.repos)
     return guarded(text.strip(), lambda: _run(name, command, runtime, rest, now, channel, user))
@@ -581,6 +603,9 @@ def guarded(what: str, work: Callable[[], Reply]) -> Reply:
         return work()
     except CommandError as exc:
         return _reply(f"{exc}\n{usage(exc.command)}", error=True)
+    except StoreReadOnly as exc:  # not busy and not a moment's trouble: say what it is
+        log.warning("%r needs to write: %s", what, exc)
+        return _reply(escape(str(exc)), error=True)
     except (StoreError, sqlite3.OperationalError) as exc:
         log.warning("store unavailable for %r: %s", what, exc)
         return _reply("Sorry, the store is busy or unavailable right now; try again in a minute.", error=True)

@@ -24,6 +24,7 @@ from bot.messages.blocks import (
 from bot.messages.mrkdwn import escape, link, truncate
 from bot.runtime import Runtime
 from store.tables.threads import claim_turn, earlier_questions
+from store.text.prose import typed
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,8 @@ FAILED = "Sorry, I could not answer that just now; the error is logged. `/prdige
 
 
 def question_text(text: str) -> str:
-    """The mention's text without the bot's (or anyone's) @-mention tokens."""
-    return " ".join(_MENTION.sub(" ", text or "").split())
+    """The mention's text without the bot's (or anyone's) @-mention tokens, in the form it is read (NFKC)."""
+    return " ".join(_MENTION.sub(" ", typed(text or "")).split())
 
 
 def start_turn(runtime: Runtime, channel: str, thread_ts: str, ts: str, question: str) -> list[str] | None:

@@ -96,13 +96,22 @@ def area_order(repo: str) -> Callable[[str], int]:
     return lambda area: names.index(area) if area in names else len(names)
 
 
+def touching(prs: list[PullRequest]) -> Counter[str]:
+    """How many PRs touch each area; a PR touches all of its areas, so these add up to more than the PRs."""
+    return Counter(area for pr in prs for area in pr.areas)
+
+
 def top_areas(prs: list[PullRequest], repo: str, limit: int = 3) -> list[tuple[str, int]]:
-    counts = Counter(area for pr in prs for area in pr.areas)
     order = area_order(repo)
-    return sorted(counts.items(), key=lambda item: (-item[1], order(item[0])))[:limit]
+    return sorted(touching(prs).items(), key=lambda item: (-item[1], order(item[0])))[:limit]
 
 
-def highlights(prs: list[PullRequest], limit: int = 3) -> list[PullRequest]:
+HIGHLIGHTS = 3
+# A reply lists its PRs right below its summary: a list this short is read whole, and highlights would repeat it.
+SHORT_LIST = 6
+
+
+def highlights(prs: list[PullRequest], limit: int = HIGHLIGHTS) -> list[PullRequest]:
     """The substantial PRs most worth a glance: wide reach first, then size."""
     substantial = [pr for pr in prs if pr.type == "substantial"]
     quiet = {"ci", "docs"}
@@ -128,17 +137,18 @@ def is_range(report: DailyReport) -> bool:
 
 
 def parent_message(
-    report: DailyReport, scope: str | None = None, as_of: datetime | None = None, in_thread: bool = True
+    report: DailyReport, scope: str | None = None, as_of: datetime | None = None, in_thread: bool = True,
+    highlighted: bool = True,
 ) -> Message:
-    """The thread's parent: date, counts by type, top areas, three highlights."""
+    """The thread's parent: date, counts by type, top areas, and three highlights unless not `highlighted`."""
     prs = report.prs
     kinds = Counter(pr.type for pr in prs)
     lines = [f"*{escape(report_headline(report, scope, as_of))}*"]
     lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
     areas = top_areas(prs, report.repo)
     if areas:
-        lines.append("Top areas: " + ", ".join(f"{area} ({count})" for area, count in areas))
-    picks = highlights(prs)
+        lines.append("Top areas, by PRs touching each: " + ", ".join(f"{area} ({count})" for area, count in areas))
+    picks = highlights(prs) if highlighted else []
     if picks:
         lines.append("Highlights:")
         lines.extend(pr_line(pr, report.tz, with_date=is_range(report)) for pr in picks)
@@ -170,11 +180,11 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
     groups: dict[str, list[PullRequest]] = {}
     for pr in shown:
         groups.setdefault(primary_area(pr), []).append(pr)
-    position = area_order(report.repo)
+    position, touched = area_order(report.repo), touching(report.prs)
     order = sorted(groups, key=lambda a: (-len(groups[a]), position(a)))
     blocks: list[dict[str, Any]] = []
     for area in order:
-        blocks.append(mrkdwn_section(f"*{area}* ({len(groups[area])})"))
+        blocks.append(mrkdwn_section(group_heading(area, len(groups[area]), touched[area])))
         for pr in groups[area]:
             blocks.append(mrkdwn_section(pr_line(pr, report.tz, with_date), accessory=summary_button(pr)))
     if shown_trivial:
@@ -186,6 +196,14 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
     if left_out:
         blocks.append(mrkdwn_section(f"_{more_note(left_out)}_"))
     return split_blocks(blocks)
+
+
+def group_heading(area: str, listed: int, touched: int) -> str:
+    """An area's heading in the list. A PR is listed once, under its main area, while the top areas count every
+    PR touching an area, so when the two differ the heading says which is which."""
+    if listed == touched:
+        return f"*{area}* ({listed})"
+    return f"*{area}* ({listed} listed here; {touched} touch {area})"
 
 
 def more_note(left_out: int) -> str:
@@ -202,7 +220,8 @@ def reply_messages(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, limit: int = MAX_LISTED
 ) -> list[Message]:
     """A day or a period as the answer to a command: the summary, then its PRs (at most `limit` of each type)."""
-    return [parent_message(report, scope, as_of, in_thread=False)] + thread_messages(report, limit=limit)
+    highlighted = sum(pr.type != "trivial" for pr in report.prs) > SHORT_LIST
+    return [parent_message(report, scope, as_of, in_thread=False, highlighted=highlighted)] + thread_messages(report, limit=limit)
 
 
 def pack_lines(lines: list[str], limit: int) -> list[str]:

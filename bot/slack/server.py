@@ -26,6 +26,8 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     settings = runtime.settings
     if not (settings.slack_bot_token or settings.slack_app_token or settings.slack_signing_secret):
         print(NO_TOKENS, file=sys.stderr)
+        if port is not None:
+            print(f"prdigest: --http {port} was ignored: serving HTTP needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET", file=sys.stderr)
         quiet_logging()
         shell(runtime, prompted_lines(), sys.stdout, sys.stderr)
         return

@@ -30,6 +30,7 @@ _SLOT = LazyPattern("\x00(\\d+)\x00")
 ESC = "\x1b"
 BOLD, NOT_BOLD = f"{ESC}[1m", f"{ESC}[22m"
 ITALIC, NOT_ITALIC = f"{ESC}[3m", f"{ESC}[23m"
+DIM, NOT_DIM = f"{ESC}[2m", f"{ESC}[22m"
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,12 @@ def render(mrkdwn: str, style: Style = PLAIN) -> str:
     text = _BOLD.sub(lambda m: f"{bold[0]}{m[1]}{bold[1]}", text)
     text = _ITALIC.sub(lambda m: f"{italic[0]}{m[1]}{italic[1]}", text)
     return _SLOT.sub(lambda m: atoms[int(m[1])], unescape(text))
+
+
+def dim(text: str, style: Style = PLAIN) -> str:
+    """Plain text (not mrkdwn) shown faint beside an answer, where the stream takes emphasis."""
+    text = neutralize(text)
+    return f"{DIM}{text}{NOT_DIM}" if style.emphasis else text
 
 
 def _atom(match: re.Match[str], style: Style) -> str:

@@ -8,18 +8,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO
 
-from bot.answers.commands import Reply, execute
+from bot.answers.answer import read_in_thread
+from bot.answers.commands import Reply, execute, is_command
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.mentions import EMPTY_QUESTION, answer, apology, question_text
 from bot.messages.blocks import text_message
 from bot.runtime import Runtime
-from bot.terminal.render import Style, render
+from bot.terminal.render import Style, dim, render
+from store.retrieval.search import read_question
+from store.text.prose import typed
 
 log = logging.getLogger(__name__)
 
 COMMAND_PREFIX = "/prdigest"
 MENTION_PREFIX = "@prdigest"
 QUIT = {"quit", "exit", r"\q"}
+NEW = "new"  # the shell's own command: the next question starts a new thread
+FOLLOWING_CHARS = 80  # of the earlier question shown beside a follow-up
 
 
 @dataclass
@@ -29,26 +34,45 @@ class Conversation:
     runtime: Runtime
     channel: str | None = None
     history: list[str] = field(default_factory=list)
+    following: str | None = None  # the earlier question the last answer read its question as following
 
     def say(self, line: str) -> Reply:
-        """The reply to `/prdigest TEXT`, `@prdigest QUESTION` or bare command text. Never raises."""
-        line = line.strip()
+        """The reply to `/prdigest TEXT`, `@prdigest QUESTION`, or bare text: a command if it is one,
+        else a question, as a terminal has no other use for it. Never raises."""
+        line = typed(line).strip()
+        self.following = None
         if line.lower().startswith(MENTION_PREFIX):
             return self._mention(question_text(line[len(MENTION_PREFIX):]))
         if line.lower().startswith(COMMAND_PREFIX):
-            line = line[len(COMMAND_PREFIX):]
-        return execute(self.runtime, line, channel=self.channel)
+            return execute(self.runtime, line[len(COMMAND_PREFIX):], channel=self.channel)
+        if is_command(self.runtime, line):
+            return execute(self.runtime, line, channel=self.channel)
+        return self._mention(question_text(line))
+
+    def start_afresh(self) -> None:
+        """The next question is read on its own, as the first of a new thread."""
+        self.history.clear()
 
     def _mention(self, question: str) -> Reply:
         if not question:
             return Reply([text_message(EMPTY_QUESTION)])
         try:
             message = answer(self.runtime, question, history=list(self.history), channel=self.channel)
+            self.following = self._followed(question)
         except Exception:  # as in Slack: an apology, and the session goes on
             log.exception("could not answer %r", question)
             return Reply([apology()], error=True)
         self.history.append(question)
         return Reply([message])
+
+    def _followed(self, question: str) -> str | None:
+        """The earlier question, when the thread supplied part of this one (a time, a person, a topic)."""
+        if not self.history:
+            return None
+        settings, now = self.runtime.settings, self.runtime.now()
+        db, repo, tz = self.runtime.db, settings.default_repo, settings.timezone
+        alone = read_question(db, question, repo, tz, now)
+        return self.history[-1] if read_in_thread(db, question, self.history, repo, tz, now) != alone else None
 
 
 class _OneLine(logging.Formatter):
@@ -75,7 +99,8 @@ def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], ch
     style = Style.for_stream(out)
     print(
         f"prdigest shell on {runtime.settings.db_path} ({runtime.settings.default_repo}). "
-        "Type a command (`help`, `today`, `area rocm`...), `@prdigest QUESTION`, or `quit`.",
+        "Type a command (`help`, `today`, `area rocm`...) or a question; "
+        f"`{NEW}` starts a new thread of questions, `quit` ends.",
         file=err,
     )
     notice = empty_store_notice(runtime.db, runtime.settings.default_repo)
@@ -86,7 +111,14 @@ def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], ch
             return
         if not line.strip():
             continue
-        print(render(talk.say(line).text, style) + "\n", file=out, flush=True)
+        if typed(line).strip().lower() == NEW:
+            talk.start_afresh()
+            print(dim("(new thread: the next question follows no earlier one)", style) + "\n", file=out, flush=True)
+            continue
+        reply = talk.say(line)
+        if talk.following:
+            print(dim(f"(following: {talk.following[:FOLLOWING_CHARS]})", style), file=out)
+        print(render(reply.text, style) + "\n", file=out, flush=True)
 
 
 def prompted_lines(prompt: str = "prdigest> ") -> Iterable[str]:

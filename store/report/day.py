@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from store.days import range_bounds, standard_abbreviation
+from store.days import range_bounds, zone_label, zone_names
 from store.model import PullRequest
 from store.report.markdown import render_report
 from store.tables.prs import prs_merged_between
@@ -45,15 +45,16 @@ def load_report(
     """The PRs of `repo` merged on local days first..last (one day by default), newest first."""
     last = last or first
     start, end = range_bounds(first, last, tz)
-    tz_label = (imported_tz_label(db, repo, first) if first == last else None) or standard_abbreviation(tz, first.year)
+    tz_label = (imported_tz_label(db, repo, first, tz) if first == last else None) or zone_label(tz, first, last)
     prs = prs_merged_between(db, repo, start, end, area=area)
     return DailyReport(repo, first, last, tz, report_title(db, repo), tz_label, prs)
 
 
-def imported_tz_label(db: Database, repo: str, day: date) -> str | None:
-    """The zone name an imported report used for its day, so rendering it again says the same."""
+def imported_tz_label(db: Database, repo: str, day: date, tz: ZoneInfo) -> str | None:
+    """The zone name an imported report used for its day, so rendering it again says the same ("PST" in
+    July, as vLLM's reports do); None when it is not a name of `tz`, whose days are then other days."""
     row = db.execute("select tz_label from reports where repo = ? and date = ?", [repo, day.isoformat()]).fetchone()
-    return row[0] if row else None
+    return row[0] if row and row[0] in zone_names(tz, day.year) else None
 
 
 def report_markdown(report: DailyReport) -> str:

@@ -922,6 +922,13 @@ _ALTERNATIVES = LazyPattern(r"\bor\b|/|,|\beither\b")
 _VERSION = LazyPattern(r"[a-z]?\d{1,3}(?:\.\d{1,2})?")
 
 
+def _alternatives(word: str) -> list[str]:
+    """"h100/h200" is two names the vocabulary knows; any other slashed word ("acme/engine") stays one phrase."""
+    parts = word.split("/")
+    known = len(parts) > 1 and all(_subwords(part) in _synonyms() for part in parts)
+    return parts if known else [word]
+
+
 def _with_versions(words: list[str]) -> list[str]:
     joined: list[str] = []
     for word in words:
@@ -990,7 +997,7 @@ def parse_question(
     rest, question.order = _take_order(rest.replace(_MARK, " "))
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
-    words = [part for word in _WORD.findall(rest.replace("'s ", " ")) for part in word.strip("._/+-").split("/")]
+    words = [part for word in _WORD.findall(rest.replace("'s ", " ")) for part in _alternatives(word.strip("._/+-"))]
     _take_words(_with_versions([w for w in words if w]), lookup, question, _STOPWORDS | extra_stopwords, repo)
     question.any_area = len(question.areas) > 1 and bool(_ALTERNATIVES.search(rest))
     if len(question.concepts) > MAX_CONCEPTS:

@@ -36,6 +36,7 @@ class Imported:
     repo: str
     date: str
     count: int
+    updated: bool = False  # the store held a report of that day already: this file replaced it
 
 
 def read_report(path: Path, tz: ZoneInfo) -> ParsedReport:
@@ -55,10 +56,13 @@ def read_report(path: Path, tz: ZoneInfo) -> ParsedReport:
         raise ReportImportError(f"{path}: {exc}") from None
 
 
-def store_report(db: Database, report: ParsedReport, source: str) -> None:
-    """Write a parsed report in one transaction: every PR, or none."""
+def store_report(db: Database, report: ParsedReport, source: str) -> bool:
+    """Write a parsed report in one transaction: every PR, or none. True when it replaced a stored report of its day."""
     now = now_text()
     with write_transaction(db):
+        replaced = db.execute(
+            "select 1 from reports where repo = ? and date = ?", [report.repo, report.date.isoformat()]
+        ).fetchone() is not None
         stored = get_prs(db, report.repo, [pr.number for pr in report.prs]) if report.repo else {}
         for pr in report.prs:
             keep_fetched_fields(pr, stored.get(pr.number))
@@ -76,6 +80,7 @@ def store_report(db: Database, report: ParsedReport, source: str) -> None:
             "imported_at = excluded.imported_at",
             [report.repo, report.date.isoformat(), report.tz_label, source, now],
         )
+    return replaced
 
 
 def keep_fetched_fields(pr: PullRequest, stored: PullRequest | None) -> None:
@@ -136,14 +141,15 @@ def web_host(api_url: str) -> str:
 
 def _store_group(db: Database, group: list[tuple[Path, ParsedReport]]) -> list[Imported]:
     """Store parsed reports in one transaction: all of them, or none."""
+    replaced = []
     with write_transaction(db):
         for path, report in group:
             try:
-                store_report(db, report, source=path.name)
+                replaced.append(store_report(db, report, source=path.name))
             except sqlite3.Error as exc:
                 raise StoreError(f"{path}: cannot store it: {exc}") from exc
     imported = []
-    for path, report in group:
+    for (path, report), updated in zip(group, replaced):
         assert report.repo is not None, "_read gives every report a repository"
-        imported.append(Imported(path, report.repo, report.date.isoformat(), len(report.prs)))
+        imported.append(Imported(path, report.repo, report.date.isoformat(), len(report.prs), updated))
     return imported

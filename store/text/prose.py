@@ -1,6 +1,8 @@
 """Sentences, words and code fences: how every part of prdigest reads and writes prose."""
 from __future__ import annotations
 
+import unicodedata
+
 from store.text.patterns import LazyPattern
 
 # A sentence ends at . ! or ? followed by space and what can start a sentence:
@@ -64,3 +66,9 @@ def join_words(items: list[str]) -> str:
 def plural(count: int, noun: str) -> str:
     """"1 file", "3 files"."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def typed(text: str) -> str:
+    """What a person typed, in the form it is read: NFKC folds fullwidth letters, ligatures and other
+    compatibility forms into the plain ones ("ｒｏｃｍ" is "rocm")."""
+    return unicodedata.normalize("NFKC", text)
