@@ -43,7 +43,7 @@ END = datetime(2026, 2, 14, 18, 0, tzinfo=TZ)
 PER_DAY = 40
 GENERATOR_VERSION = 4
 ORDERS = ("merge", "backfill", "random")
-KINDS = ("day", "week", "person", "area", "text", "text+time", "number", "ask")
+KINDS = ("day", "week", "person", "area", "text", "text+time", "number", "yesno", "ask")
 
 TAGS = [
     "Bugfix", "Core", "ROCm", "CI", "CI/Build", "Frontend", "Kernel", "Model", "Perf", "Doc", "Misc", "Spec Decode",
@@ -226,6 +226,8 @@ def queries(db) -> dict[str, list[str]]:
         "text+time": ["memory leak yesterday", "EAGLE3 drafter fixes last week", "segfault since Feb 1",
                       "fused MoE OOM this month"],
         "number": [f"#{n}" for n in numbers] + [f"why was #{n} reverted?" for n in reverted],
+        "yesno": ["did anyone fix the scheduler hang?", "was the detokenizer memory leak fixed?",
+                  "did the flashinfer crash on B200 get fixed last week?", "any fix for tokens batch memory?"],
     }
 
 
