@@ -38,8 +38,6 @@ RISK_WEIGHT = {**FIELD_WEIGHT, "risks": 1.0, "insights": 0.6, "title": 0.3, "lea
 # a broader one ("frontend" for the responses API) much less.
 RELATED_FACTOR = 0.7
 WIDER_FACTOR = 0.4
-# Word rarity is estimated on at most this many PRs: any slice of the store shows how common a word is.
-SAMPLE = 2000
 
 
 def gather(
@@ -113,22 +111,17 @@ def _says(text: str, components: set[str]) -> bool:
 
 
 def rarity(db: Database, concepts: list[Concept]) -> list[float]:
-    """How much each concept tells PRs apart, from 0 (in most PRs) to 1 (in very few).
+    """How much each concept tells PRs apart, from 0 (in most PRs) to 1 (in very few): its idf over the store.
 
-    Estimated on the most recent slice of the index, so the cost is bounded
-    whatever the store's size.
+    Counting a phrase's PRs reads its doclists, which costs about the same at any
+    store size; the store's size comes from the index's own record.
     """
-    # The newest SAMPLE row ids (ids are sparse, so the slice is found by walking the key, not by arithmetic).
     size = store_size(db)
-    row = db.execute("select rowid from prs_fts order by rowid desc limit 1 offset ?", [SAMPLE]).fetchone() if size > SAMPLE else None
-    floor, size = (row[0], SAMPLE) if row else (-1, size)
     if not size:
         return [1.0 for _ in concepts]
     weights = []
     for concept in concepts:
-        df = db.execute(
-            "select count(*) from prs_fts where prs_fts match ? and rowid > ?", [any_of(concept.phrases.same), floor]
-        ).fetchone()[0]
+        df = db.execute("select count(*) from prs_fts where prs_fts match ?", [any_of(concept.phrases.same)]).fetchone()[0]
         # idf scaled to [0, 1]: a word in every PR says nothing, one in 1% of them or fewer says all it can.
         share = max(df, 1) / size
         weights.append(max(0.0, min(1.0, math.log(1 / share) / math.log(100))))
