@@ -265,3 +265,19 @@ def test_a_name_and_its_version_are_one_phrase_and_two_names_stay_two():
 
 def test_an_area_named_in_the_plural_is_the_area():
     assert parse_question("anything new for TPUs?", LA, MAR_14).areas == ["tpu"]
+
+
+def test_slashed_dates_clock_ranges_and_folders_are_read():
+    assert _local_span(parse_question("what merged 3/12?", LA, MAR_14)) == ("Mar 12 00:00", "Mar 13 00:00")
+    assert _local_span(parse_question("anything mar 13 between noon and 5pm", LA, MAR_14)) == ("Mar 13 12:00", "Mar 13 17:00")
+    assert parse_question("changes under docs/ lately", LA, MAR_14).paths == ["docs/"]
+
+
+def test_areas_left_out_together_or_apart():
+    together = parse_question("what merged today that isn't ROCm CI?", LA, MAR_14)
+    assert together.excluded_areas == [("rocm", "ci")]
+    apart = parse_question("rocm prs that aren't just CI or docs", LA, MAR_14)
+    assert apart.areas == ["rocm"] and apart.excluded_areas == [("ci",), ("docs",)]
+    assert parse_question("spec decode today, but skip the model runner v2 cleanups", LA, MAR_14).excluded_areas == [
+        ("model-runner-v2",)
+    ]

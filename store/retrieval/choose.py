@@ -221,7 +221,7 @@ def _excluded(pr: PullRequest, question: Question) -> bool:
     """Whether the question leaves `pr` out: by a person it excludes, or in every area it excludes."""
     if question.excluded and any(_left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
         return True
-    return bool(question.excluded_areas) and set(question.excluded_areas) <= set(pr.areas)
+    return any(set(group) <= set(pr.areas) for group in question.excluded_areas)
 
 
 def _by(pr: PullRequest, person: Person) -> bool:
@@ -267,7 +267,9 @@ def _left_out(login: str, excluded: list[str]) -> bool:
 
 
 def _every_kept(db: Database, repo: str, question: Question) -> list[PullRequest]:
-    """Every PR in the question's time and people (up to COUNT_CAP), kept to its areas, type, paths and exclusions."""
+    """Every PR the question holds (up to COUNT_CAP), kept to its areas, type, paths and exclusions."""
+    if question.areas and not question.has_filters_besides_areas:
+        return [pr for pr in _members(db, repo, question, COUNT_CAP)[0] if _kept(pr, question)]
     listed = replace(question, areas=[])
     found = search(db, repo, listed, limit=COUNT_CAP)
     return [] if _relaxed(listed, found) else [hit.pr for hit in found.hits if _kept(hit.pr, question)]
@@ -313,7 +315,7 @@ def _narrower_words(question: Question) -> Concept | None:
     return Concept(said[0], Phrases(said, said))
 
 
-def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequest], int]:
+def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED) -> tuple[list[PullRequest], int]:
     """The PRs classified in the question's areas within its time, people and type, newest first, and their count.
 
     The index's areas column finds the members and, row ids sorting by merge
@@ -337,10 +339,10 @@ def _members(db: Database, repo: str, question: Question) -> tuple[list[PullRequ
         where.append("prs.type = ?")
         args.append(question.pr_type)
     found = f"from prs_fts cross join prs on prs.id = prs_fts.rowid where {' and '.join(where)}"
-    rows = db.execute(f"select prs.* {found} order by prs_fts.rowid desc limit ?", [*args, MAX_LISTED])
+    rows = db.execute(f"select prs.* {found} order by prs_fts.rowid desc limit ?", [*args, most])
     names = [column[0] for column in rows.description]
     prs = [pr for pr in (pr_from_row(dict(zip(names, row))) for row in rows.fetchall()) if question.in_areas(pr.areas)]
-    if len(prs) < MAX_LISTED:
+    if len(prs) < most:
         return prs, len(prs)
     total = db.execute(f"select count(*) from (select 1 {found} limit ?)", [*args, COUNT_CAP]).fetchone()[0]
     return prs, total

@@ -73,7 +73,8 @@ class Question:
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     any_area: bool = False  # areas named as alternatives ("speech / audio", "rocm or cuda"); else a PR is in all of them
     excluded: list[str] = field(default_factory=list)  # logins left out ("besides the bot"); "bots" for every bot
-    excluded_areas: list[str] = field(default_factory=list)  # "not about CI": a PR in all of these is left out
+    # "not about CI", "isn't ROCm CI", "not CI or docs": a PR in every area of one of these groups is left out.
+    excluded_areas: list[tuple[str, ...]] = field(default_factory=list)
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
 
     @property
@@ -85,6 +86,10 @@ class Question:
         if not self.areas:
             return True
         return bool(set(areas) & set(self.areas)) if self.any_area else set(self.areas) <= set(areas)
+
+    @property
+    def has_filters_besides_areas(self) -> bool:
+        return bool(self.time or self.people or self.paths)
 
     @property
     def leaves_out(self) -> bool:
@@ -174,7 +179,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "area", "areas", "busiest", "top", "human", "humans", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "area", "areas", "busiest", "top", "human", "humans", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -318,6 +323,8 @@ class _TimeParser:
     def mark(self, text: str) -> str:
         steps: list[tuple[str, Callable[[re.Match[str]], _Moment | None]]] = [
             (r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", self._iso),
+            # "3/16", "3/16/2026": month first, as in the US.
+            (r"(?<![\w/.])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])(?:/(?P<y>\d{4}))?(?![\w/])", self._month_slash_day),
             (rf"\b{_MON}\s+{_DAY}{_SEP}(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", self._month_span),
             (rf"\b{_MON}\s+{_DAY}\b{_YEAR}", self._month_day),
             (rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?![a-z]){_YEAR}", self._month_day),
@@ -364,6 +371,9 @@ class _TimeParser:
         month = int(m["m"])
         said = f"{date(2000, month, 1):%b} {int(m['d'])}" if 1 <= month <= 12 else m[0]
         return self._date(int(m["y"]), month, int(m["d"]), said)
+
+    def _month_slash_day(self, m: re.Match[str]) -> _Moment | None:
+        return self._date(int(m["y"]) if m["y"] else None, int(m["m"]), int(m["d"]), m[0])
 
     def _month_day(self, m: re.Match[str]) -> _Moment | None:
         year = int(m["year"]) if m["year"] else None
@@ -593,7 +603,7 @@ def read_time(text: str, tz: ZoneInfo, now: datetime) -> tuple[TimeRange | None,
 # ("envs.py", "CMakeLists.txt"), or a dot folder (".buildkite").
 _EXTENSIONS = "py|pyi|cu|cuh|cpp|cc|c|h|hpp|txt|toml|yaml|yml|json|md|rst|sh|cmake|in|cfg|ini|jinja|j2|dockerfile"
 _PATH = LazyPattern(
-    rf"(?<![\w/.@-])(\.?[a-z0-9_][\w.-]*(?:/[\w.-]+)+/?|[a-z0-9_][\w-]*(?:\.[\w-]+)*\.(?:{_EXTENSIONS})|\.[a-z][\w-]+)(?![\w/])"
+    rf"(?<![\w/.@-])(\.?[a-z0-9_][\w.-]*(?:/[\w.-]+)+/?|\.?[a-z0-9_][\w.-]*/(?![\w])|[a-z0-9_][\w-]*(?:\.[\w-]+)*\.(?:{_EXTENSIONS})|\.[a-z][\w-]+)(?![\w/])"
 )
 
 
@@ -677,10 +687,9 @@ def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
 # Hours [from, to) of a local day; "morning" is everything before noon, as people ask about overnight merges.
 _PARTS = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (17, 24)}
 _PART = LazyPattern(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
-_CLOCK = LazyPattern(
-    r"\b(?P<rel>before|after|since|until|till)\s+(?:(?P<hour>\d{1,2})(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>am|pm)"
-    r"|(?P<named>noon|midday|midnight))\b"
-)
+_AT = r"(?:(?P<hour{n}>\d{{1,2}})(?::(?P<minute{n}>[0-5]\d))?\s*(?P<ampm{n}>am|pm)|(?P<named{n}>noon|midday|midnight))"
+_CLOCK = LazyPattern(r"\b(?P<rel>before|after|since|until|till)\s+" + _AT.format(n="") + r"\b")
+_CLOCK_RANGE = LazyPattern(r"\b(?:between|from)\s+" + _AT.format(n="") + r"\s+(?:and|to|-|until|till)\s+" + _AT.format(n="2") + r"\b")
 
 
 def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, TimeRange | None]:
@@ -697,6 +706,13 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         start, end = _at_hour(day, first, tz), _at_hour(day, last, tz)
         label = f"in the {part['part']} of {day:%a %b} {day.day}"
         text = text[: part.start()] + " " + text[part.end() :]
+    between = _CLOCK_RANGE.search(text)
+    if between:
+        (hour, minute), (hour2, minute2) = _clock_time(between), _clock_time(between, "2")
+        start = max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute))
+        end = min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2))
+        label = f"{label}, {between[0]}"
+        text = text[: between.start()] + " " + text[between.end() :]
     clock = _CLOCK.search(text)
     if clock:
         hour, minute = _clock_time(clock)
@@ -708,11 +724,11 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
     return text, TimeRange(start, end, label)
 
 
-def _clock_time(match: re.Match[str]) -> tuple[int, int]:
-    if match["named"]:
-        return (0, 0) if match["named"] == "midnight" else (12, 0)
-    hour = int(match["hour"]) % 12 + (12 if match["ampm"] == "pm" else 0)
-    return min(hour, 23), int(match["minute"] or 0)
+def _clock_time(match: re.Match[str], n: str = "") -> tuple[int, int]:
+    if match[f"named{n}"]:
+        return (0, 0) if match[f"named{n}"] == "midnight" else (12, 0)
+    hour = int(match[f"hour{n}"]) % 12 + (12 if match[f"ampm{n}"] == "pm" else 0)
+    return min(hour, 23), int(match[f"minute{n}"] or 0)
 
 
 def _at_hour(day: date, hour: int, tz: ZoneInfo) -> datetime:
@@ -790,23 +806,43 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
 
 # "not about CI", "that isn't ROCm CI", "excluding docs": the areas after it are left out.
 _NEGATED = LazyPattern(
-    r"\b(?P<cue>not|isn'?t|aren'?t|wasn'?t|weren'?t|excluding|except|other\s+than|non)"
+    r"\b(?P<cue>not|isn'?t|aren'?t|wasn'?t|weren'?t|excluding|except|other\s+than|non|skip(?:ping)?|ignoring|minus"
+    r"|(?:had|has|have)\s+nothing\s+to\s+do\s+with|unrelated\s+to|without)"
     r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
-    r"[\s-]+(?:(?:the|any|a|an)\s+)*(?P<words>[\w.+-]+(?:\s+[\w.+-]+){0,3})"
+    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all)\s+)*(?P<words>[\w.+-]+(?:,?\s+[\w.+-]+){0,4})"
 )
 # What may follow the areas left out without being a topic of its own: "that aren't CI fixes".
 _NEGATED_NOUNS = frozenset({"fix", "fixes", "change", "changes", "pr", "prs", "stuff", "work", "ones", "things", "related", "only"})
 
 
-def _take_negated(text: str, repo: str | None, areas: list[str], problems: list[str]) -> str:
+def _negated_areas(words: list[str], repo: str | None) -> tuple[list[tuple[str, ...]], int]:
+    """The areas named first in `words`, in groups ("ROCm CI" is one group; "CI or docs" two), and how many words named them."""
+    groups: list[list[str]] = []
+    taken, joined = 0, False
+    while taken < len(words):
+        word = words[taken].strip(".,?!").lower()
+        if groups and word in ("or", "and", "nor"):
+            taken, joined = taken + 1, True
+            continue
+        size = next((n for n in (3, 2, 1) if resolve_area(" ".join(w.strip(".,?!") for w in words[taken : taken + n]), repo)), 0)
+        if not size:
+            break
+        area = resolve_area(" ".join(w.strip(".,?!") for w in words[taken : taken + size]), repo)
+        if groups and not joined and not words[taken - 1].endswith(","):
+            groups[-1].append(area or "")
+        else:
+            groups.append([area or ""])
+        taken, joined = taken + size, False
+    return [tuple(group) for group in groups], taken if groups else 0
+
+
+def _take_negated(text: str, repo: str | None, areas: list[tuple[str, ...]], problems: list[str]) -> str:
     """Areas the question leaves out; a negated word that is no area is said to be beyond reading, not searched for."""
 
     def leave_out(m: re.Match[str]) -> str:
         words = m["words"].split()
-        taken = 0
-        while taken < len(words) and (area := resolve_area(words[taken].strip(".,?!"), repo)):
-            areas.append(area)
-            taken += 1
+        groups, taken = _negated_areas(words, repo)
+        areas.extend(groups)
         if not taken:
             if m["cue"] in ("not", "non") and not m["about"]:
                 return m[0]  # "is not starting", "non-blocking": before a word that is no area, left to the words
@@ -894,7 +930,7 @@ def _take_words(
         if word in TYPES:  # the report's own two kinds of PR
             question.pr_type = word
             continue
-        if len(word) < 2 or word in stopwords:
+        if len(word) < 2 or word in stopwords or all(len(sub) < 2 for sub in _subwords(word)):  # "i.e"
             continue
         if _BARE_NUMBER.match(word) and lookup and lookup.is_pr(int(word)):
             if int(word) not in question.numbers:

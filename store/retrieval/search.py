@@ -385,13 +385,13 @@ def _coverage(strengths: list[float], weights: list[float], unsaid: int) -> floa
 
 
 def _alternatives(text: str, concepts: list[Concept]) -> list[list[int]]:
-    """Concepts in groups: "whisper or audio" is one group that either word satisfies; the rest stand alone."""
+    """Concepts in groups: "whisper or audio", "eagle, mtp", "h100/h200" are one group that either word satisfies."""
     groups: list[list[int]] = []
     lowered = text.lower()
     for index, concept in enumerate(concepts):
         if groups and index > 0:
             before = re.escape(concepts[index - 1].said.lower())
-            if re.search(rf"{before}\s{{1,3}}or\s{{1,3}}{re.escape(concept.said.lower())}", lowered):
+            if re.search(rf"{before}\s{{0,3}}(?:,|/|\bor\b)\s{{0,3}}{re.escape(concept.said.lower())}", lowered):
                 groups[-1].append(index)
                 continue
         groups.append([index])
