@@ -281,3 +281,9 @@ def test_areas_left_out_together_or_apart():
     assert parse_question("spec decode today, but skip the model runner v2 cleanups", LA, MAR_14).excluded_areas == [
         ("model-runner-v2",)
     ]
+
+
+def test_a_zone_in_parentheses_and_a_short_with_slash():
+    question = parse_question("what merged between midnight and 3am on mar 13 (PT)?", LA, MAR_14)
+    assert question.concepts == [] and _local_span(question) == ("Mar 13 00:00", "Mar 13 03:00")
+    assert parse_question("engine dying w/ prompt lookup", LA, MAR_14).paths == []

@@ -88,6 +88,6 @@ def _tally(head: str, kind: str) -> str | None:
         return None
     if _WHICH_AREA.search(head):
         return "area"
-    if kind == "who" or re.search(r"\bwho\b|\btop\s", head):
+    if kind == "who" or re.search(r"\bwho\b|\btop\s|\bwhich\s{1,3}(?:person|people|author|merger|login)s?\b", head):
         return "merger" if _MERGER.search(head) else "author"
     return None

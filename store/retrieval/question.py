@@ -603,7 +603,7 @@ def read_time(text: str, tz: ZoneInfo, now: datetime) -> tuple[TimeRange | None,
 # ("envs.py", "CMakeLists.txt"), or a dot folder (".buildkite").
 _EXTENSIONS = "py|pyi|cu|cuh|cpp|cc|c|h|hpp|txt|toml|yaml|yml|json|md|rst|sh|cmake|in|cfg|ini|jinja|j2|dockerfile"
 _PATH = LazyPattern(
-    rf"(?<![\w/.@-])(\.?[a-z0-9_][\w.-]*(?:/[\w.-]+)+/?|\.?[a-z0-9_][\w.-]*/(?![\w])|[a-z0-9_][\w-]*(?:\.[\w-]+)*\.(?:{_EXTENSIONS})|\.[a-z][\w-]+)(?![\w/])"
+    rf"(?<![\w/.@-])(\.?[a-z0-9_][\w.-]*(?:/[\w.-]+)+/?|\.?[a-z0-9_][\w.-]+/(?![\w])|[a-z0-9_][\w-]*(?:\.[\w-]+)*\.(?:{_EXTENSIONS})|\.[a-z][\w-]+)(?![\w/])"
 )
 
 
@@ -671,7 +671,9 @@ _ZONES = {
     "eastern": "America/New_York", "cet": "Europe/Berlin", "cest": "Europe/Berlin", "ist": "Asia/Kolkata",
     "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
 }
-_ZONE = LazyPattern(r"\b(?:in\s+)?(" + "|".join(_ZONES) + r")\b(?:\s+time)?")
+_ZONE = LazyPattern(r"\b(?:in\s+)?(" + "|".join(_ZONES) + r")\b(?:\s+time)?|\((pt|et)\)")
+# "PT" and "ET" are words too ("pt" in PyTorch paths); only "(PT)" is read as a zone.
+_SHORT_ZONES = {"pt": "America/Los_Angeles", "et": "America/New_York"}
 
 
 def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
@@ -679,7 +681,8 @@ def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
     found = _ZONE.search(text)
     if found is None:
         return text, tz
-    return text[: found.start()] + " " + text[found.end() :], ZoneInfo(_ZONES[found[1]])
+    zone = _ZONES[found[1]] if found[1] else _SHORT_ZONES[found[2]]
+    return text[: found.start()] + " " + text[found.end() :], ZoneInfo(zone)
 
 
 # ---------------------------------------------------------------- parts of a day
