@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -21,6 +21,7 @@ from pr_factory import REPO
 from pr_factory import make_pr as base_pr
 from servers.github_api import FakeGitHub
 from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlack, signed_headers, slash_command
+from waiting import wait_until
 
 from bot.config import Settings
 from bot.runtime import Runtime
@@ -102,12 +103,24 @@ class Bot:
             got.append(self._lines.get())
         return got
 
+    def log_until(self, enough: Callable[[list[str]], bool], what: str) -> list[str]:
+        """What the bot logged since the last call, once `enough` holds for it (the lines reach us through a pipe)."""
+        got: list[str] = []
+
+        def arrived() -> bool:
+            got.extend(self.log())
+            return enough(got)
+
+        try:
+            wait_until(arrived, what)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the bot logged: {got}") from None
+        return got
+
     def send(self, body: str, content_type: str, **signing: Any) -> httpx.Response:
         headers = signed_headers(body, content_type, **signing)
-        started = monotonic()
-        response = httpx.post(self.url, content=body.encode(), headers=headers, timeout=10)
-        response.elapsed_seconds = monotonic() - started  # type: ignore[attr-defined]
-        return response
+        # Generous: tests assert what the bot answers and in which order, never how soon (a busy machine is slow).
+        return httpx.post(self.url, content=body.encode(), headers=headers, timeout=30)
 
     def command(self, text: str, hook: str, channel: str = "C0REPORTS", **signing: Any) -> httpx.Response:
         """`/prdigest TEXT` typed in `channel`; the answer goes to the fake Slack's response_url(hook)."""

@@ -107,7 +107,7 @@ def test_windows_past_the_search_limit_are_split(clock, token):
 
 def test_5xx_and_timeouts_are_retried_with_growing_jittered_backoff(github, clock):
     github.fail(Fault(502), match="/search/issues", times=2)
-    github.fail(Fault(200, delay=3), match="/pulls/1000")  # longer than the client's 2s timeout
+    github.fail(Fault(200, delay=30), match="/pulls/1000")  # far longer than the client's 2s timeout, however busy the machine
     with client_for(github, clock) as client:
         listed = client.merged_pulls(REPO, START, END)
         client.pull_details(REPO, next(pull for pull in listed if pull.number == 1000))

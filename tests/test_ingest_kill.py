@@ -5,14 +5,18 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
 from conftest import LA
-from servers.github_api import FakeGitHub, day_of_pulls
+from servers.github_api import FakeGitHub, Fault, day_of_pulls
 
 from store.days import to_utc_text
+
+pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "acme/engine"
@@ -38,15 +42,20 @@ def cursor(path: Path) -> str | None:
     return row[0] if row else None
 
 
-def kill_when(process: subprocess.Popen, ready, jitter: random.Random) -> None:
-    deadline = time.monotonic() + 60
-    while not ready():
-        assert process.poll() is None, "the run ended before it could be killed"
-        assert time.monotonic() < deadline, "the run made no progress"
-        time.sleep(0.005)
-    time.sleep(jitter.uniform(0, 0.04))  # land anywhere: in a request, between PRs, inside a transaction
-    process.send_signal(signal.SIGKILL)
-    assert process.wait(timeout=10) == -signal.SIGKILL
+def kill_when(process: subprocess.Popen, ready, jitter: random.Random, last: threading.Event) -> None:
+    """SIGKILL `process` once `ready()`. Meanwhile GitHub holds its answers about the window's last PR
+    (`last` is clear), so however slowly this loop runs on a busy machine the run cannot finish first."""
+    try:
+        deadline = time.monotonic() + 60
+        while not ready():
+            assert process.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.005)
+        time.sleep(jitter.uniform(0, 0.04))  # land anywhere: in a request, between PRs, inside a transaction
+        process.send_signal(signal.SIGKILL)
+        assert process.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        last.set()
 
 
 def test_sigkill_loses_nothing_and_duplicates_nothing(tmp_path):
@@ -59,6 +68,8 @@ def test_sigkill_loses_nothing_and_duplicates_nothing(tmp_path):
     db_path = tmp_path / "prdigest.db"
     with FakeGitHub({REPO: pulls}) as github:
         github.delay = 0.03  # a slow GitHub, so that each kill lands inside the window
+        last = threading.Event()  # clear while a run is watched for its kill: its last PR is not answered yet
+        github.fail(Fault(200, gate=last), match=f"/pulls/{merged[-1].number}", times=1_000_000)
         env = {**os.environ, "PRDIGEST_DB": str(db_path), "PRDIGEST_GITHUB_API_URL": github.url,
                "PRDIGEST_REPOS": REPO, "PRDIGEST_TIMEZONE": "America/Los_Angeles"}
         env.pop("GITHUB_TOKEN", None)
@@ -69,12 +80,13 @@ def test_sigkill_loses_nothing_and_duplicates_nothing(tmp_path):
             return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
         # Killed while listing, before anything is stored.
-        kill_when(start(first), lambda: github.count("/search/issues") > 0, jitter)
+        kill_when(start(first), lambda: github.count("/search/issues") > 0, jitter, last)
         assert stored(db_path) == []
 
         runs = [first] + [then] * 3
         for args, at_least in zip(runs, (3, 11, 19, 27)):
-            kill_when(start(args), lambda at_least=at_least: len(stored(db_path)) >= at_least, jitter)
+            last.clear()
+            kill_when(start(args), lambda at_least=at_least: len(stored(db_path)) >= at_least, jitter, last)
             now = stored(db_path)
             # Whatever was stored is a whole prefix of the window, each PR complete, once.
             assert now == expected[: len(now)] and len(now) >= at_least

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 
 import pytest
 from servers.openai_api import SCHEMA_REFUSALS, FakeOpenAI, Reply, rate_limited
@@ -54,11 +53,13 @@ def test_429_waits_for_retry_after_then_succeeds(api):
 
 
 def test_a_slow_model_times_out_with_one_line(api):
-    api.script(Reply("late", delay=2.0), Reply("late", delay=2.0))
-    started = time.monotonic()
-    with LLM("m", base_url=api.base_url, timeout=0.3, max_retries=1) as llm, pytest.raises(LLMError) as caught:
-        llm.complete("s", "u")
-    assert time.monotonic() - started < 1.9
+    never = threading.Event()  # the server answers neither call while the client waits: only its timeout can end it
+    api.script(Reply("late", gate=never), Reply("late", gate=never))
+    try:
+        with LLM("m", base_url=api.base_url, timeout=0.3, max_retries=1) as llm, pytest.raises(LLMError) as caught:
+            llm.complete("s", "u")
+    finally:
+        never.set()
     assert str(caught.value).startswith("model m: no answer from http://127.0.0.1:")
     assert "within 0.3s" in str(caught.value) and "\n" not in str(caught.value)
     assert len(api.requests) == 2  # the client's own retry, then the error
@@ -177,7 +178,8 @@ def test_server_failures_are_transient_and_bad_requests_are_not(api):
 
 
 def test_concurrent_calls_are_bounded(api):
-    api.responder = lambda request: Reply("ok", delay=0.15)
+    # Held until two are in flight at once, then 0.15 s more: time enough for a third to show if the bound let it.
+    api.responder = api.together(2, lambda request: Reply("ok", delay=0.15))
     with LLM("m", base_url=api.base_url, concurrency=2) as llm:
         threads = [threading.Thread(target=llm.complete, args=("s", "u")) for _ in range(6)]
         for thread in threads:

@@ -15,6 +15,8 @@ from store.db import StoreBusy, open_db, write_transaction
 from store.report.day import load_report, report_markdown
 from store.tables.subscriptions import subscribe
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[1]
 FIRST = date(2026, 3, 2)
 DAYS = 6
@@ -58,14 +60,20 @@ def dump(path: Path) -> dict[str, list]:
 def test_eight_concurrent_imports_all_succeed_and_equal_one_sequential_import(tmp_path, reports):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("PRDIGEST_")}, "PRDIGEST_TIMEZONE": LA.key}
     shared = tmp_path / "shared.db"  # new: the processes also race to create and migrate it
+    # Each writer waits for the others' transactions. On a busy machine eight of them in a row can take longer
+    # than the 10 s default, which is not what this test is about: waiting, not failing, is.
+    patient = {**env, "PRDIGEST_DB": str(shared), "PRDIGEST_BUSY_TIMEOUT": "120"}
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "bot", "import", *[str(p) for p in (reports[n % DAYS:] + reports[:n % DAYS])[:4]]],
-            cwd=ROOT, env={**env, "PRDIGEST_DB": str(shared)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=ROOT, env=patient, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for n in range(8)
     ]
-    results = [(process.wait(timeout=120), process.stderr.read()) for process in processes]
+    results = []
+    for process in processes:
+        _, err = process.communicate(timeout=300)
+        results.append((process.returncode, err))
     assert results == [(0, "")] * 8
 
     alone = tmp_path / "alone.db"
@@ -80,13 +88,16 @@ def test_a_writer_waits_for_another_process_then_writes(tmp_path, db):
     holder = sqlite3.connect(tmp_path / "prdigest.db")
     holder.execute("BEGIN IMMEDIATE")  # another process's long write
     waiter = open_db(tmp_path / "prdigest.db", busy_timeout=30)
+    asked = threading.Event()  # the waiter has begun its write: it is now waiting for the holder's lock
+    waiter.conn.set_trace_callback(lambda sql: sql.upper().startswith("BEGIN") and asked.set())
     done = threading.Event()
     now = datetime(2026, 3, 8, 12, tzinfo=LA)
     thread = threading.Thread(target=lambda: (subscribe(waiter, "C1", REPO, [], time(9), None, now), done.set()))
     thread.start()
+    assert asked.wait(30), "the waiter never began its write"
     assert not done.wait(0.5)  # waiting, not failed
     holder.execute("COMMIT")
-    thread.join(10)
+    thread.join(30)
     assert done.is_set()
 
 

@@ -63,6 +63,7 @@ class Fault:
     message: str = "Bad Gateway"
     delay: float = 0.0  # seconds before answering; with status 200 and no payload the real answer follows
     payload: Any = None  # the body to answer instead of {"message": message}
+    gate: threading.Event | None = None  # when given, nothing is answered while it is not set
 
 
 @dataclass
@@ -287,6 +288,8 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             if github.delay:
                 time.sleep(github.delay)
             fault = github._take_fault(path)
+            if fault and fault.gate is not None:
+                fault.gate.wait(120)  # a test that forgot to open it still ends
             if fault and fault.delay:
                 time.sleep(fault.delay)
             if fault and (fault.status != 200 or fault.payload is not None):

@@ -5,6 +5,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Self
 
+# How often the serving thread checks whether it was asked to stop; closing waits at most this long.
+POLL_SECONDS = 0.01
+
 
 class LoopbackServer:
     """Serve `handler` on 127.0.0.1 for the life of a `with` block."""
@@ -14,7 +17,10 @@ class LoopbackServer:
         self._server.daemon_threads = True
         # a test may leave a slow request hanging; closing must not wait for it
         self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # serve_forever looks for shutdown() once per poll interval: socketserver's default of 0.5 s made every
+        # `with` block end up to half a second late (about a second per test that used two fakes).
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": POLL_SECONDS},
+                                        daemon=True)
 
     @property
     def origin(self) -> str:

@@ -22,6 +22,9 @@ from typing import Any
 from servers.loopback import LoopbackServer
 from store.report.markdown import SECTIONS
 
+# The longest a gated reply waits for its gate (a test that forgot to open it still ends).
+GATE_LIMIT = 120.0
+
 
 @dataclass
 class Reply:
@@ -29,6 +32,8 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering (for timeouts and concurrency)
+    # With a gate, nothing is answered until the test sets it: "still working" without guessing how long that takes.
+    gate: threading.Event | None = None
     raw: bytes | None = None  # sent as the body verbatim, e.g. broken JSON
     usage: bool = True  # some servers leave usage out
     reasoning: str = ""  # sent beside the content, as vLLM's reasoning parsers do
@@ -216,6 +221,29 @@ class FakeOpenAI(LoopbackServer):
         with self._lock:
             self._script.extend(Reply(r) if isinstance(r, str) else r for r in replies)
 
+    def together(
+        self, count: int, reply: Callable[[Recorded], Reply], alone: int = 0, timeout: float = 30.0
+    ) -> Callable[[Recorded], Reply]:
+        """A responder answering nothing until `count` requests have been in flight at once, then `reply`.
+
+        A client allowed `count` calls at a time then shows it however slowly its requests arrive (a busy
+        machine); a client that allows fewer waits `timeout` once, and max_in_flight stays below `count`.
+        The first `alone` requests are answered at once: a client that sends one by itself first.
+        """
+        deadline: list[float] = []
+        seen = itertools.count(1)
+
+        def respond(request: Recorded) -> Reply:
+            with self._lock:
+                by_itself = next(seen) <= alone
+                if not by_itself and not deadline:
+                    deadline.append(time.monotonic() + timeout)
+            while not by_itself and self.max_in_flight < count and time.monotonic() < deadline[0]:
+                time.sleep(0.01)
+            return reply(request)
+
+        return respond
+
     def _next_reply(self, request: Recorded) -> Reply:
         with self._lock:
             self.requests.append(request)
@@ -276,6 +304,8 @@ class FakeOpenAI(LoopbackServer):
                 request = Recorded(json.loads(raw or b"{}"), headers, time.monotonic())
                 reply = api._next_reply(request)
                 try:
+                    if reply.gate is not None:
+                        reply.gate.wait(GATE_LIMIT)
                     time.sleep(reply.delay)
                     self._send(reply.status, api._answer(request, reply), reply.headers)
                 except (BrokenPipeError, ConnectionResetError):

@@ -56,7 +56,7 @@ class FakeSocketMode:
         self._send_frame(TEXT, json.dumps(envelope).encode())
         return envelope_id
 
-    def wait_ack(self, envelope_id: str, timeout: float = 10.0) -> dict[str, Any]:
+    def wait_ack(self, envelope_id: str, timeout: float = 30.0) -> dict[str, Any]:
         self._wait(lambda: envelope_id in self.acks, timeout, f"no ack for {envelope_id}")
         return self.acks[envelope_id]
 
