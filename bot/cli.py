@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import click
 from sqlite_utils import Database
@@ -59,7 +59,8 @@ class AppContext:
             raise click.BadParameter(str(exc).split(": ", 1)[1], param_hint="--repo") from None
 
 
-Command = TypeVar("Command", bound=Callable[..., Any])
+# A command's callback: pass_app gives it the AppContext, so what click calls takes one argument fewer.
+Command = Callable[..., Any]
 DB_KEY = "prdigest.db"
 
 
@@ -91,7 +92,7 @@ def pass_app(*, creates: bool) -> Callable[[Command], Command]:
             app.creates = creates
             return command(app, *args, **kwargs)
 
-        return db_option(run)  # type: ignore[return-value]
+        return db_option(run)
 
     return decorate
 

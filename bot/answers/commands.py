@@ -83,17 +83,15 @@ class Call:
     runtime: Runtime
     args: str  # without the repositories it names, which are in `scope`
     now: datetime
+    scope: Scope  # the repositories it covers: those it names, or the channel's
     channel: str | None = None
     user: str | None = None
-    scope: Scope | None = None  # None: the channel's repositories
     listed: int = MAX_LISTED  # PRs a report lists, shared out when several repositories answer
     words: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self.words = self.args.split()
         self.now = self.now.astimezone(self.tz)
-        if self.scope is None:
-            self.scope = Scope(channel_repos(self.runtime, self.channel), self.args)
 
     @property
     def tz(self) -> ZoneInfo:
@@ -101,7 +99,7 @@ class Call:
 
     @property
     def repos(self) -> tuple[str, ...]:
-        return self.scope.repos  # type: ignore[union-attr]
+        return self.scope.repos
 
     @property
     def repo(self) -> str:
@@ -111,10 +109,10 @@ class Call:
     def for_repo(self, repo: str) -> Call:
         """The call for one of its repositories, listing its share of what one reply can hold."""
         listed = max(10, MAX_LISTED // len(self.repos))
-        return replace(self, scope=replace(self.scope, repos=(repo,)), listed=listed)  # type: ignore[type-var]
+        return replace(self, scope=replace(self.scope, repos=(repo,)), listed=listed)
 
     def limited(self, repos: tuple[str, ...]) -> Call:
-        return replace(self, scope=replace(self.scope, repos=repos))  # type: ignore[type-var]
+        return replace(self, scope=replace(self.scope, repos=repos))
 
     @property
     def today(self) -> date:
@@ -305,7 +303,7 @@ def cmd_pr(call: Call) -> Reply:
     if not match:
         raise CommandError("give a PR number, like `pr 1234`", "pr")
     number = int(match.group(1))
-    if call.scope.named and len(call.repos) == 1:  # type: ignore[union-attr]
+    if call.scope.named and len(call.repos) == 1:
         return _pr_summary(call.runtime, call.repo, number)
     found = holders(call.runtime, call.repos, number)
     if len(found) > 1:
@@ -452,11 +450,11 @@ def cmd_unsubscribe(call: Call) -> Reply:
     if other or len(modes) > 1:
         raise CommandError("unsubscribe takes at most a repository and `live` or `daily`", "unsubscribe")
     mode = next(iter(modes), None)
-    repos = call.repos if call.scope.named else (None,)  # type: ignore[union-attr]
+    repos = call.repos if call.scope.named else (None,)
     removed = [sub for repo in repos for sub in unsubscribe(call.runtime.db, channel, repo, mode)]
     if not removed:
         what = {DAILY: "daily report", LIVE: "live alerts", None: "daily report or live alerts"}[mode]
-        of = f" of {escape(', '.join(call.repos))}" if call.scope.named else ""  # type: ignore[union-attr]
+        of = f" of {escape(', '.join(call.repos))}" if call.scope.named else ""
         return _reply(f"This channel has no {what}{of} to stop.")
     return _reply("\n".join(f"This channel no longer gets {describe(sub, call.tz)}." for sub in removed), public=True)
 
@@ -587,13 +585,14 @@ def _run(
 
     One that reads PRs says instead when the store holds none to read.
     """
-    scope = scope_of(runtime, rest, channel) if command.scoped else None
-    if scope is not None and scope.unknown and not command.free_text:
+    scope = scope_of(runtime, rest, channel) if command.scoped else Scope(channel_repos(runtime, channel), rest)
+    if scope.unknown and not command.free_text:
         raise CommandError(not_followed(scope.unknown[0], followed(runtime)), name)
-    call = Call(runtime, scope.text if scope else rest, now or runtime.now(), channel, user, scope)
-    notices = [empty_store_notice(call.runtime.db, repo) for repo in call.repos] if command.reads_prs else [None]
-    if all(notices):
-        return _reply(escape(notices[0]))  # type: ignore[arg-type]
+    call = Call(runtime, scope.text, now or runtime.now(), scope, channel, user)
+    if command.reads_prs:
+        notices = [empty_store_notice(call.runtime.db, repo) for repo in call.repos]
+        if all(notices):
+            return _reply(escape(notices[0] or ""))
     return command.run(call)
 
 
