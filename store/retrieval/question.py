@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
-from functools import cache, partial
+from datetime import UTC, datetime
+from functools import cache
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from store.days import day_bounds
 from store.model import TYPES
+from store.retrieval.when import TimeRange, read_time
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms
 from store.understanding import vocabulary
@@ -30,13 +29,6 @@ class Lookup(Protocol):
     def is_pr(self, number: int) -> bool: ...
 
     def is_path(self, fragment: str) -> bool: ...
-
-
-@dataclass(frozen=True)
-class TimeRange:
-    start: datetime | None  # inclusive; None is open
-    end: datetime | None  # exclusive; None is open (open-ended phrases like "since" end now)
-    label: str  # how answers say it: "on Fri Feb 13", "this week (since Mon Feb 9)"
 
 
 @dataclass(frozen=True)
@@ -252,351 +244,6 @@ def synonyms_of(words: tuple[str, ...]) -> Phrases:
     return Phrases(same_text, all_text, tuple(dict.fromkeys(" ".join(phrase) for phrase in wider)))
 
 
-# ---------------------------------------------------------------- time
-
-_MONTHS = {
-    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
-    "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
-    "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
-}
-_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
-_NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3,
-}
-_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
-_COUNT = r"(?P<count>\d+|(?:a\s+)?(?:couple|few)(?:\s+of)?|" + "|".join(_NUMBER_WORDS) + r")"
-_UNIT = r"(?P<unit>hours?|hrs?|days?|weeks?|months?)"
-_SEP = r"\s*(?:-|–|—|\.\.|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b)\s*"
-_MARK = "\x00"  # stands for a recognised time expression inside the text; stripped from input first
-_TOKEN = _MARK + r"(?P<{name}>\d+)" + _MARK
-
-
-@dataclass(frozen=True)
-class _Moment:
-    """A recognised time expression: local days first..last, or an exact rolling window."""
-
-    first: date | None = None
-    last: date | None = None
-    start: datetime | None = None  # rolling windows only
-    label: str = ""
-    # A month-day without a year resolves against an anchor ("most recent not after it").
-    month: int | None = None
-    day: int | None = None
-    span: bool = False  # written as a range ("Feb 9-13"): "from" it means the range itself
-
-
-class _TimeParser:
-    def __init__(self, tz: ZoneInfo, now: datetime) -> None:
-        self.tz = tz
-        self.now = now
-        self.today = now.astimezone(tz).date()
-        self.moments: list[_Moment] = []
-        self.problems: list[str] = []
-
-    # --- labels
-    def day_label(self, day: date) -> str:
-        text = f"{day:%a %b} {day.day}"
-        return text if day.year == self.today.year else f"{text}, {day.year}"
-
-    # --- resolving
-    def resolve(self, moment: _Moment, anchor: date) -> tuple[date, date] | None:
-        if moment.month is not None and moment.day is not None:
-            for year in (anchor.year, anchor.year - 1):
-                try:
-                    day = date(year, moment.month, moment.day)
-                except ValueError:
-                    continue
-                if day <= anchor:
-                    return day, day
-            return None
-        if moment.first is None or moment.last is None:
-            return None
-        return moment.first, moment.last
-
-    def bounds(self, first: date, last: date) -> tuple[datetime, datetime]:
-        return day_bounds(first, self.tz)[0], day_bounds(last, self.tz)[1]
-
-    # --- step 1: single expressions become marks
-    def mark(self, text: str) -> str:
-        steps: list[tuple[str, Callable[[re.Match[str]], _Moment | None]]] = [
-            (r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", self._iso),
-            # "3/16", "3/16/2026": month first, as in the US.
-            (r"(?<![\w/.])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])(?:/(?P<y>\d{4}))?(?![\w/])", self._month_slash_day),
-            (rf"\b{_MON}\s+{_DAY}{_SEP}(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", self._month_span),
-            (rf"\b{_MON}\s+{_DAY}\b{_YEAR}", self._month_day),
-            (rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?![a-z]){_YEAR}", self._month_day),
-            (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda m: self._days_ago(2, "the day before yesterday")),
-            (r"\byesterday\b", lambda m: self._days_ago(1, "yesterday")),
-            # "this morning" is today, narrowed to the morning afterwards (see _within_day).
-            (r"\b(?:today|tonight)\b|\bthis\s+(?=(?:morning|afternoon|evening)\b)", lambda m: self._days_ago(0, "today")),
-            # "the 16th", "on the 22nd": that day of this month, or of the last month that has had it.
-            (r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b", self._ordinal_day),
-            # A weekday or "the weekend/week of" beside a date only restates it: the date decides.
-            (rf"\b(?:{'|'.join(_WEEKDAYS)}|(?:the\s+)?weekend\s+of)\b,?\s*(?=(?:the\s+)?{_MARK})", lambda m: None),
-            (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
-            (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
-            (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
-            (r"\b(?:the\s+)?(?:last|past)\s+(?P<unit>hour|day)\b", self._rolling),
-            (rf"\b{_COUNT}\s+{_UNIT}\s+ago\b", self._ago),
-            (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
-            (r"\b(?:in\s+(?P<may>may)|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
-        ]
-        for pattern, build in steps:
-            text = re.sub(pattern, partial(self._replace, build=build), text)
-        return text
-
-    def _replace(self, match: re.Match[str], build: Callable[[re.Match[str]], _Moment | None]) -> str:
-        moment = build(match)
-        if moment is None:
-            return " "
-        self.moments.append(moment)
-        return f" {_MARK}{len(self.moments) - 1}{_MARK} "
-
-    def _date(self, year: int | None, month: int, day: int, said: str) -> _Moment | None:
-        try:
-            if year is None:
-                date(2000, month, day)  # a leap year: Feb 29 is a date in some years
-                return _Moment(month=month, day=day)
-            found = date(year, month, day)
-        except ValueError:
-            self.problems.append(f"{said.strip().capitalize()} is not a date")
-            return None
-        return _Moment(first=found, last=found)
-
-    def _iso(self, m: re.Match[str]) -> _Moment | None:
-        # "2026-02-30" is well formed; what is wrong is that February has no 30th, so say it as "Feb 30".
-        month = int(m["m"])
-        said = f"{date(2000, month, 1):%b} {int(m['d'])}" if 1 <= month <= 12 else m[0]
-        return self._date(int(m["y"]), month, int(m["d"]), said)
-
-    def _month_slash_day(self, m: re.Match[str]) -> _Moment | None:
-        return self._date(int(m["y"]) if m["y"] else None, int(m["m"]), int(m["d"]), m[0])
-
-    def _month_day(self, m: re.Match[str]) -> _Moment | None:
-        year = int(m["year"]) if m["year"] else None
-        return self._date(year, _MONTHS[m["mon"]], int(m["day"]), m[0])
-
-    def _month_span(self, m: re.Match[str]) -> _Moment | None:
-        year = int(m["year"]) if m["year"] else None
-        month = _MONTHS[m["mon"]]
-        last = self._date(year, month, int(m["day2"]), m[0])
-        first = self._date(year, month, int(m["day"]), m[0])
-        if last is None or first is None:
-            return None
-        # With a year, `last` is already a dated moment, which resolves to its own days.
-        end = self.resolve(last, self.today)
-        if end is None:
-            return None
-        try:
-            start = end[0].replace(day=int(m["day"]))
-        except ValueError:
-            return None
-        if start > end[0]:
-            self.problems.append(f"{m[0].strip()} ends before it starts")
-            return None
-        return _Moment(first=start, last=end[0], span=True)
-
-    def _ordinal_day(self, m: re.Match[str]) -> _Moment | None:
-        month = self.today.replace(day=1)
-        for _ in range(3):  # the 31st may be two months back
-            try:
-                day = month.replace(day=int(m["day"]))
-            except ValueError:
-                day = None
-            if day is not None and day <= self.today:
-                return _Moment(first=day, last=day)
-            month = (month - timedelta(days=1)).replace(day=1)
-        return None
-
-    def _days_ago(self, days: int, label: str) -> _Moment:
-        day = self.today - timedelta(days=days)
-        return _Moment(first=day, last=day, label=f"{label} ({self.day_label(day)})")
-
-    def _period(self, m: re.Match[str]) -> _Moment:
-        mod = m.groupdict().get("mod")
-        current = mod == "this"
-        if m["period"] == "week":
-            monday = self.today - timedelta(days=self.today.weekday())
-            if current:
-                return _Moment(first=monday, last=self.today, label=f"this week (since {self.day_label(monday)})")
-            if mod == "past":
-                return self._window(timedelta(days=7), "in the past week")
-            first = monday - timedelta(days=7)
-            last = monday - timedelta(days=1)
-            return _Moment(first=first, last=last, label=f"last week ({self.day_label(first)} to {self.day_label(last)})")
-        if m["period"] == "weekend":
-            saturday = self.today - timedelta(days=(self.today.weekday() - 5) % 7)
-            if not current and saturday + timedelta(days=1) >= self.today:
-                saturday -= timedelta(days=7)
-            last = min(saturday + timedelta(days=1), self.today)
-            return _Moment(first=saturday, last=last, label=f"the weekend of {self.day_label(saturday)}")
-        first_of_month = self.today.replace(day=1)
-        if current:
-            return _Moment(first=first_of_month, last=self.today, label=f"this month (since {self.day_label(first_of_month)})")
-        if mod == "past":
-            return self._window(timedelta(days=30), "in the past month")
-        last = first_of_month - timedelta(days=1)
-        return _Moment(first=last.replace(day=1), last=last, label=f"last month ({last:%B %Y})")
-
-    def _count(self, m: re.Match[str]) -> int:
-        raw = m.groupdict().get("count") or "1"
-        if raw.isdigit():
-            return int(raw)
-        words = raw.split()
-        return _NUMBER_WORDS[next((w for w in words if w in ("couple", "few")), words[0])]
-
-    def _span(self, count: int, unit: str) -> timedelta:
-        if unit.startswith("h"):
-            return timedelta(hours=count)
-        if unit.startswith("w"):
-            return timedelta(weeks=count)
-        if unit.startswith("m"):
-            return timedelta(days=30 * count)
-        return timedelta(days=count)
-
-    def _window(self, span: timedelta, label: str) -> _Moment:
-        return _Moment(start=self.now - span, label=label)
-
-    def _rolling(self, m: re.Match[str]) -> _Moment | None:
-        count = self._count(m)
-        if count < 1 or count > 3650:
-            return None
-        unit = m["unit"].rstrip("s")
-        unit = "hour" if unit.startswith("h") else unit
-        noun = unit if count == 1 else unit + "s"
-        return self._window(self._span(count, unit), f"in the last {count} {noun}" if count > 1 else f"in the last {noun}")
-
-    def _ago(self, m: re.Match[str]) -> _Moment | None:
-        count = self._count(m)
-        if count > 3650:
-            return None
-        day = (self.now - self._span(count, m["unit"])).astimezone(self.tz).date()
-        return _Moment(first=day, last=day, label=f"on {self.day_label(day)}")
-
-    def _weekday(self, m: re.Match[str]) -> _Moment:
-        wanted = _WEEKDAYS[m["wd"]]
-        back = (self.today.weekday() - wanted) % 7
-        if m["mod"] in ("last", "past") and back == 0:
-            back = 7
-        day = self.today - timedelta(days=back)
-        if m["mod"] == "this":
-            day = self.today - timedelta(days=self.today.weekday()) + timedelta(days=wanted)
-        return _Moment(first=day, last=day)
-
-    def _month(self, m: re.Match[str]) -> _Moment | None:
-        month = _MONTHS[m["may"] or m["mon"]]
-        year = int(m["year"]) if m["year"] else (self.today.year if month <= self.today.month else self.today.year - 1)
-        first = date(year, month, 1)
-        last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
-        return _Moment(first=first, last=last, label=f"in {first:%B %Y}")
-
-    # --- step 2: marks combine into one range
-    def combine(self, text: str) -> tuple[str, TimeRange | None]:
-        token = lambda name: _TOKEN.format(name=name)
-        forms: list[tuple[str, Callable[[re.Match[str]], TimeRange | None]]] = [
-            (rf"\b(?:between|from)\s+{token('a')}\s*(?:and|to|through|thru|until|till|-|–)\s*{token('b')}", self._between),
-            (rf"{token('a')}\s*(?:-|–|—|\.\.|to|through|thru|until|till)\s*{token('b')}", self._between),
-            (rf"\b(?:the\s+)?week\s+(?:of|starting)\s+{token('a')}", self._week_of),
-            (rf"\b(?:since|after|from|starting)\s+{token('a')}", self._since),
-            (rf"\b(?:before|until|till|up\s+to|by)\s+{token('a')}", self._before),
-            (rf"{token('a')}", self._single),
-        ]
-        found: TimeRange | None = None
-        for pattern, build in forms:
-            def replace_one(m: re.Match[str], build=build) -> str:
-                nonlocal found
-                span = build(m)
-                if found is None:
-                    found = span
-                return " "
-            text = re.sub(pattern, replace_one, text)
-        return text, found
-
-    def _moment(self, m: re.Match[str], name: str) -> _Moment:
-        return self.moments[int(m[name])]
-
-    def _days(self, moment: _Moment, anchor: date) -> tuple[date, date] | None:
-        days = self.resolve(moment, anchor)
-        if days is None and moment.month is not None and moment.day is not None:
-            self.problems.append(f"no {date(2000, moment.month, moment.day):%b} {moment.day} yet")
-        return days
-
-    def _between(self, m: re.Match[str]) -> TimeRange | None:
-        first, last = self._moment(m, "a"), self._moment(m, "b")
-        if first.start is not None or last.start is not None:
-            return self._single_moment(first)
-        end_days = self._days(last, self.today)
-        if end_days is None:
-            return None
-        start_days = self._days(first, end_days[1])
-        if start_days is None:
-            return None
-        label = f"from {self.day_label(start_days[0])} to {self.day_label(end_days[1])}"
-        return TimeRange(*self.bounds(start_days[0], end_days[1]), label)
-
-    def _week_of(self, m: re.Match[str]) -> TimeRange | None:
-        """Monday to Sunday of the week that holds the day."""
-        days = self._days(self._moment(m, "a"), self.today)
-        if days is None:
-            return None
-        monday = days[0] - timedelta(days=days[0].weekday())
-        sunday = min(monday + timedelta(days=6), self.today)
-        return TimeRange(*self.bounds(monday, sunday), f"the week of {self.day_label(monday)}")
-
-    def _since(self, m: re.Match[str]) -> TimeRange | None:
-        moment = self._moment(m, "a")
-        verb = m[0].split()[0]
-        if moment.span and verb == "from":
-            return self._single_moment(moment)
-        if moment.start is not None:
-            return TimeRange(moment.start, self.now, moment.label)
-        days = self._days(moment, self.today)
-        if days is None:
-            return None
-        if verb == "after":
-            return TimeRange(self.bounds(*days)[1], self.now, f"after {self.day_label(days[1])}")
-        return TimeRange(self.bounds(*days)[0], self.now, f"since {self.day_label(days[0])}")
-
-    def _before(self, m: re.Match[str]) -> TimeRange | None:
-        moment = self._moment(m, "a")
-        if moment.start is not None:
-            return TimeRange(None, moment.start, f"before {moment.label}")
-        days = self._days(moment, self.today)
-        if days is None:
-            return None
-        if m[0].startswith("before"):
-            return TimeRange(None, self.bounds(*days)[0], f"before {self.day_label(days[0])}")
-        return TimeRange(None, self.bounds(*days)[1], f"until {self.day_label(days[1])}")
-
-    def _single(self, m: re.Match[str]) -> TimeRange | None:
-        return self._single_moment(self._moment(m, "a"))
-
-    def _single_moment(self, moment: _Moment) -> TimeRange | None:
-        if moment.start is not None:
-            return TimeRange(moment.start, self.now, moment.label)
-        days = self._days(moment, self.today)
-        if days is None:
-            return None
-        if moment.label:
-            label = moment.label
-        elif days[0] == days[1]:
-            label = f"on {self.day_label(days[0])}"
-        else:
-            label = f"from {self.day_label(days[0])} to {self.day_label(days[1])}"
-        return TimeRange(*self.bounds(*days), label)
-
-
-def read_time(text: str, tz: ZoneInfo, now: datetime) -> tuple[TimeRange | None, str, list[str]]:
-    """The time `text` names, read as a question's ("feb 24", "last friday", "feb 9-13"); the rest of
-    the text (lowercased, as times are read); and what made a date unreadable ("Feb 30 is not a date")."""
-    times = _TimeParser(tz, now)
-    rest, found = times.combine(times.mark(text.replace(_MARK, " ").lower()))
-    return found, " ".join(rest.replace(_MARK, " ").split()), times.problems
-
-
 # ---------------------------------------------------------------- paths
 
 # A path as people write one: with a slash ("vllm/config/", "tests/v1/core"), a file with an extension
@@ -662,85 +309,6 @@ def _take_order(text: str) -> tuple[str, str | None]:
     return text[: found.start(word)] + " " + text[found.end(word) :], _ORDERS.get(said, "last")
 
 
-# ---------------------------------------------------------------- time zones
-
-# Zone words people put beside a date; each reads the date's day in that zone. CST (US or China) is left unread.
-_ZONES = {
-    "utc": "UTC", "gmt": "UTC", "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles",
-    "pacific": "America/Los_Angeles", "est": "America/New_York", "edt": "America/New_York",
-    "eastern": "America/New_York", "cet": "Europe/Berlin", "cest": "Europe/Berlin", "ist": "Asia/Kolkata",
-    "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
-}
-_ZONE = LazyPattern(r"\b(?:in\s+)?(" + "|".join(_ZONES) + r")\b(?:\s+time)?|\((pt|et)\)")
-# "PT" and "ET" are words too ("pt" in PyTorch paths); only "(PT)" is read as a zone.
-_SHORT_ZONES = {"pt": "America/Los_Angeles", "et": "America/New_York"}
-
-
-def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
-    """The time zone the question names for its dates (its word removed), else the configured one."""
-    found = _ZONE.search(text)
-    if found is None:
-        return text, tz
-    zone = _ZONES[found[1]] if found[1] else _SHORT_ZONES[found[2]]
-    return text[: found.start()] + " " + text[found.end() :], ZoneInfo(zone)
-
-
-# ---------------------------------------------------------------- parts of a day
-
-# Hours [from, to) of a local day; "morning" is everything before noon, as people ask about overnight merges.
-_PARTS = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (17, 24)}
-_PART = LazyPattern(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
-_AT = r"(?:(?P<hour{n}>\d{{1,2}})(?::(?P<minute{n}>[0-5]\d))?\s*(?P<ampm{n}>am|pm)|(?P<named{n}>noon|midday|midnight))"
-_CLOCK = LazyPattern(r"\b(?P<rel>before|after|since|until|till)\s+" + _AT.format(n="") + r"\b")
-_CLOCK_RANGE = LazyPattern(r"\b(?:between|from)\s+" + _AT.format(n="") + r"\s+(?:and|to|-|until|till)\s+" + _AT.format(n="2") + r"\b")
-
-
-def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, TimeRange | None]:
-    """Narrow a one-day range to the part of the day the text names ("the evening of", "before 3am")."""
-    if found is None or found.start is None or found.end is None:
-        return text, found
-    day = found.start.astimezone(tz).date()
-    if (found.end - timedelta(microseconds=1)).astimezone(tz).date() != day:
-        return text, found  # a range of days or a rolling window: parts of a day do not apply
-    start, end, label = found.start, found.end, found.label
-    part = _PART.search(text)
-    if part:
-        first, last = _PARTS[part["part"]]
-        start, end = _at_hour(day, first, tz), _at_hour(day, last, tz)
-        label = f"in the {part['part']} of {day:%a %b} {day.day}"
-        text = text[: part.start()] + " " + text[part.end() :]
-    between = _CLOCK_RANGE.search(text)
-    if between:
-        (hour, minute), (hour2, minute2) = _clock_time(between), _clock_time(between, "2")
-        start = max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute))
-        end = min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2))
-        label = f"{label}, {between[0]}"
-        text = text[: between.start()] + " " + text[between.end() :]
-    clock = _CLOCK.search(text)
-    if clock:
-        hour, minute = _clock_time(clock)
-        moment = _at_hour(day, hour, tz) + timedelta(minutes=minute)
-        before = clock["rel"] in ("before", "until", "till")
-        start, end = (start, min(end, moment)) if before else (max(start, moment), end)
-        label = f"{label}, {clock['rel']} {clock[0].split(None, 1)[1]}"
-        text = text[: clock.start()] + " " + text[clock.end() :]
-    return text, TimeRange(start, end, label)
-
-
-def _clock_time(match: re.Match[str], n: str = "") -> tuple[int, int]:
-    if match[f"named{n}"]:
-        return (0, 0) if match[f"named{n}"] == "midnight" else (12, 0)
-    hour = int(match[f"hour{n}"]) % 12 + (12 if match[f"ampm{n}"] == "pm" else 0)
-    return min(hour, 23), int(match[f"minute{n}"] or 0)
-
-
-def _at_hour(day: date, hour: int, tz: ZoneInfo) -> datetime:
-    """The start of `hour` on a local day; 24 is the start of the next day (23 or 25 hours later across DST)."""
-    if hour >= 24:
-        return day_bounds(day, tz)[1]
-    return datetime.combine(day, datetime.min.time(), tzinfo=tz).replace(hour=hour).astimezone(UTC)
-
-
 # ---------------------------------------------------------------- PR references and people
 
 _PR_LINK = LazyPattern(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d{1,9})(?!\d)[^\s>|]*", re.IGNORECASE)
@@ -760,7 +328,7 @@ _BARE_NUMBER = LazyPattern(r"^\d{2,7}$")
 
 
 def _clean(text: str) -> str:
-    text = _SLACK_MENTION.sub(" ", text.replace(_MARK, " "))
+    text = _SLACK_MENTION.sub(" ", text)
     text = _SLACK_LINK.sub(r"\1", text)
     text = html.unescape(text)
     return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
@@ -1026,14 +594,9 @@ def parse_question(
     rest = _take_excluded(rest, lookup, question.excluded)
     rest = _take_negated(rest, repo, question.excluded_areas, question.problems)
     rest = _take_people(rest, lookup, question.people)
-    rest, zone = _take_zone(rest.lower(), tz)
-    times = _TimeParser(zone, now)
-    rest, question.time = times.combine(times.mark(rest))
-    rest, question.time = _within_day(rest, question.time, zone)
-    if question.time and zone != tz:
-        question.time = replace(question.time, label=f"{question.time.label} ({zone.key})")
-    question.problems.extend(times.problems)
-    rest, question.order = _take_order(rest.replace(_MARK, " "))
+    question.time, rest, problems = read_time(rest, tz, now)
+    question.problems.extend(problems)
+    rest, question.order = _take_order(rest)
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
     words = [part for word in _WORD.findall(rest.replace("'s ", " ")) for part in _alternatives(word.strip("._/+-"))]

@@ -24,7 +24,8 @@ from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.fts import any_of, quoted, store_size
-from store.retrieval.question import Concept, Phrases, Question, TimeRange, parse_question
+from store.retrieval.question import Concept, Phrases, Question, parse_question
+from store.retrieval.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
 from store.understanding.relations import Link, related
