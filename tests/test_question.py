@@ -287,3 +287,8 @@ def test_a_zone_in_parentheses_and_a_short_with_slash():
     question = parse_question("what merged between midnight and 3am on mar 13 (PT)?", LA, MAR_14)
     assert question.concepts == [] and _local_span(question) == ("Mar 13 00:00", "Mar 13 03:00")
     assert parse_question("engine dying w/ prompt lookup", LA, MAR_14).paths == []
+
+
+def test_how_people_say_something_broke_finds_how_prs_say_it():
+    assert "crash" in synonyms_of(("fell", "over")).same
+    assert "hang" in synonyms_of(("stuck",)).same
