@@ -101,7 +101,7 @@ def answer_question(
     # Without a cut answer the model may still choose from the candidates: often the right PR is the nearest.
     if llm is None or not (choice.answer or choice.candidates):
         return extractive_answer(choice, form, settings)
-    return _model_answer(db, settings, llm, question, history, choice, form, repo)
+    return _model_answer(_Asking(db, settings, llm, question, history, repo), choice, form)
 
 
 def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: ZoneInfo) -> Choice:
@@ -308,40 +308,75 @@ def _model_chooses(choice: Choice, form: Form) -> bool:
     return bool(choice.candidates) and not (form.relation or form.tally or choice.question.order or choice.links)
 
 
-def _model_answer(
-    db: Database,
-    settings: Settings,
-    llm: LLM,
-    question: str,
-    history: Sequence[str],
-    choice: Choice,
-    form: Form,
-    repo: str,
-) -> Answer:
+@dataclass(frozen=True)
+class _Asking:
+    """One question put to the model: what its prompts need, and where its calls are recorded."""
+
+    db: Database
+    settings: Settings
+    llm: LLM
+    question: str
+    history: Sequence[str]
+    repo: str
+
+    def text(self, system: str, prompt: str) -> str:
+        """One model call for plain text, recorded in the ledger whatever its outcome."""
+        completion = self._complete(system, prompt)
+        self._record(completion.call())
+        return completion.text
+
+    def pick(self, system: str, prompt: str) -> ModelChoice | None:
+        """The model's pick, through structured output unless the server is known to refuse it (then the same
+        JSON, asked for in words); None when the reply holds no pick. What the server did with the schema is remembered."""
+        from bot.answers.model_prompt import CHOICE_SCHEMA, read_choice
+        from bot.model.client import SchemaRefused
+
+        db, llm = self.db, self.llm
+        known = json_schema_support(db, llm.endpoint, llm.model)
+        try:
+            completion = self._complete(system, prompt, CHOICE_SCHEMA if known is not False else None)
+        except SchemaRefused as exc:
+            remember_json_schema(db, llm.endpoint, llm.model, False, str(exc))
+            completion = self._complete(system, prompt)
+        else:
+            if known is None:
+                remember_json_schema(db, llm.endpoint, llm.model, True)
+        picked = read_choice(completion.text)
+        self._record(completion.call() if picked else completion.call("unparsed", "no JSON object with an answer"))
+        return picked
+
+    def _complete(self, system: str, prompt: str, json_schema: dict[str, Any] | None = None) -> Completion:
+        """One model call; a failure is recorded here, a reply by the caller, who knows whether it could be read."""
+        from bot.model.client import LLMError
+
+        try:
+            return self.llm.complete(system, prompt, MODEL_ANSWER_TOKENS, json_schema=json_schema)
+        except LLMError as exc:
+            self._record(exc.call())
+            raise
+
+    def _record(self, call: ModelCall) -> None:
+        from bot.answers.model_prompt import ANSWER_PROMPT_VERSION
+
+        record_calls(self.db, [call], model=self.llm.model, purpose="answer", prompt=ANSWER_PROMPT_VERSION, repo=self.repo)
+
+
+def _model_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
     if _model_chooses(choice, form):
-        return _model_choice_answer(db, settings, llm, question, history, choice, form, repo)
+        return _model_choice_answer(asking, choice, form)
     if not choice.answer:
-        return extractive_answer(choice, form, settings)
-    return _model_continued_answer(db, settings, llm, question, history, choice, form, repo)
+        return extractive_answer(choice, form, asking.settings)
+    return _model_continued_answer(asking, choice, form)
 
 
-def _model_choice_answer(
-    db: Database,
-    settings: Settings,
-    llm: LLM,
-    question: str,
-    history: Sequence[str],
-    choice: Choice,
-    form: Form,
-    repo: str,
-) -> Answer:
+def _model_choice_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
     """The model picks the answering PRs out of the graded candidates and explains them; the first line is
     written from its pick. Numbers it was not given are dropped; without a pick, the store's cut stands."""
     from bot.answers.model_prompt import CHOOSING_PROMPT, choosing_prompt
 
-    system = CHOOSING_PROMPT.format(repo=repo, example=choice.candidates[0].number)
-    prompt, given = choosing_prompt(question, history, choice.candidates, settings, system)
-    picked = _ask_choice(db, llm, repo, system, prompt) if given else None
+    system = CHOOSING_PROMPT.format(repo=asking.repo, example=choice.candidates[0].number)
+    prompt, given = choosing_prompt(asking.question, asking.history, choice.candidates, asking.settings, system)
+    picked = asking.pick(system, prompt) if given else None
     chosen, text = _within(picked, given) if picked else ([], "")
     if chosen:
         choice = replace(choice, answer=chosen, total=len(chosen))
@@ -349,7 +384,7 @@ def _model_choice_answer(
     cites = any(f"[#{n}]" in text for n in citations)
     # Text that names none of the store's own pick may well say that nothing answers: it cannot follow that pick's first line.
     if not citations or not text or not (chosen or cites):
-        return extractive_answer(choice, form, settings)
+        return extractive_answer(choice, form, asking.settings)
     named = [pr for pr in given if pr.number not in citations and f"[#{pr.number}]" in text]
     return Answer(f"{lead_line(choice, form)}\n{_citing(text, citations)}", citations, [*choice.answer, *named])
 
@@ -361,53 +396,24 @@ def _within(picked: ModelChoice, given: list[PullRequest]) -> tuple[list[PullReq
     return [by_number[n] for n in dict.fromkeys(picked.numbers) if n in by_number], _without_sentences_naming(text, unknown)
 
 
-def _ask_choice(db: Database, llm: LLM, repo: str, system: str, prompt: str) -> ModelChoice | None:
-    """The model's pick, through structured output unless the server is known to refuse it (then the same JSON,
-    asked for in words); None when the reply holds no pick. What the server did with the schema is remembered."""
-    from bot.answers.model_prompt import CHOICE_SCHEMA, read_choice
-    from bot.model.client import SchemaRefused
-
-    known = json_schema_support(db, llm.endpoint, llm.model)
-    try:
-        completion = _complete(db, llm, repo, system, prompt, CHOICE_SCHEMA if known is not False else None)
-    except SchemaRefused as exc:
-        remember_json_schema(db, llm.endpoint, llm.model, False, str(exc))
-        completion = _complete(db, llm, repo, system, prompt)
-    else:
-        if known is None:
-            remember_json_schema(db, llm.endpoint, llm.model, True)
-    picked = read_choice(completion.text)
-    _record(db, llm, repo, completion.call() if picked else completion.call("unparsed", "no JSON object with an answer"))
-    return picked
-
-
-def _model_continued_answer(
-    db: Database,
-    settings: Settings,
-    llm: LLM,
-    question: str,
-    history: Sequence[str],
-    choice: Choice,
-    form: Form,
-    repo: str,
-) -> Answer:
+def _model_continued_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
     """The first line as without a model, then the model's explanation, citing only PRs it was given."""
     from bot.answers.model_prompt import SYSTEM_PROMPT, answer_prompt
     from bot.model.summarize import ensure_summary  # imported on use, like the model client
 
-    answer = [ensure_summary(db, settings, pr, llm) if pr.summary is None else pr for pr in choice.answer]
+    settings = asking.settings
+    answer = [ensure_summary(asking.db, settings, pr, asking.llm) if pr.summary is None else pr for pr in choice.answer]
     choice = replace(choice, answer=answer)
     given = [*answer, *choice.context]
     allowed = [pr.number for pr in given]
     lead = lead_line(choice, form)
-    system = SYSTEM_PROMPT.format(repo=repo, example=allowed[0])
-    prompt = answer_prompt(question, history, lead, answer, choice.context, settings, system)
-    text = _ask(db, llm, repo, system, prompt)
-    cleaned, unknown = cite_only(text, allowed)
+    system = SYSTEM_PROMPT.format(repo=asking.repo, example=allowed[0])
+    prompt = answer_prompt(asking.question, asking.history, lead, answer, choice.context, settings, system)
+    cleaned, unknown = cite_only(asking.text(system, prompt), allowed)
     if unknown:
         retry = f"{prompt}\n\nYour last answer named {', '.join(f'#{n}' for n in unknown)}, which is not listed. " \
             f"Answer again, citing only {', '.join(f'[#{n}]' for n in allowed)}."
-        cleaned, unknown = cite_only(_ask(db, llm, repo, system, retry), allowed)
+        cleaned, unknown = cite_only(asking.text(system, retry), allowed)
         cleaned = _without_sentences_naming(cleaned, unknown)
     if not cleaned:
         return extractive_answer(choice, form, settings)
@@ -421,30 +427,6 @@ def _citing(text: str, citations: list[int]) -> str:
     if any(f"[#{n}]" in text for n in citations):
         return text
     return f"{text}\nPRs: " + ", ".join(f"[#{n}]" for n in citations)
-
-
-def _ask(db: Database, llm: LLM, repo: str, system: str, prompt: str) -> str:
-    """One model call for plain text, recorded in the ledger whatever its outcome."""
-    completion = _complete(db, llm, repo, system, prompt)
-    _record(db, llm, repo, completion.call())
-    return completion.text
-
-
-def _complete(db: Database, llm: LLM, repo: str, system: str, prompt: str, json_schema: dict[str, Any] | None = None) -> Completion:
-    """One model call; a failure is recorded here, a reply by the caller, who knows whether it could be read."""
-    from bot.model.client import LLMError
-
-    try:
-        return llm.complete(system, prompt, MODEL_ANSWER_TOKENS, json_schema=json_schema)
-    except LLMError as exc:
-        _record(db, llm, repo, exc.call())
-        raise
-
-
-def _record(db: Database, llm: LLM, repo: str, call: ModelCall) -> None:
-    from bot.answers.model_prompt import ANSWER_PROMPT_VERSION
-
-    record_calls(db, [call], model=llm.model, purpose="answer", prompt=ANSWER_PROMPT_VERSION, repo=repo)
 
 
 def cite_only(text: str, allowed: Sequence[int]) -> tuple[str, list[int]]:
