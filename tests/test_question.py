@@ -292,3 +292,8 @@ def test_a_zone_in_parentheses_and_a_short_with_slash():
 def test_how_people_say_something_broke_finds_how_prs_say_it():
     assert "crash" in synonyms_of(("fell", "over")).same
     assert "hang" in synonyms_of(("stuck",)).same
+
+
+def test_a_month_by_its_short_name_after_in_and_negations_in_capitals():
+    assert _local_span(parse_question("new models in feb?", LA, MAR_14)) == ("Feb 01 00:00", "Mar 01 00:00")
+    assert parse_question("what merged today that ISN'T rocm-related?", LA, MAR_14).excluded_areas == [("rocm",)]

@@ -24,7 +24,7 @@ _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
 _MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
-_MERGER = LazyPattern(r"\bwho\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b")
+_MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b")
 _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
 
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"

@@ -171,7 +171,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "area", "areas", "busiest", "top", "human", "humans", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -380,7 +380,8 @@ _NEGATED = LazyPattern(
     r"\b(?P<cue>not|isn'?t|aren'?t|wasn'?t|weren'?t|excluding|except|other\s+than|non|skip(?:ping)?|ignoring|minus"
     r"|(?:had|has|have)\s+nothing\s+to\s+do\s+with|unrelated\s+to|without)"
     r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
-    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all)\s+)*(?P<words>[\w.+-]+(?:,?\s+[\w.+-]+){0,4})"
+    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all)\s+)*(?P<words>[\w.+-]+(?:,?\s+[\w.+-]+){0,4})",
+    re.IGNORECASE,
 )
 # What may follow the areas left out without being a topic of its own: "that aren't CI fixes".
 _NEGATED_NOUNS = frozenset({"fix", "fixes", "change", "changes", "pr", "prs", "stuff", "work", "ones", "things", "related", "only"})
@@ -395,16 +396,22 @@ def _negated_areas(words: list[str], repo: str | None) -> tuple[list[tuple[str, 
         if groups and word in ("or", "and", "nor"):
             taken, joined = taken + 1, True
             continue
-        size = next((n for n in (3, 2, 1) if resolve_area(" ".join(w.strip(".,?!") for w in words[taken : taken + n]), repo)), 0)
+        size = next((n for n in (3, 2, 1) if _area_of(words[taken : taken + n], repo)), 0)
         if not size:
             break
-        area = resolve_area(" ".join(w.strip(".,?!") for w in words[taken : taken + size]), repo)
+        area = _area_of(words[taken : taken + size], repo)
         if groups and not joined and not words[taken - 1].endswith(","):
             groups[-1].append(area or "")
         else:
             groups.append([area or ""])
         taken, joined = taken + size, False
     return [tuple(group) for group in groups], taken if groups else 0
+
+
+def _area_of(words: list[str], repo: str | None) -> str | None:
+    """The area the words name, also as a compound with a filler ("qwen-family", "rocm-related")."""
+    said = " ".join(word.strip(".,?!") for word in words)
+    return resolve_area(said, repo) or resolve_area(" ".join(p for p in re.split(r"[\s-]+", said) if p not in _STOPWORDS), repo)
 
 
 def _take_negated(text: str, repo: str | None, areas: list[tuple[str, ...]], problems: list[str]) -> str:

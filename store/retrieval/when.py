@@ -114,7 +114,8 @@ class _TimeParser:
             (r"\b(?:the\s+)?(?:last|past)\s+(?P<unit>hour|day)\b", self._rolling),
             (rf"\b{_COUNT}\s+{_UNIT}\s+ago\b", self._ago),
             (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
-            (r"\b(?:in\s+(?P<may>may)|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
+            # A month by its full name, or "in feb" (a bare "may" or "mar" is a word as often as a month).
+            (r"\b(?:in\s+(?P<may>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
         ]
         for pattern, build in steps:
             text = re.sub(pattern, partial(self._replace, build=build), text)
