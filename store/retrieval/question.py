@@ -411,7 +411,9 @@ def _negated_areas(words: list[str], repo: str | None) -> tuple[list[tuple[str, 
 def _area_of(words: list[str], repo: str | None) -> str | None:
     """The area the words name, also as a compound with a filler ("qwen-family", "rocm-related")."""
     said = " ".join(word.strip(".,?!") for word in words)
-    return resolve_area(said, repo) or resolve_area(" ".join(p for p in re.split(r"[\s-]+", said) if p not in _STOPWORDS), repo)
+    if len(words) > 1 or "-" not in said:
+        return resolve_area(said, repo)
+    return resolve_area(said, repo) or resolve_area(" ".join(p for p in said.split("-") if p not in _STOPWORDS), repo)
 
 
 def _take_negated(text: str, repo: str | None, areas: list[tuple[str, ...]], problems: list[str]) -> str:
