@@ -31,21 +31,6 @@ _KINDS: tuple[tuple[str, LazyPattern], ...] = tuple(
 # How much a hunk of each kind tells a reader about the change, most first.
 INFORMATIVE_ORDER = ("source", "kernel", "config", "build", "bench", "ci", "test", "docs", "meta", "data", "lock")
 
-# Plural nouns for listing kinds in sentences.
-KIND_NOUNS = {
-    "source": "source code",
-    "kernel": "kernel code",
-    "config": "configuration code",
-    "build": "build files",
-    "bench": "benchmarks",
-    "ci": "CI configuration",
-    "test": "tests",
-    "docs": "documentation",
-    "meta": "repository metadata",
-    "data": "data files",
-    "lock": "lock files",
-}
-
 
 @lru_cache(maxsize=8192)
 def file_kind(path: str) -> str:
