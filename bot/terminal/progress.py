@@ -5,6 +5,7 @@ import sys
 from typing import TextIO
 
 from store.sources.ingest import Status
+from store.text.errors import one_line
 
 
 class TerminalProgress:
@@ -31,8 +32,7 @@ class TerminalProgress:
     def _draw(self, text: str) -> None:
         if not self.enabled:
             return
-        # GitHub's messages reach this line; keep escape sequences out of the terminal.
-        printable = "".join(ch for ch in text if ch.isprintable())
-        self.stream.write("\r\x1b[K" + printable)
+        # GitHub's messages reach this line: one line, no escape sequences, no secrets, like every error.
+        self.stream.write("\r\x1b[K" + one_line(text))
         self.stream.flush()
         self._drawn = True
