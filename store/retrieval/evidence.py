@@ -12,8 +12,10 @@ import math
 
 from sqlite_utils import Database
 
+from store.days import from_utc_text
 from store.retrieval.fts import any_of, store_size
 from store.retrieval.question import Concept
+from store.tables.prs import first_id
 from store.text.patterns import LazyPattern
 from store.text.prose import lead_and_rest
 
@@ -38,6 +40,8 @@ RISK_WEIGHT = {**FIELD_WEIGHT, "risks": 1.0, "insights": 0.6, "title": 0.3, "lea
 # a broader one ("frontend" for the responses API) much less.
 RELATED_FACTOR = 0.7
 WIDER_FACTOR = 0.4
+# Rarity is read among at most this many of the newest PRs: about seven weeks of vLLM.
+RARITY_SAMPLE = 2_000
 
 
 def gather(
@@ -110,19 +114,30 @@ def _says(text: str, components: set[str]) -> bool:
     return False
 
 
-def rarity(db: Database, concepts: list[Concept]) -> list[float]:
-    """How much each concept tells PRs apart, from 0 (in most PRs) to 1 (in very few): its idf over the store.
+def rarity(db: Database, repo: str, concepts: list[Concept]) -> list[float]:
+    """How much each concept tells PRs apart, from 0 (in most PRs) to 1 (in very few): its idf among recent PRs.
 
-    Counting a phrase's PRs reads its doclists, which costs about the same at any
-    store size; the store's size comes from the index's own record.
+    Counted since the newest RARITY_SAMPLE PRs of `repo` began: how rare a
+    word is today shows in the last few months, and counting a common word's
+    PRs in the whole store would cost more with every PR added. PRs of other
+    repositories merged in that time count too, as they do in a smaller store.
     """
     size = store_size(db)
     if not size:
         return [1.0 for _ in concepts]
+    since = ""
+    if size > RARITY_SAMPLE:
+        row = db.execute(
+            "select merged_at from prs where repo = ? order by merged_at desc limit 1 offset ?", [repo, RARITY_SAMPLE - 1]
+        ).fetchone()
+        if row:
+            since, size = f" and rowid >= {first_id(from_utc_text(row[0]))}", RARITY_SAMPLE
     weights = []
     for concept in concepts:
-        df = db.execute("select count(*) from prs_fts where prs_fts match ?", [any_of(concept.phrases.same)]).fetchone()[0]
+        df = db.execute(
+            f"select count(*) from prs_fts where prs_fts match ?{since}", [any_of(concept.phrases.same)]
+        ).fetchone()[0]
         # idf scaled to [0, 1]: a word in every PR says nothing, one in 1% of them or fewer says all it can.
-        share = max(df, 1) / size
+        share = min(1.0, max(df, 1) / size)
         weights.append(max(0.0, min(1.0, math.log(1 / share) / math.log(100))))
     return weights

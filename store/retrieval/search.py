@@ -351,7 +351,7 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
     the topic only among its risks comes last.
     """
     topics = _topics(question)
-    weights = rarity(db, [topic.concept for topic in topics])
+    weights = rarity(db, repo, [topic.concept for topic in topics])
     telling = sorted(range(len(topics)), key=lambda i: -weights[i])
     scope = _Scope(db, repo, question)
     wanted = max(limit, POOL)
@@ -452,27 +452,40 @@ def _rowid_range(column: str, start: datetime | None, end: datetime | None) -> s
 def _windowed(scope: _Scope, stage: _Stage, limit: int) -> list[dict[str, Any]]:
     """Top rows of a stage, from the narrowest recent window that holds `limit` of its matches.
 
-    Ranking is what costs, not matching. Matches are collected in windows of
-    three days, a week, a month, half a year and two years back from the newest
-    PR asked about, then in the whole range asked, and only the first window holding
-    `limit` of them is ranked. FTS5 reads only a window's stretch of rowids, so
-    a question costs the same in a store of 100,000 PRs as in one of 1,000,
-    whatever order they were stored in, and recent PRs win among equals.
+    Ranking is what costs, not matching. The windows are three days, a week, a
+    month, half a year and two years back from the newest PR asked about, then
+    the whole range asked, and only the first window holding `limit` matches is
+    ranked. Which one that is, the `limit`-th newest match says: FTS5 walks its
+    doclists newest first and stops there. FTS5 reads only a window's stretch
+    of rowids, so a question costs the same in a store of 100,000 PRs as in
+    one of 1,000, whatever order they were stored in, and recent PRs win among equals.
     """
     edges = scope.edges
     if edges is None:
         return []
     oldest, newest = edges
+    whole = scope.where(stage, scope.start)
+    recent = _newest_matches(scope.db, whole, limit)
+    if len(recent) < limit:
+        return _rank(scope.db, stage, whole, [pr_id for pr_id, _ in recent], limit)
+    reached = recent[-1][1]
     for days in WINDOW_DAYS:
         lower = newest - timedelta(days=days)
         if lower <= oldest:
             break  # this window already holds every PR asked about
-        window = scope.where(stage, lower)
-        ids = _match_ids(scope.db, window, LOCAL_CAP + 1)
-        if len(ids) >= limit:
-            return _rank(scope.db, stage, window, ids, limit)
-    whole = scope.where(stage, scope.start)
+        if lower <= reached:
+            window = scope.where(stage, lower)
+            return _rank(scope.db, stage, window, _match_ids(scope.db, window, LOCAL_CAP + 1), limit)
     return _rank(scope.db, stage, whole, _match_ids(scope.db, whole, LOCAL_CAP + 1), limit)
+
+
+def _newest_matches(db: Database, query: tuple[str, list[Any]], most: int) -> list[tuple[int, datetime]]:
+    """The ids and merge times of the newest `most` matches, newest first."""
+    where, args = query
+    rows = db.execute(
+        f"select prs.id, prs.merged_at from {_FROM} where {where} order by prs_fts.rowid desc limit ?", [*args, most]
+    )
+    return [(pr_id, from_utc_text(merged_at)) for pr_id, merged_at in rows]
 
 
 def _match_ids(db: Database, query: tuple[str, list[Any]], most: int) -> list[int]:
