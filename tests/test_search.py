@@ -283,3 +283,32 @@ def test_store_size_is_read_from_the_index_without_counting(db):
     save_prs(db, [make_pr(n, f"[Core] Change {n}", merged_at=_at(1 + n % 13, n % 24)) for n in range(1, 301)])
     db.execute("delete from prs where number <= 10")
     assert store_size(db) == 290 == db.execute("select count(*) from prs").fetchone()[0]
+
+
+def test_an_index_written_in_many_small_batches_is_merged_and_still_found(db):
+    from store.tables.prs import MAX_SEGMENTS, save_prs
+
+    segments = []
+    for n in range(1, 61):  # a poller's batches: one PR each
+        save_prs(db, [make_pr(n, f"[Core] Change {n} to the detokenizer", merged_at=_at(1 + n % 13, n % 24))])
+        segments.append(db.execute("select count(distinct segid) from prs_fts_idx").fetchone()[0])
+    assert max(segments) <= MAX_SEGMENTS
+    assert 1 in segments[MAX_SEGMENTS:]  # merged into one at least once after it could have grown past the limit
+    assert len(_numbers(db, "detokenizer", limit=100)) == 60
+
+
+def test_rarity_is_read_among_the_newest_prs(db, monkeypatch):
+    from store.retrieval import evidence
+    from store.retrieval.question import Concept, Phrases
+    from store.tables.prs import save_prs
+
+    # Long ago every PR said "flashinfer"; lately none does, and every one says "scheduler".
+    old = [make_pr(n, "[Kernel] FlashInfer tweak", merged_at=_at(2, n), files=["csrc/a.cu"]) for n in range(1, 21)]
+    new = [make_pr(100 + n, "[Core] Scheduler tweak", merged_at=_at(12, n), files=["engine/b.py"]) for n in range(1, 11)]
+    save_prs(db, old + new)
+    concepts = [Concept(word, Phrases((word,), (word,))) for word in ("flashinfer", "scheduler")]
+    whole = evidence.rarity(db, REPO, concepts)
+    monkeypatch.setattr(evidence, "RARITY_SAMPLE", 10)
+    recent = evidence.rarity(db, REPO, concepts)
+    assert recent[0] >= 0.5 > whole[0]  # said by no recent PR: as rare as a sample of ten can tell
+    assert recent[1] == 0.0 < whole[1]  # said by every recent PR: tells none apart

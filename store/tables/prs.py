@@ -91,7 +91,20 @@ def save_prs(db: Database, prs: Iterable[PullRequest]) -> list[int]:
         rows = sorted(([ids[key], *record.values(), now, now] for key, record in records.items()), key=lambda row: row[0])
         _upsert(db, columns, rows)
         record_relations(db, latest.values())
+        _merge_index(db)
     return [ids[(pr.repo, pr.number)] for pr in prs]
+
+
+# FTS5 adds an index segment with every write and merges segments only four of a size at a time;
+# every query looks a word up in each segment, so a store written in many small batches (a poller,
+# a backfill) searches ever slower. Past this many segments the index is merged into one.
+MAX_SEGMENTS = 8
+
+
+def _merge_index(db: Database) -> None:
+    segments = db.execute("select count(distinct segid) from prs_fts_idx").fetchone()[0]
+    if segments > MAX_SEGMENTS:
+        db.execute("insert into prs_fts (prs_fts) values ('optimize')")
 
 
 def _upsert(db: Database, columns: list[str], rows: list[list[Any]]) -> None:
