@@ -13,11 +13,14 @@ questions with a known answer (yes/no, who, how many) whose first line gives it.
 The baseline is plain BM25 over the question's words, citing its top 8 as the
 answers once did. Skips (exit 0) without the seeds.
 
-Four sets are scored apart: our own questions (`own`); the blind set
+Sets are scored apart: our own questions (`own`); the blind set
 (tests/eval/blind), written from the reports by someone who had not read the
 code, in the half that tuning may look at (`tune`) and the half it never does
-(`measure`); and a second blind batch written later for tuning (`tune2`,
-tests/eval/blind2). The figures to quote are the `measure` half's.
+(`measure`); a second blind batch written later for tuning (`tune2`,
+tests/eval/blind2); and two fresh blind batches, each in halves (`tune3` and
+`measure3`, `tune4` and `measure4`). "said none merged" counts first lines that
+say no PR merged in the time asked while PRs did. The figures to quote are the
+`measure3` and `measure4` halves', which nothing was tuned on.
 """
 from __future__ import annotations
 
@@ -45,8 +48,21 @@ QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
 BLIND = ROOT / "tests" / "eval" / "blind" / "questions.json"
 # A second blind batch, written later by someone else who had not read the code, all for tuning.
 BLIND2 = ROOT / "tests" / "eval" / "blind2" / "questions.json"
+# Two fresh blind batches, each split in halves: the third over two more days of reports of its
+# own (tests/eval/blind3/reports), the fourth over the six reports the others use.
+BLIND3 = ROOT / "tests" / "eval" / "blind3" / "questions.json"
+BLIND4 = ROOT / "tests" / "eval" / "blind4" / "questions.json"
 # name: (questions, the half of them asked; None for all)
-SETS = {"own": (QUESTIONS, None), "tune": (BLIND, "tune"), "tune2": (BLIND2, None), "measure": (BLIND, "measure")}
+SETS = {
+    "own": (QUESTIONS, None),
+    "tune": (BLIND, "tune"),
+    "tune2": (BLIND2, None),
+    "measure": (BLIND, "measure"),
+    "tune3": (BLIND3, "tune"),
+    "measure3": (BLIND3, "measure"),
+    "tune4": (BLIND4, "tune"),
+    "measure4": (BLIND4, "measure"),
+}
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
 BASELINE_CITES = 8
@@ -60,6 +76,7 @@ class Scores:
     searched: int = 0  # questions that expect PRs: search is scored on those only
     lines: int = 0  # questions with a known first-line answer
     lines_right: int = 0
+    false_empty: int = 0  # first lines saying nothing merged in a time that has PRs
 
     def add(self, figures: dict[str, float | None], line_right: bool | None) -> None:
         self.count += 1
@@ -76,6 +93,7 @@ class Scores:
             n = self.searched if name in ("recall@10", "hit@3") else self.count
             means[name] = self.sums[name] / n if n else float("nan")
         means["first line"] = self.lines_right / self.lines if self.lines else float("nan")
+        means["said none merged"] = self.false_empty
         return means
 
 
@@ -120,6 +138,20 @@ def first_line_right(item: dict, text: str) -> bool | None:
     return None
 
 
+def says_none_merged(db, repo: str, question, text: str) -> bool:
+    """Whether the first line says no PR merged in the time asked (with nothing else to narrow it) while some did."""
+    line = text.split("\n", 1)[0]
+    if question.time is None or not line.startswith("No ") or question.time.label not in line:
+        return False
+    if re.search(r"\b(?:about|by|in|touching)\b", line.replace(question.time.label, "")):
+        return False  # nothing merged about the words, by the person, in the area asked: no claim about the day
+    start, end = question.time.start, question.time.end
+    return db.execute(
+        "select 1 from prs where repo = ? and merged_at >= ? and merged_at < ? limit 1",
+        [repo, to_utc_text(start) if start else "", to_utc_text(end) if end else "9999"],
+    ).fetchone() is not None
+
+
 def baseline_ranking(db, repo: str, text: str) -> list[int]:
     """Plain BM25 over every word of the question, no filters, synonyms or fields."""
     words = re.findall(r"[a-z0-9]+", text.lower())
@@ -145,9 +177,12 @@ def evaluate(seeds: list[Path], questions_path: Path = QUESTIONS, reports: Path 
         if half is not None and item.get("half") != half:
             continue
         by_now.setdefault(datetime.fromisoformat(item.get("now", spec["now"])), []).append(item)
+    # A set may bring reports of its own, beside the ones every set shares.
+    own_reports = sorted((questions_path.parent / spec["reports"]).glob("*.md")) if "reports" in spec else []
+    files = [*seeds, *sorted(reports.glob("*.md")), *own_reports]
     with tempfile.TemporaryDirectory() as folder:
         for index, (now, items) in enumerate(sorted(by_now.items())):
-            db = store_as_of(Path(folder) / f"eval-{index}.db", [*seeds, *sorted(reports.glob("*.md"))], now, tz, repo)
+            db = store_as_of(Path(folder) / f"eval-{index}.db", files, now, tz, repo)
             for item in items:
                 ask(db, settings, repo, tz, now, item, report)
             db.close()
@@ -172,8 +207,10 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
     answer = answer_question(db, settings, item["q"], history=history, now=now, repo=repo)
     figures = {**search_figures(found, expected), **citation_figures(answer.citations, expected)}
     line_right = first_line_right(item, answer.text)
-    report.overall.add(figures, line_right)
-    report.by_kind.setdefault(item["kind"], Scores()).add(figures, line_right)
+    false_empty = says_none_merged(db, repo, question, answer.text)
+    for scores in (report.overall, report.by_kind.setdefault(item["kind"], Scores())):
+        scores.add(figures, line_right)
+        scores.false_empty += false_empty
     ranked = baseline_ranking(db, repo, item["q"])
     report.baseline.add({**search_figures(ranked, expected), **citation_figures(ranked[:BASELINE_CITES], expected)}, None)
     if figures["precision"] < 1 or figures["recall"] < 1 or line_right is False or (figures["recall@10"] or 1) < 1:
@@ -182,7 +219,8 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
         report.misses.append(
             f"[{item['kind']}] {item['q']!r}: precision {figures['precision']:.2f}, recall {figures['recall']:.2f}, "
             f"search recall@10 {figures['recall@10'] if figures['recall@10'] is None else round(figures['recall@10'], 2)}"
-            f"{'' if line_right is not False else ', first line wrong'}; extra {extra}, missed {missed}; "
+            f"{'' if line_right is not False else ', first line wrong'}{', says none merged' if false_empty else ''}; "
+            f"extra {extra}, missed {missed}; "
             f"first line: {answer.text.splitlines()[0][:160]!r}"
         )
 
@@ -206,13 +244,14 @@ def main() -> None:
 
 
 def print_report(report: Report, misses: bool) -> None:
-    print(f"{'kind':<12} {'n':>4} {'recall@10':>10} {'hit@3':>7} {'precision':>10} {'recall':>7} {'first line':>11}")
+    print(f"{'kind':<12} {'n':>4} {'recall@10':>10} {'hit@3':>7} {'precision':>10} {'recall':>7} {'first line':>11} "
+          f"{'said none merged':>17}")
     rows = [*sorted(report.by_kind.items()), ("all", report.overall), ("BM25 only", report.baseline)]
     for kind, scores in rows:
         m = scores.mean()
         shown = {name: "" if value != value else f"{value:.3f}" for name, value in m.items()}  # NaN: nothing to score
         print(f"{kind:<12} {m['questions']:>4} {shown['recall@10']:>10} {shown['hit@3']:>7} "
-              f"{shown['precision']:>10} {shown['recall']:>7} {shown['first line']:>11}")
+              f"{shown['precision']:>10} {shown['recall']:>7} {shown['first line']:>11} {m['said none merged']:>17}")
     if misses:
         print("\n".join(["", *report.misses]))
 
