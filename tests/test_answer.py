@@ -495,12 +495,19 @@ def test_areas_named_together_mean_a_pr_in_both(store, settings):
     assert sorted(_ask(store, settings, "rocm or attention work?").citations) == [502, 508]
 
 
-def test_an_area_left_out_is_left_out_and_a_topic_left_out_is_said_to_be_beyond_reading(store, settings):
+def test_an_area_a_topic_or_a_person_left_out_is_left_out_and_the_first_line_says_so(store, settings):
     answer = _ask(store, settings, "what merged on mar 13 that isn't core?")
     assert answer.citations == [502]
     assert _ask(store, settings, "anything on mar 12 that isn't a frontend change?").citations == [503]
-    beyond = _ask(store, settings, "anything on mar 12 that isn't about streaming usage?")
-    assert "beyond what I can read" in _first(beyond) and sorted(beyond.citations) == [503, 504]
+    assert _ask(store, settings, "mar 13 merges besides core").citations == [502]
+    # A topic that is no area: PRs whose title or first sentence says it are left out.
+    topic = _ask(store, settings, "anything on mar 12 apart from the streaming one?")
+    assert topic.citations == [503] and _first(topic) == '1 PR merged on Thu Mar 12 leaving out "streaming":'
+    person = _ask(store, settings, "what landed on mar 13 that was not merged by linus-t?")
+    assert person.citations == [502] and "leaving out by linus-t" in _first(person)
+    # What something is done without is not a topic left out: the answer says so and leaves nothing out.
+    without = _ask(store, settings, "anything on mar 12 without streaming?")
+    assert "beyond what I can read" in _first(without) and sorted(without.citations) == [503, 504]
 
 
 def test_only_a_question_that_leans_back_takes_the_threads_topic(store, settings):

@@ -24,6 +24,7 @@ from store.retrieval.fts import any_of
 from store.retrieval.question import Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import COUNT_CAP, POOL, SearchResult, missing_note, narrowing_condition, search
 from store.tables.prs import first_id, get_pr, pr_from_row
+from store.text.prose import atoms, lead_and_rest
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
@@ -218,10 +219,35 @@ def _kept(pr: PullRequest, question: Question) -> bool:
 
 
 def _excluded(pr: PullRequest, question: Question) -> bool:
-    """Whether the question leaves `pr` out: by a person it excludes, or in every area it excludes."""
+    """Whether the question leaves `pr` out: by a person it excludes, in every area it excludes, or about words it does."""
     if question.excluded and any(_left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
         return True
-    return any(set(group) <= set(pr.areas) for group in question.excluded_areas)
+    if any(set(group) <= set(pr.areas) for group in question.excluded_areas):
+        return True
+    return any(_leads_with(pr, concept) for concept in question.excluded_words)
+
+
+def _leads_with(pr: PullRequest, concept: Concept) -> bool:
+    """Whether the title or first sentence of what changed says the concept: what a PR is about, not what it touches."""
+    lead = lead_and_rest(pr.summary.what_changed)[0] if pr.summary else ""
+    said = atoms(f"{pr.title} {lead}")
+    return any(_holds(said, atoms(phrase)) for phrase in concept.phrases.same)
+
+
+def _holds(said: list[str], phrase: list[str]) -> bool:
+    """Whether the words hold the phrase, each word also with a plural or verb ending ("metric" in "metrics")."""
+    size = len(phrase)
+    return bool(phrase) and any(
+        all(_bare(word) == _bare(want) for word, want in zip(said[i : i + size], phrase)) for i in range(len(said) - size + 1)
+    )
+
+
+def _bare(word: str) -> str:
+    """A word without one plural or verb ending: "streaming" and "streams" are both "stream"."""
+    for ending in ("ing", "es", "ed", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
 
 
 def _by(pr: PullRequest, person: Person) -> bool:

@@ -67,6 +67,8 @@ class Question:
     excluded: list[str] = field(default_factory=list)  # logins left out ("besides the bot"); "bots" for every bot
     # "not about CI", "isn't ROCm CI", "not CI or docs": a PR in every area of one of these groups is left out.
     excluded_areas: list[tuple[str, ...]] = field(default_factory=list)
+    # "that isn't tool calling", "apart from the metrics one": a PR whose title or first sentence says these is left out.
+    excluded_words: list[Concept] = field(default_factory=list)
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
 
     @property
@@ -85,7 +87,7 @@ class Question:
 
     @property
     def leaves_out(self) -> bool:
-        return bool(self.excluded or self.excluded_areas)
+        return bool(self.excluded or self.excluded_areas or self.excluded_words)
 
     @property
     def has_topic(self) -> bool:
@@ -153,6 +155,13 @@ class Question:
             parts.append("touching " + " or ".join(f"`{path}`" for path in self.paths))
         if self.concepts:
             parts.append("about " + ", ".join(f'"{concept.said}"' for concept in self.concepts))
+        left_out = [
+            *("bots" if login == "bots" else f"by {login}" for login in self.excluded),
+            *(" ".join(group) for group in self.excluded_areas),
+            *(f'"{concept.said}"' for concept in self.excluded_words),
+        ]
+        if left_out:
+            parts.append("leaving out " + ", ".join(left_out))
         return " ".join(parts)
 
 
@@ -351,9 +360,13 @@ def pr_numbers(text: str) -> list[int]:
     return numbers
 
 
+# The words that leave something out, for people ("besides the bot") and areas or topics ("that isn't CI").
+_LEAVING_OUT = (
+    r"besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|apart\s+from|aside\s+from|ignoring|minus"
+    r"|without|unrelated\s+to|(?:had|has|have)\s+nothing\s+to\s+do\s+with|not|isn'?t|aren'?t|wasn'?t|weren'?t|non|skip(?:ping)?"
+)
 _EXCEPT = LazyPattern(
-    rf"\b(?:besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|not\s+by|not|apart\s+from|aside\s+from|ignoring)"
-    rf"\s+(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b",
+    rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b",
     re.IGNORECASE,
 )
 
@@ -375,16 +388,19 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
     return _EXCEPT.sub(leave_out, text)
 
 
-# "not about CI", "that isn't ROCm CI", "excluding docs": the areas after it are left out.
+# "not about CI", "that isn't ROCm CI", "besides docs": the areas (or words) after it are left out.
 _NEGATED = LazyPattern(
-    r"\b(?P<cue>not|isn'?t|aren'?t|wasn'?t|weren'?t|excluding|except|other\s+than|non|skip(?:ping)?|ignoring|minus"
-    r"|(?:had|has|have)\s+nothing\s+to\s+do\s+with|unrelated\s+to|without)"
+    rf"\b(?P<cue>{_LEAVING_OUT})"
     r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
-    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all)\s+)*(?P<words>[\w.+-]+(?:,?\s+[\w.+-]+){0,4})",
+    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about)\s+)*(?P<words>[\w.+-]+(?:,?\s+[\w.+-]+){0,4})",
     re.IGNORECASE,
 )
 # What may follow the areas left out without being a topic of its own: "that aren't CI fixes".
-_NEGATED_NOUNS = frozenset({"fix", "fixes", "change", "changes", "pr", "prs", "stuff", "work", "ones", "things", "related", "only"})
+_NEGATED_NOUNS = frozenset(
+    {"fix", "fixes", "change", "changes", "pr", "prs", "stuff", "work", "one", "ones", "things", "related", "only"}
+)
+# Words left out that are no area: at most this many, up to the first word that is no topic.
+_NEGATED_WORDS = 3
 
 
 def _negated_areas(words: list[str], repo: str | None) -> tuple[list[tuple[str, ...]], int]:
@@ -416,25 +432,43 @@ def _area_of(words: list[str], repo: str | None) -> str | None:
     return resolve_area(said, repo) or resolve_area(" ".join(p for p in said.split("-") if p not in _STOPWORDS), repo)
 
 
-def _take_negated(text: str, repo: str | None, areas: list[tuple[str, ...]], problems: list[str]) -> str:
-    """Areas the question leaves out; a negated word that is no area is said to be beyond reading, not searched for."""
+def _take_negated(text: str, repo: str | None, question: Question) -> str:
+    """Areas the question leaves out, and other words it leaves out ("that isn't tool calling")."""
 
     def leave_out(m: re.Match[str]) -> str:
         words = m["words"].split()
         groups, taken = _negated_areas(words, repo)
-        areas.extend(groups)
+        question.excluded_areas.extend(groups)
         if not taken:
-            if m["cue"] in ("not", "non") and not m["about"]:
+            cue = m["cue"].lower()
+            if cue in ("not", "non") and not m["about"]:
                 return m[0]  # "is not starting", "non-blocking": before a word that is no area, left to the words
-            # "that isn't a bug fix": the thing left out is no area; saying so beats searching for it.
-            said = " ".join(word.strip(".,?!") for word in words[:2])
-            problems.append(f'leaving out "{said}" is beyond what I can read; this is everything else asked')
-            return " " + " ".join(words[2:])
-        while taken < len(words) and words[taken].strip(".,?!") in _NEGATED_NOUNS:
+            said = _negated_words(words)
+            if cue in ("without", "skip", "skipping") or not said:
+                # "runs without errors": what is done without is no topic to leave out; saying so beats searching for it.
+                said = [word.strip(".,?!") for word in words[:2]]
+                question.problems.append(f'leaving out "{" ".join(said)}" is beyond what I can read; this is everything else asked')
+                return " " + " ".join(words[2:])
+            question.excluded_words.append(Concept(" ".join(said), synonyms_of(tuple(s for w in said for s in _subwords(w)))))
+            taken = len(said)
+        while taken < len(words) and words[taken].strip(".,?!").lower() in _NEGATED_NOUNS:
             taken += 1
         return " " + " ".join(words[taken:])
 
     return _NEGATED.sub(leave_out, text)
+
+
+def _negated_words(words: list[str]) -> list[str]:
+    """The topic words that open `words`, up to the first word that is none ("tool calling" of "tool calling?")."""
+    said: list[str] = []
+    for word in words[:_NEGATED_WORDS]:
+        bare = word.strip(".,?!").lower()
+        if not bare or bare in _STOPWORDS or bare in _NEGATED_NOUNS:
+            break
+        said.append(bare)
+        if word[-1:] in ".,?!":
+            break
+    return said
 
 
 def is_bot(login: str) -> bool:
@@ -601,7 +635,7 @@ def parse_question(
         question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     rest = _take_numbers(cleaned, question.numbers)
     rest = _take_excluded(rest, lookup, question.excluded)
-    rest = _take_negated(rest, repo, question.excluded_areas, question.problems)
+    rest = _take_negated(rest, repo, question)
     rest = _take_people(rest, lookup, question.people)
     question.time, rest, problems = read_time(rest, tz, now)
     question.problems.extend(problems)
