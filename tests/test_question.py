@@ -297,3 +297,13 @@ def test_how_people_say_something_broke_finds_how_prs_say_it():
 def test_a_month_by_its_short_name_after_in_and_negations_in_capitals():
     assert _local_span(parse_question("new models in feb?", LA, MAR_14)) == ("Feb 01 00:00", "Mar 01 00:00")
     assert parse_question("what merged today that ISN'T rocm-related?", LA, MAR_14).excluded_areas == [("rocm",)]
+
+
+def test_a_24_hour_clock_and_a_bare_hour_after_a_part_of_the_day():
+    utc = parse_question("which PRs merged between 02:00 and 04:15 UTC on mar 13?", LA, MAR_14)
+    assert utc.concepts == [] and (utc.time.start.hour, utc.time.end.hour, utc.time.end.minute) == (2, 4, 15)
+    evening = parse_question("anything on friday evening, like after 7?", LA, MAR_14)
+    assert evening.concepts == [] and _local_span(evening) == ("Mar 13 19:00", "Mar 14 00:00")
+    # Without a part of the day, a bare number is no time: "top 5 after 2" is not two o'clock.
+    assert _local_span(parse_question("PRs on mar 13 after 2 reverts", LA, MAR_14)) == ("Mar 13 00:00", "Mar 14 00:00")
+    assert _local_span(parse_question("mar 13 afternoon", LA, MAR_14)) == ("Mar 13 12:00", "Mar 13 18:00")

@@ -388,9 +388,15 @@ def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
 # ---------------------------------------------------------------- parts of a day
 
 # Hours [from, to) of a local day; "morning" is everything before noon, as people ask about overnight merges.
-_PARTS = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (17, 24)}
+_PARTS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24)}
 _PART = LazyPattern(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
-_AT = r"(?:(?P<hour{n}>\d{{1,2}})(?::(?P<minute{n}>[0-5]\d))?\s*(?P<ampm{n}>am|pm)|(?P<named{n}>noon|midday|midnight))"
+# "3pm", "3:30 pm", "15:30" (a 24-hour clock), "noon"; after a part of the day, a bare "6" ("evening, after 6").
+_AT = (
+    r"(?:(?P<hour{n}>\d{{1,2}})(?::(?P<minute{n}>[0-5]\d))?\s*(?P<ampm{n}>am|pm)"
+    r"|(?P<hour24{n}>[01]?\d|2[0-3]):(?P<minute24{n}>[0-5]\d)(?!\s*[ap]m)"
+    r"|(?P<named{n}>noon|midday|midnight)"
+    r"|(?P<bare{n}>1[0-2]|0?[1-9])(?![\d:]))"
+)
 _CLOCK = LazyPattern(r"\b(?P<rel>before|after|since|until|till)\s+" + _AT.format(n="") + r"\b")
 _CLOCK_RANGE = LazyPattern(r"\b(?:between|from)\s+" + _AT.format(n="") + r"\s+(?:and|to|-|until|till)\s+" + _AT.format(n="2") + r"\b")
 
@@ -404,21 +410,22 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         return text, found  # a range of days or a rolling window: parts of a day do not apply
     start, end, label = found.start, found.end, found.label
     part = _PART.search(text)
+    later = part is not None and part["part"] != "morning"  # a bare hour in the afternoon or evening is pm
     if part:
         first, last = _PARTS[part["part"]]
         start, end = _at_hour(day, first, tz), _at_hour(day, last, tz)
         label = f"in the {part['part']} of {day:%a %b} {day.day}"
         text = text[: part.start()] + " " + text[part.end() :]
     between = _CLOCK_RANGE.search(text)
-    if between:
-        (hour, minute), (hour2, minute2) = _clock_time(between), _clock_time(between, "2")
+    if between and _read_clock(between, part, "") and _read_clock(between, part, "2"):
+        (hour, minute), (hour2, minute2) = _clock_time(between, later), _clock_time(between, later, "2")
         start = max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute))
         end = min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2))
         label = f"{label}, {between[0]}"
         text = text[: between.start()] + " " + text[between.end() :]
     clock = _CLOCK.search(text)
-    if clock:
-        hour, minute = _clock_time(clock)
+    if clock and _read_clock(clock, part, ""):
+        hour, minute = _clock_time(clock, later)
         moment = _at_hour(day, hour, tz) + timedelta(minutes=minute)
         before = clock["rel"] in ("before", "until", "till")
         start, end = (start, min(end, moment)) if before else (max(start, moment), end)
@@ -427,9 +434,18 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
     return text, TimeRange(start, end, label)
 
 
-def _clock_time(match: re.Match[str], n: str = "") -> tuple[int, int]:
+def _read_clock(match: re.Match[str], part: re.Match[str] | None, n: str) -> bool:
+    """Whether the clock time is one: a bare number ("after 6") is, only once a part of the day was named."""
+    return not match[f"bare{n}"] or part is not None
+
+
+def _clock_time(match: re.Match[str], later: bool, n: str = "") -> tuple[int, int]:
     if match[f"named{n}"]:
         return (0, 0) if match[f"named{n}"] == "midnight" else (12, 0)
+    if match[f"hour24{n}"]:
+        return int(match[f"hour24{n}"]), int(match[f"minute24{n}"])
+    if match[f"bare{n}"]:
+        return int(match[f"bare{n}"]) % 12 + (12 if later else 0), 0
     hour = int(match[f"hour{n}"]) % 12 + (12 if match[f"ampm{n}"] == "pm" else 0)
     return min(hour, 23), int(match[f"minute{n}"] or 0)
 
