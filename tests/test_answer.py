@@ -86,7 +86,7 @@ def test_count_question_gives_the_number_first(store, settings):
 def test_yes_no_question_starts_with_yes_or_no(store, settings):
     reverted = _ask(store, settings, "was #501 reverted?")
     assert _first(reverted) == "Yes: [#507] reverts [#501]."
-    assert reverted.citations == [501, 507]
+    assert reverted.citations == [507]  # what became of #501 answers; #501 itself is context
     kept = _ask(store, settings, "was #503 reverted?")
     assert _first(kept) == "No PR reverts [#503] in the store." and kept.citations == [503]
     fixed = _ask(store, settings, "did anyone fix the MI300 hang?")
@@ -549,3 +549,10 @@ def test_the_first_line_answers_first_and_notes_what_it_could_not_read_after(sto
     assert _first(answer).startswith("Yes: [#504]") and _first(answer).endswith('(No PR mentions "zorbling".)')
     nothing = _ask(store, settings, "did anyone fix the zorbling quuxes?")
     assert _first(nothing).startswith("No: ") and "merged" not in _first(nothing).split(".")[0]
+
+
+def test_chatter_no_pr_says_weighs_as_one_word_and_a_relation_is_said_once(store, settings):
+    chatty = _ask(store, settings, "our pods kept grumbling, wobbling, sputtering and flailing: did the MI300 hang get fixed?")
+    assert chatty.citations == [508]
+    reverted = _ask(store, settings, "what reverted the scheduler admission change?")
+    assert _first(reverted).count("reverts") == 1

@@ -196,7 +196,8 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
             stating = _stating_first(link)
             answer.update((p.number, p) for p in ((pr, other) if link.outgoing else (other, pr)))
             sources.add(stating.number)
-            links.append(stating)
+            if stating not in links:  # both sides chosen: the link is found from each
+                links.append(stating)
         answer.setdefault(pr.number, pr)
     if not answer:
         return choice

@@ -39,8 +39,10 @@ RELATION_WORDS = {
 # "what fixed #N", "which PR reverted #N": the question's subject is the other PR, not the one named.
 _ASKS_OTHER = LazyPattern(
     r"^\W{0,3}(?:what|which|who)\b(?:\s{1,3}(?:pr|prs|pull\s{1,3}request|change|commit|one))?\s{1,3}(?!was\b|were\b|is\b|got\b|get\b|has\b|did\b)\w"
-    # "what did #N revert?", "what is #N following up on?": #N does it; the other side is asked for.
-    r"|^\W{0,3}(?:what|which)\s{1,3}(?:did|does|is|was)\s{1,3}(?:#|pr\s{0,2}#?)\d"
+    # "what did #N revert?", "which PR is #N following up on?": #N does it; the other side is asked for.
+    r"|^\W{0,3}(?:what|which)(?:\s{1,3}(?:pr|change|commit|one))?\s{1,3}(?:did|does|is|was)\s{1,3}(?:#|pr\s{0,2}#?)\d"
+    # "was #N reverted?", "did #N cause any follow-up?": what became of #N is the other side.
+    r"|^\W{0,3}(?:did|does|has|was|is)\s{1,3}(?:#|pr\s{0,2}#?)\d"
 )
 # "who broke …", "what caused …": the question is about the side that introduced a problem.
 _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|which)\s{1,3}regressions?\b")

@@ -378,8 +378,9 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
 
 
 def _coverage(strengths: list[float], weights: list[float], unsaid: int) -> float:
-    # A word no PR says is as rare as a word can be: it weighs 1, and no PR has it.
-    total = sum(weights) + unsaid
+    # Words no PR says weigh as one word as rare as can be, which no PR has: an absent topic
+    # ("gaudi") sinks a match, and a sentence of chatter no PR uses ("spit", "pegged") sinks it no further.
+    total = sum(weights) + min(1, unsaid)
     if not total:
         return max(strengths, default=0.0)
     return sum(s * w for s, w in zip(strengths, weights)) / total
