@@ -65,10 +65,7 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
         if not question.concepts:  # about PRs the store does not have, and nothing else
             return Choice([], [], question, 0, False, missing)
         question = replace(question, numbers=[])
-    authored = _as_authors(question)
-    choice = _choose(db, repo, authored, form) if authored is not question else None
-    if choice is None or not choice.answer:
-        choice = _choose(db, repo, question, form)
+    choice = _choose(db, repo, question, form)
     if question.order and choice.answer:
         choice = _at_the_end(db, repo, choice, question.order, form)
     return replace(choice, note=missing)
@@ -101,14 +98,6 @@ def _without_relation_words(question: Question, form: Form) -> Question:
         return question
     words = RELATION_TOPIC_WORDS[form.relation]
     return replace(question, concepts=[c for c in question.concepts if not words.search(c.said.lower())])
-
-
-def _as_authors(question: Question) -> Question:
-    """"What did X merge?" means the PRs X wrote; those X only merged answer only when X wrote none."""
-    if not any(person.role == "any" for person in question.people):
-        return question
-    people = [Person(p.login, "author") if p.role == "any" else p for p in question.people]
-    return replace(question, people=people)
 
 
 # ---------------------------------------------------------------- numbers and relations

@@ -143,8 +143,9 @@ class Question:
         Whether the PRs are trivial or substantial is said by `noun`."""
         roles = {person.role for person in self.people}
         logins = " or ".join(person.login for person in self.people)
-        single_role = len(roles) == 1 and roles != {"any"}
-        parts = [f"{'authored' if roles == {'author'} else 'merged'} by {logins}" if single_role else "merged"]
+        single_role = len(roles) == 1
+        verb = {"author": "authored", "merger": "merged", "any": "authored or merged"}
+        parts = [f"{verb[next(iter(roles))]} by {logins}" if single_role else "merged"]
         if self.time:
             parts.append(self.time.label)
         if self.people and not single_role:
