@@ -556,3 +556,13 @@ def test_chatter_no_pr_says_weighs_as_one_word_and_a_relation_is_said_once(store
     assert chatty.citations == [508]
     reverted = _ask(store, settings, "what reverted the scheduler admission change?")
     assert _first(reverted).count("reverts") == 1
+
+
+def test_the_files_asked_about_are_a_topic_every_candidate_says(db, settings):
+    save_prs(db, [make_pr(900 + n, f"[Bugfix] Fix engine thing {n}", merged_at=_at(10, n), files=[f"engine/m{n}.py"])
+                  for n in range(20)])
+    save_prs(db, [make_pr(950, "[ROCm] Fix the MI300 barrier", merged_at=_at(12), files=["csrc/rocm/attention.cu"]),
+                  make_pr(951, "[ROCm] Tune the MI300 tile sizes", merged_at=_at(13), files=["csrc/rocm/tiles.cu"])])
+    # "fix" is in nearly every PR: beside the files asked about it grades, and does not decide.
+    assert sorted(_ask(db, settings, "fixes under csrc/rocm/").citations) == [950, 951]
+    assert _ask(db, settings, "the barrier under csrc/rocm/").citations == [950]

@@ -359,6 +359,8 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
     stages = [" AND ".join(topics[i].expression for i in telling[:size]) for size in range(len(telling), 0, -1)]
     if len(topics) > 1:
         stages.append(" OR ".join(topic.expression for topic in topics))  # any topic at all, to fill up
+    if question.paths:
+        stages.append("{files} : " + any_of(" ".join(atoms(path)) for path in question.paths))  # the files alone
     for band, expression in zip(range(len(stages), 0, -1), stages):
         for row in _windowed(scope, _Stage(expression, None, band), wanted):
             pool.setdefault(row["id"], (band, row["score"], row))
@@ -369,6 +371,13 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
     groups = _alternatives(question.text, [topic.concept for topic in topics])
     grouped_weights = _grouped(weights, groups)
     strengths = gather(db, list(pool), [topic.concept for topic in topics], RISK_WEIGHT if question.about_risks else FIELD_WEIGHT)
+    if question.paths:
+        # The files asked about are one more topic, said fully by every candidate (search keeps to them),
+        # as rare as can be: a word beside them ("the buildkite config") grades, and one missing no longer sinks a PR.
+        grouped_weights.append(1.0)
+        for said in strengths.values():
+            said.append(1.0)
+        groups.append([len(topics)])
     graded = sorted(
         ((_coverage(_grouped(strengths[pr_id], groups), grouped_weights, len(question.unknown)), size, score, row)
          for pr_id, (size, score, row) in pool.items()),
