@@ -566,3 +566,21 @@ def test_the_files_asked_about_are_a_topic_every_candidate_says(db, settings):
     # "fix" is in nearly every PR: beside the files asked about it grades, and does not decide.
     assert sorted(_ask(db, settings, "fixes under csrc/rocm/").citations) == [950, 951]
     assert _ask(db, settings, "the barrier under csrc/rocm/").citations == [950]
+
+
+def test_a_doubting_yes_no_is_answered_no_by_a_fix_or_a_revert(store, settings):
+    fixed = _ask(store, settings, "does the MI300 still hang under load?")
+    assert _first(fixed).startswith("No: fixed by [#508]")
+    reverted = _ask(store, settings, "did the change to admit short prompts earlier stick?")
+    assert _first(reverted) == "No: [#507] reverts [#501]."
+    kept = _ask(store, settings, "did the FP8 KV cache for the Triton backend stick?")
+    assert _first(kept).startswith("Yes") and kept.citations == [505]
+    # "or is it still hardcoded" doubts nothing the PR fixed.
+    assert _first(_ask(store, settings, "can the MI300 hang be avoided now, or is it still there?")).startswith("Yes")
+
+
+def test_humans_and_maintainers_in_a_tally_leave_the_bots_out(db, settings):
+    save_prs(db, [make_pr(960 + n, f"[Core] Change {n}", merged_at=_at(13, n + 1), merged_by="merge-bot") for n in range(3)]
+             + [make_pr(970 + n, f"[Core] Tweak {n}", merged_at=_at(13, n + 8), merged_by="linus-t") for n in range(2)])
+    answer = _ask(db, settings, "which human maintainer merged the most on mar 13?")
+    assert _first(answer).startswith("linus-t merged the most") and sorted(answer.citations) == [970, 971]

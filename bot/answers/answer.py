@@ -30,6 +30,7 @@ from store.tables.prs import latest_merge
 from store.tables.structured_output import json_schema_support, remember_json_schema
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
+from store.understanding.summary.titles import title_tags
 
 if TYPE_CHECKING:
     from bot.answers.model_prompt import ModelChoice
@@ -177,6 +178,9 @@ def _lead(choice: Choice, form: Form) -> str:
     if form.kind == "howto":
         return note + _how_line(choice)
     if form.kind == "yesno":
+        doubted = _doubted(choice, form, links)
+        if doubted:
+            return f"{note}{doubted}"
         if links:
             return f"{note}Yes: {links}."
         if len(choice.answer) <= NAMED_IN_A_YES:
@@ -191,6 +195,23 @@ def _lead(choice: Choice, form: Form) -> str:
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
     return f"{note}{count} {choice.question.noun(choice.total)} {described}{tail}"
+
+
+def _doubted(choice: Choice, form: Form, links: str) -> str | None:
+    """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" when a revert did."""
+    if form.doubt == "kept" and links:
+        return f"No: {links}."
+    fixes = [pr for pr in choice.answer if _fixes(pr)] if form.doubt == "persists" else []
+    if fixes:
+        return "No: fixed by " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in fixes[:NAMED_IN_A_YES]) + "."
+    return None
+
+
+def _fixes(pr: PullRequest) -> bool:
+    return "bugfix" in title_tags(pr.title) or _FIX_WORD.search(pr.title) is not None
+
+
+_FIX_WORD = LazyPattern(r"\b(?:fix(?:es|ed)?|resolves?|resolved)\b", re.IGNORECASE)
 
 
 _RELATION_NOUNS = {

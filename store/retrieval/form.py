@@ -24,13 +24,14 @@ _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
 _MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
-_MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b")
+_MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")
 _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
 
+_REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 # The relation a question asks about, and the words that say it (removed from its topic).
 RELATION_WORDS = {
-    "reverts": LazyPattern(r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"),
+    "reverts": LazyPattern(_REVERTS),
     "fixes": LazyPattern(_REGRESSION),
     "follows": LazyPattern(r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?)\b"),
 }
@@ -50,7 +51,7 @@ _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|
 
 # Words that only restate the relation asked about: "were any regressions fixed" is not about fixes in general.
 RELATION_TOPIC_WORDS = {
-    "reverts": RELATION_WORDS["reverts"],
+    "reverts": LazyPattern(rf"{_REVERTS}|\b(?:stick|stuck|survived?)\b"),
     "fixes": LazyPattern(rf"{_REGRESSION}|\b(?:bug)?fix(?:es|ed|ing)?\b"),
     "follows": RELATION_WORDS["follows"],
 }
@@ -63,6 +64,8 @@ class Form:
     asks_other: bool = False  # about the PR on the other side of the relation from one it names
     culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
     tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs
+    # A yes/no that doubts: "does X still crash?" ("persists": a fix says no) or "did X stick?" ("kept": a revert says no).
+    doubt: str | None = None
 
 
 def read_form(text: str) -> Form:
@@ -81,8 +84,24 @@ def read_form(text: str) -> Form:
         kind = "list"
     else:
         kind = "lookup"
+    doubt = _doubt(head) if kind == "yesno" else None
+    if doubt == "kept" and relation is None:
+        relation = "reverts"  # whether a change stuck is whether something reverted it
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
-    return Form(kind, relation, asks_other, relation == "fixes" and bool(_CULPRIT.search(head)), _tally(head, kind))
+    culprit = relation == "fixes" and bool(_CULPRIT.search(head))
+    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt)
+
+
+# "does X still crash?", "is it still broken?": a fix answers no. "or is it still hardcoded" asks something else.
+_PERSISTS = LazyPattern(r"(?<!\bor\s)(?<!\bor\sis\sit\s)\bstill\b|\banymore\b")
+# "did the new default stick?", "is X still in?": a revert answers no.
+_KEPT = LazyPattern(r"\b(?:stick|stuck\s{1,3}around|stay(?:ed)?\s{1,3}in|survived?|still\s{1,3}(?:in|there|on|around))\b")
+
+
+def _doubt(head: str) -> str | None:
+    if _KEPT.search(head):
+        return "kept"
+    return "persists" if _PERSISTS.search(head) else None
 
 
 def _tally(head: str, kind: str) -> str | None:
@@ -90,6 +109,7 @@ def _tally(head: str, kind: str) -> str | None:
         return None
     if _WHICH_AREA.search(head):
         return "area"
-    if kind == "who" or re.search(r"\bwho\b|\btop\s|\bwhich\s{1,3}(?:person|people|author|merger|login)s?\b", head):
+    people = r"(?:person|people|author|merger|login|maintainer|contributor)s?"
+    if kind == "who" or re.search(rf"\bwho\b|\btop\s|\bwhich\s{{1,3}}(?:\w+\s{{1,3}})?{people}\b", head):
         return "merger" if _MERGER.search(head) else "author"
     return None
