@@ -584,3 +584,18 @@ def test_humans_and_maintainers_in_a_tally_leave_the_bots_out(db, settings):
              + [make_pr(970 + n, f"[Core] Tweak {n}", merged_at=_at(13, n + 8), merged_by="linus-t") for n in range(2)])
     answer = _ask(db, settings, "which human maintainer merged the most on mar 13?")
     assert _first(answer).startswith("linus-t merged the most") and sorted(answer.citations) == [970, 971]
+
+
+def test_risks_said_in_their_own_words_answer_a_risk_question(db, settings):
+    save_prs(db, [make_pr(900 + n, f"[Core] Change engine part {n}", merged_at=_at(10, n)) for n in range(20)])
+    save_prs(db, [
+        make_pr(980, "[Kernel] JIT-compile the grouped GEMM", merged_at=_at(12, 9),
+                summary=Summary("Compiles the grouped GEMM on first use.", "", "Adds about 30 seconds to startup on a cold cache.", "", "imported")),
+        make_pr(981, "[Core] Speed up startup by caching configs", merged_at=_at(12, 10),
+                summary=Summary("Startup reads cached configs instead of probing.", "", "Stale caches need a manual wipe.", "", "imported")),
+        make_pr(982, "[Kernel] Atomic split reduction", merged_at=_at(12, 11),
+                summary=Summary("Splits the reduction across blocks.", "", "Results are order-dependent, no longer bit-identical.", "", "imported")),
+    ])
+    slower = _ask(db, settings, "which changes could make startup slower?")
+    assert slower.citations == [980]  # the PR that speeds startup up is not a risk to it
+    assert _ask(db, settings, "anything that could make outputs nondeterministic?").citations == [982]

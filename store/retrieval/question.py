@@ -289,7 +289,7 @@ _RISK_WORDS = LazyPattern(
     r"\b(?:(?:as\s+)?(?:a\s+)?risks?|risky|riskiest|go(?:es)?\s+wrong|downsides?|drawbacks?|side[\s-]?effects?|caveats?"
     r"|(?:known\s+)?limitations?|concerns?|dangers?|dangerous|call(?:s|ed)?\s+out)\b"
 )
-_RISK_VERBS = LazyPattern(r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|end\s+up)\b)")
+_RISK_VERBS = LazyPattern(r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|make|lead|end\s+up)\b)")
 
 
 def _take_risk_words(text: str) -> tuple[str, bool]:
