@@ -599,3 +599,9 @@ def test_risks_said_in_their_own_words_answer_a_risk_question(db, settings):
     slower = _ask(db, settings, "which changes could make startup slower?")
     assert slower.citations == [980]  # the PR that speeds startup up is not a risk to it
     assert _ask(db, settings, "anything that could make outputs nondeterministic?").citations == [982]
+
+
+def test_a_pr_only_in_the_broader_topic_is_not_the_answer(store, settings):
+    # Nothing says bitsandbytes; the FP8 PR is quantization work, shown as nearest, not cited.
+    answer = _ask(store, settings, "bitsandbytes updates?")
+    assert answer.citations == [] and "505" in answer.text

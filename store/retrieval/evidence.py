@@ -37,9 +37,10 @@ COLUMNS = tuple(FIELD_WEIGHT)
 # fixes a slowdown names it in its title, one that risks a slowdown names it among its risks.
 RISK_WEIGHT = {**FIELD_WEIGHT, "risks": 1.0, "insights": 0.6, "title": 0.3, "lead": 0.3, "what_changed": 0.3, "impact": 0.3}
 # A narrower term ("fp8" for quantization) says less than the word asked or a synonym of it;
-# a broader one ("frontend" for the responses API) much less.
+# a broader one ("quantization" for bitsandbytes) much less: below the least an answer must say
+# (choose.MIN_COVERAGE), so a PR only in the broader topic is context, never the answer alone.
 RELATED_FACTOR = 0.7
-WIDER_FACTOR = 0.4
+WIDER_FACTOR = 0.3
 # Rarity is read among at most this many of the newest PRs: about seven weeks of vLLM.
 RARITY_SAMPLE = 2_000
 
