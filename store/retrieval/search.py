@@ -318,6 +318,8 @@ def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRan
 # PRs graded for a question of words: more than any one answer cites, few enough that grading
 # costs the same in a store of any size.
 POOL = 30
+# And the few best-ranked PRs of each topic alone, whatever the stages found.
+PER_TOPIC = 5
 
 
 @dataclass(frozen=True)
@@ -345,7 +347,8 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
 
     Candidates come from FTS5: first the PRs that say every topic, then those
     that say all but the commonest, and so on down to the rarest topic alone,
-    then any topic, until there are enough. Each candidate is then graded on where it says each
+    then any topic, until there are enough; and the few best of each topic
+    alone. Each candidate is then graded on where it says each
     topic (title, first sentence of what changed, ... risks), so a PR that
     misses one common or paraphrased word still answers, and one that names
     the topic only among its risks comes last.
@@ -366,6 +369,12 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
             pool.setdefault(row["id"], (band, row["score"], row))
         if len(pool) >= wanted:
             break
+    if len(topics) > 1:
+        # A PR that says the question's point in other words misses its rare chatter ("sent", "sorted"),
+        # and with it every stage above: each topic's own best PRs are graded too.
+        for topic in topics:
+            for row in _windowed(scope, _Stage(topic.expression, None, 1), PER_TOPIC):
+                pool.setdefault(row["id"], (1, row["score"], row))
     if not pool:
         return []
     groups = _alternatives(question.text, [topic.concept for topic in topics])
