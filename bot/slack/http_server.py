@@ -66,7 +66,9 @@ class HttpServer(TcpWSGIServer):
 
     def shutdown(self) -> None:
         self.task_dispatcher.shutdown()
-        close_all(self._map)
+        # Closed by the serving thread, woken through waitress's trigger: closing the sockets from
+        # this thread would pull them from under that thread's select(), which then fails.
+        self.trigger.pull_trigger(lambda: close_all(self._map))
 
 
 def http_server(app: App, signing_secret: str, port: int, host: str = "0.0.0.0") -> HttpServer:
