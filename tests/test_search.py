@@ -312,3 +312,13 @@ def test_rarity_is_read_among_the_newest_prs(db, monkeypatch):
     recent = evidence.rarity(db, REPO, concepts)
     assert recent[0] >= 0.5 > whole[0]  # said by no recent PR: as rare as a sample of ten can tell
     assert recent[1] == 0.0 < whole[1]  # said by every recent PR: tells none apart
+
+
+def test_each_topic_brings_its_own_best_prs_to_the_grading(db):
+    from store.tables.prs import save_prs
+
+    # Forty recent PRs say "batch"; one says the rare chatter "sorted"; the answer, older, says "mistral".
+    save_prs(db, [make_pr(800 + n, f"[Core] Tune the batch queue {n}", merged_at=_at(13, n % 24)) for n in range(40)])
+    save_prs(db, [make_pr(850, "[Misc] Keep sorted batch lists", merged_at=_at(12, 3)),
+                  make_pr(851, "[Bugfix] Fix Mistral tokenizer crash on empty system messages", merged_at=_at(2, 9))])
+    assert 851 in _numbers(db, "did the mistral batch crash get sorted?", limit=10)
