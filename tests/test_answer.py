@@ -547,6 +547,8 @@ def test_what_a_named_pr_did_to_another_is_answered_with_the_other(store, settin
 def test_the_first_line_answers_first_and_notes_what_it_could_not_read_after(store, settings):
     answer = _ask(store, settings, "did anyone fix the zorbling in chat completions streaming?")
     assert _first(answer).startswith("Yes: [#504]") and _first(answer).endswith('(No PR mentions "zorbling".)')
+    # As in a real store, fixes are many: "fix" alone says little.
+    save_prs(store, [make_pr(900 + n, f"[Bugfix] Fix engine thing {n}", merged_at=_at(3, n)) for n in range(12)])
     nothing = _ask(store, settings, "did anyone fix the zorbling quuxes?")
     assert _first(nothing).startswith("No: ") and "merged" not in _first(nothing).split(".")[0]
 

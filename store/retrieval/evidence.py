@@ -40,7 +40,7 @@ RISK_WEIGHT = {**FIELD_WEIGHT, "risks": 1.0, "insights": 0.6, "title": 0.3, "lea
 # a broader one ("quantization" for bitsandbytes) much less: below the least an answer must say
 # (choose.MIN_COVERAGE), so a PR only in the broader topic is context, never the answer alone.
 RELATED_FACTOR = 0.7
-WIDER_FACTOR = 0.3
+WIDER_FACTOR = 0.25
 # Rarity is read among at most this many of the newest PRs: about seven weeks of vLLM.
 RARITY_SAMPLE = 2_000
 
