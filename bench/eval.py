@@ -141,7 +141,7 @@ def first_line_right(item: dict, text: str) -> bool | None:
 def says_none_merged(db, repo: str, question, text: str) -> bool:
     """Whether the first line says no PR merged in the time asked (with nothing else to narrow it) while some did."""
     line = text.split("\n", 1)[0]
-    if question.time is None or not line.startswith("No ") or question.time.label not in line:
+    if question.time is None or not re.match(r"No (?:\w+ )?PRs? ", line) or question.time.label not in line:
         return False
     if re.search(r"\b(?:about|by|in|touching)\b", line.replace(question.time.label, "")):
         return False  # nothing merged about the words, by the person, in the area asked: no claim about the day
@@ -213,7 +213,7 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
         scores.false_empty += false_empty
     ranked = baseline_ranking(db, repo, item["q"])
     report.baseline.add({**search_figures(ranked, expected), **citation_figures(ranked[:BASELINE_CITES], expected)}, None)
-    if figures["precision"] < 1 or figures["recall"] < 1 or line_right is False or (figures["recall@10"] or 1) < 1:
+    if figures["precision"] < 1 or figures["recall"] < 1 or line_right is False or false_empty or (figures["recall@10"] or 1) < 1:
         extra = sorted(set(answer.citations) - expected)
         missed = sorted(expected - set(answer.citations))
         report.misses.append(

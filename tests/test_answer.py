@@ -607,3 +607,7 @@ def test_a_pr_only_in_the_broader_topic_is_not_the_answer(store, settings):
     # Nothing says bitsandbytes; the FP8 PR is quantization work, shown as nearest, not cited.
     answer = _ask(store, settings, "bitsandbytes updates?")
     assert answer.citations == [] and "505" in answer.text
+
+
+def test_no_relation_on_a_day_says_which_relation_not_that_nothing_merged(store, settings):
+    assert _first(_ask(store, settings, "were there any reverts on mar 12?")) == "No revert merged on Thu Mar 12."

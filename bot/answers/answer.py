@@ -254,7 +254,8 @@ def _nothing_line(choice: Choice, form: Form) -> str:
     question = choice.question
     nearest = NEAREST if choice.context else ""
     if not (question.concepts or question.unknown):
-        return f"No {question.noun(1)} {question.describe()}.{nearest}"
+        noun = _RELATION_NOUNS[form.relation][0] if form.relation else question.noun(1)
+        return f"No {noun} {question.describe()}.{nearest}"
     # Areas named beside words only graded the PRs; the scope is the time, people and paths asked.
     scope = replace(question, concepts=[], unknown=[], areas=[]).describe() if question.has_filters else ""
     said = [concept.said for concept in question.concepts + question.unknown]
