@@ -558,6 +558,7 @@ def test_chatter_no_pr_says_weighs_as_one_word_and_a_relation_is_said_once(store
     assert chatty.citations == [508]
     reverted = _ask(store, settings, "what reverted the scheduler admission change?")
     assert _first(reverted).count("reverts") == 1
+    assert reverted.citations == [507]  # what was asked for is the revert; the change it names is context
 
 
 def test_the_files_asked_about_are_a_topic_every_candidate_says(db, settings):
