@@ -612,3 +612,12 @@ def test_a_pr_only_in_the_broader_topic_is_not_the_answer(store, settings):
 
 def test_no_relation_on_a_day_says_which_relation_not_that_nothing_merged(store, settings):
     assert _first(_ask(store, settings, "were there any reverts on mar 12?")) == "No revert merged on Thu Mar 12."
+
+
+def test_a_yes_no_after_what_it_is_about_is_answered_yes_or_no(store, settings):
+    late = _ask(store, settings, "the MI300 kept hanging under load for us, did anybody fix that?")
+    assert _first(late).startswith("Yes: [#508]")
+    dash = _ask(store, settings, "usage stats while streaming chat completions \u2014 is that in now?")
+    assert _first(dash).startswith("Yes: [#504]")
+    # A question that asks what or which stays a list, whatever follows.
+    assert not _first(_ask(store, settings, "what fixed the MI300 hang, and did it stick?")).startswith(("Yes", "No:"))

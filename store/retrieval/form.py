@@ -19,6 +19,12 @@ _YESNO = LazyPattern(
     r"^(?:\W{0,3})(?:so\s{1,3}|and\s{1,3}|hey\s{1,3})?"
     r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should)\b"
 )
+# "the bench was busted, did anybody get it working again?": a yes/no after what it is about.
+_YESNO_LATER = LazyPattern(
+    r"(?:[,;:\u2014\u2013]|\s-)\s{0,3}(?:and\s{1,3}|so\s{1,3})?"
+    r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will)\s{1,3}(?:\w+\s{1,3}){0,6}\w+\W{0,3}$"
+)
+_ASKS_WHAT = LazyPattern(r"^(?:\W{0,3})(?:what|which|who|whose|how|why|when|where|list|show)\b")
 # "how do I enable X?": answered with the sentence that tells how.
 _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3}(?:i|we|you|one|people)\b|^(?:\W{0,3})how\s{1,3}to\b")
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
@@ -78,7 +84,7 @@ def read_form(text: str) -> Form:
         kind = "count"
     elif _WHO.search(head):
         kind = "who"
-    elif _YESNO.search(head):
+    elif _YESNO.search(head) or (_YESNO_LATER.search(head) and not _ASKS_WHAT.search(head)):
         kind = "yesno"
     elif _LIST.search(head):
         kind = "list"
