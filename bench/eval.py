@@ -143,7 +143,7 @@ def says_none_merged(db, repo: str, question, text: str) -> bool:
     line = text.split("\n", 1)[0]
     if question.time is None or not re.match(r"No (?:\w+ )?PRs? ", line) or question.time.label not in line:
         return False
-    if re.search(r"\b(?:about|by|in|touching)\b", line.replace(question.time.label, "")):
+    if re.search(r"\b(?:about|by|in|touching|leaving\s+out)\b", line.replace(question.time.label, "")):
         return False  # nothing merged about the words, by the person, in the area asked: no claim about the day
     start, end = question.time.start, question.time.end
     return db.execute(

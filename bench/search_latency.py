@@ -41,7 +41,7 @@ REPO = "acme/engine"
 TZ = ZoneInfo("America/Los_Angeles")
 END = datetime(2026, 2, 14, 18, 0, tzinfo=TZ)
 PER_DAY = 40
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 ORDERS = ("merge", "backfill", "random")
 KINDS = ("day", "week", "person", "area", "text", "text+time", "number", "yesno", "ask")
 

@@ -621,3 +621,11 @@ def test_a_yes_no_after_what_it_is_about_is_answered_yes_or_no(store, settings):
     assert _first(dash).startswith("Yes: [#504]")
     # A question that asks what or which stays a list, whatever follows.
     assert not _first(_ask(store, settings, "what fixed the MI300 hang, and did it stick?")).startswith(("Yes", "No:"))
+
+
+def test_a_doubt_that_names_no_problem_or_no_revert_is_not_a_no(store, settings):
+    assert _first(_ask(store, settings, "did #505 stick?")) == "Yes: nothing in the store reverts [#505]."
+    # "still" without a problem is no doubt to answer with a fix.
+    assert not _first(_ask(store, settings, "is the MI300 fused attention kernel still enabled?")).startswith("No: fixed")
+    # A question about what is wrong is not a question of what is left out.
+    assert 508 in _ask(store, settings, "why isn't the MI300 hang fixed?").citations

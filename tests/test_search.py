@@ -289,12 +289,12 @@ def test_an_index_written_in_many_small_batches_is_merged_and_still_found(db):
     from store.tables.prs import MAX_SEGMENTS, save_prs
 
     segments = []
-    for n in range(1, 61):  # a poller's batches: one PR each
+    for n in range(1, 301):  # a poller's batches: one PR each
         save_prs(db, [make_pr(n, f"[Core] Change {n} to the detokenizer", merged_at=_at(1 + n % 13, n % 24))])
         segments.append(db.execute("select count(distinct segid) from prs_fts_idx").fetchone()[0])
     assert max(segments) <= MAX_SEGMENTS
     assert 1 in segments[MAX_SEGMENTS:]  # merged into one at least once after it could have grown past the limit
-    assert len(_numbers(db, "detokenizer", limit=100)) == 60
+    assert len(_numbers(db, "detokenizer", limit=1000)) == 300
 
 
 def test_rarity_is_read_among_the_newest_prs(db, monkeypatch):

@@ -22,7 +22,7 @@ from bot.messages.blocks import more_note
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
-from store.retrieval.form import Form, read_form
+from store.retrieval.form import FIX_WORDS, Form, read_form
 from store.retrieval.question import Question
 from store.retrieval.search import COUNT_CAP, read_question
 from store.tables.model_calls import ModelCall, record_calls
@@ -166,6 +166,8 @@ def _lead(choice: Choice, form: Form) -> str:
         return note + _nothing_line(choice, form)
     if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
         named = join_words([f"[#{n}]" for n in choice.question.numbers])
+        if form.doubt == "kept":
+            return f"{note}Yes: nothing in the store reverts {named}."
         return f"{note}No PR {_RELATION_PHRASE[form.relation]} {named} in the store."
     if choice.tally:
         return note + _tally_line(choice, form)
@@ -208,10 +210,7 @@ def _doubted(choice: Choice, form: Form, links: str) -> str | None:
 
 
 def _fixes(pr: PullRequest) -> bool:
-    return "bugfix" in title_tags(pr.title) or _FIX_WORD.search(pr.title) is not None
-
-
-_FIX_WORD = LazyPattern(r"\b(?:fix(?:es|ed)?|resolves?|resolved)\b", re.IGNORECASE)
+    return "bugfix" in title_tags(pr.title) or FIX_WORDS.search(pr.title) is not None
 
 
 _RELATION_NOUNS = {

@@ -64,8 +64,20 @@ class HttpServer(TcpWSGIServer):
 
     channel_class = _Channel
 
+    serving = False
+
+    def run(self) -> None:
+        self.serving = True
+        try:
+            super().run()
+        finally:
+            self.serving = False
+
     def shutdown(self) -> None:
         self.task_dispatcher.shutdown()
+        if not self.serving:
+            close_all(self._map)
+            return
         # Closed by the serving thread, woken through waitress's trigger: closing the sockets from
         # this thread would pull them from under that thread's select(), which then fails.
         self.trigger.pull_trigger(lambda: close_all(self._map))

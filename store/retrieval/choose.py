@@ -24,7 +24,7 @@ from store.retrieval.fts import any_of
 from store.retrieval.question import Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import COUNT_CAP, POOL, SearchResult, missing_note, narrowing_condition, search
 from store.tables.prs import first_id, get_pr, pr_from_row
-from store.text.prose import atoms, lead_and_rest
+from store.text.prose import atoms, lead_and_rest, stem
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
@@ -231,16 +231,8 @@ def _holds(said: list[str], phrase: list[str]) -> bool:
     """Whether the words hold the phrase, each word also with a plural or verb ending ("metric" in "metrics")."""
     size = len(phrase)
     return bool(phrase) and any(
-        all(_bare(word) == _bare(want) for word, want in zip(said[i : i + size], phrase)) for i in range(len(said) - size + 1)
+        all(stem(word) == stem(want) for word, want in zip(said[i : i + size], phrase)) for i in range(len(said) - size + 1)
     )
-
-
-def _bare(word: str) -> str:
-    """A word without one plural or verb ending: "streaming" and "streams" are both "stream"."""
-    for ending in ("ing", "es", "ed", "s"):
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)]
-    return word
 
 
 def _by(pr: PullRequest, person: Person) -> bool:

@@ -132,13 +132,14 @@ def rarity(db: Database, repo: str, concepts: list[Concept]) -> list[float]:
             "select merged_at from prs where repo = ? order by merged_at desc limit 1 offset ?", [repo, RARITY_SAMPLE - 1]
         ).fetchone()
         if row:
-            since, size = f" and rowid >= {first_id(from_utc_text(row[0]))}", RARITY_SAMPLE
+            since = f" and rowid >= {first_id(from_utc_text(row[0]))}"
+            size = db.execute("select count(*) from prs where merged_at >= ?", [row[0]]).fetchone()[0]
     weights = []
     for concept in concepts:
         df = db.execute(
             f"select count(*) from prs_fts where prs_fts match ?{since}", [any_of(concept.phrases.same)]
         ).fetchone()[0]
         # idf scaled to [0, 1]: a word in every PR says nothing, one in 1% of them or fewer says all it can.
-        share = min(1.0, max(df, 1) / size)
+        share = max(df, 1) / size
         weights.append(max(0.0, min(1.0, math.log(1 / share) / math.log(100))))
     return weights

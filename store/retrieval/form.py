@@ -22,17 +22,21 @@ _YESNO = LazyPattern(
 # "the bench was busted, did anybody get it working again?": a yes/no after what it is about.
 _YESNO_LATER = LazyPattern(
     r"(?:[,;:\u2014\u2013]|\s-)\s{0,3}(?:and\s{1,3}|so\s{1,3})?"
-    r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will)\s{1,3}(?:\w+\s{1,3}){0,6}\w+\W{0,3}$"
+    r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will)\s{1,3}(?:\w+\s{1,3}){0,11}\w+\W{0,3}$"
 )
-_ASKS_WHAT = LazyPattern(r"^(?:\W{0,3})(?:what|which|who|whose|how|why|when|where|list|show)\b")
+_ASKS_WHAT = LazyPattern(r"^(?:\W{0,3})(?:what|which|who|whose|how|why|when|where|list|show|give|tell|find|summari[sz]e)\b")
 # "how do I enable X?": answered with the sentence that tells how.
 _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3}(?:i|we|you|one|people)\b|^(?:\W{0,3})how\s{1,3}to\b")
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
 _MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
 _MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")
+_AUTHORED = LazyPattern(r"\b(?:wrote|written|authored|opened|authors?)\b")
 _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
 
+_FIXES = r"\b(?:bug)?fix(?:es|ed|ing)?\b|\bresolve[sd]?\b"
+# A title that says a PR fixes something (a doubt's "still broken?" is answered no by it).
+FIX_WORDS = LazyPattern(_FIXES, re.IGNORECASE)
 _REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 # The relation a question asks about, and the words that say it (removed from its topic).
@@ -58,7 +62,7 @@ _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|
 # Words that only restate the relation asked about: "were any regressions fixed" is not about fixes in general.
 RELATION_TOPIC_WORDS = {
     "reverts": LazyPattern(rf"{_REVERTS}|\b(?:stick|stuck|survived?)\b"),
-    "fixes": LazyPattern(rf"{_REGRESSION}|\b(?:bug)?fix(?:es|ed|ing)?\b"),
+    "fixes": LazyPattern(rf"{_REGRESSION}|{_FIXES}"),
     "follows": RELATION_WORDS["follows"],
 }
 
@@ -91,23 +95,30 @@ def read_form(text: str) -> Form:
     else:
         kind = "lookup"
     doubt = _doubt(head) if kind == "yesno" else None
-    if doubt == "kept" and relation is None:
-        relation = "reverts"  # whether a change stuck is whether something reverted it
+    if doubt == "kept":
+        if relation not in (None, "reverts"):
+            doubt = None  # "did the regression fix stick?" asks about the fix, answered as any yes/no
+        relation = relation or "reverts"  # whether a change stuck is whether something reverted it
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
     culprit = relation == "fixes" and bool(_CULPRIT.search(head))
     return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt)
 
 
-# "does X still crash?", "is it still broken?": a fix answers no. "or is it still hardcoded" asks something else.
+# "does X still crash?", "is it still broken?": a fix answers no. "or is it still hardcoded" asks something else,
+# and "is ROCm still supported?" names no problem.
 _PERSISTS = LazyPattern(r"(?<!\bor\s)(?<!\bor\sis\sit\s)\bstill\b|\banymore\b")
-# "did the new default stick?", "is X still in?": a revert answers no.
-_KEPT = LazyPattern(r"\b(?:stick|stuck\s{1,3}around|stay(?:ed)?\s{1,3}in|survived?|still\s{1,3}(?:in|there|on|around))\b")
+_PROBLEM = LazyPattern(
+    r"\b(?:crash\w*|break\w*|broken|fail\w*|errors?|hang\w*|hung|stuck|oom|slow\w*|bugs?|buggy|leak\w*|blow\w*"
+    r"|nuke\w*|wrong|garbage|segfault\w*|issues?|problems?|dies|dying|flak\w*|regress\w*)\b"
+)
+# "did the new default stick?": a revert answers no.
+_KEPT = LazyPattern(r"\bstick\b(?!\s{1,3}(?:to|with)\b)|\bstuck\s{1,3}around\b")
 
 
 def _doubt(head: str) -> str | None:
     if _KEPT.search(head):
         return "kept"
-    return "persists" if _PERSISTS.search(head) else None
+    return "persists" if _PERSISTS.search(head) and _PROBLEM.search(head) else None
 
 
 def _tally(head: str, kind: str) -> str | None:
@@ -117,5 +128,5 @@ def _tally(head: str, kind: str) -> str | None:
         return "area"
     people = r"(?:person|people|author|merger|login|maintainer|contributor)s?"
     if kind == "who" or re.search(rf"\bwho\b|\btop\s|\bwhich\s{{1,3}}(?:\w+\s{{1,3}})?{people}\b", head):
-        return "merger" if _MERGER.search(head) else "author"
+        return "merger" if _MERGER.search(head) and not _AUTHORED.search(head) else "author"
     return None

@@ -95,7 +95,7 @@ class Question:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.has_filters or self.has_topic)
+        return not (self.has_filters or self.has_topic or self.leaves_out)
 
     @property
     def elliptical(self) -> bool:
@@ -144,8 +144,8 @@ class Question:
         roles = {person.role for person in self.people}
         logins = " or ".join(person.login for person in self.people)
         single_role = len(roles) == 1
-        verb = {"author": "authored", "merger": "merged", "any": "authored or merged"}
-        parts = [f"{verb[next(iter(roles))]} by {logins}" if single_role else "merged"]
+        verb = {"author": "authored", "merger": "merged"}.get(next(iter(roles), ""), "authored or merged")
+        parts = [f"{verb} by {logins}" if single_role else "merged"]
         if self.time:
             parts.append(self.time.label)
         if self.people and not single_role:
@@ -183,7 +183,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -389,16 +389,26 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
         excluded.append(known.lower())
         return " "
 
-    if _HUMANS.search(text) and "bots" not in excluded:
-        excluded.append("bots")  # "which human merged the most": every bot is left out
+    human = _HUMANS.search(text)
+    if human and not _NEGATION_BEFORE.search(text[: human.start()]) and "bots" not in excluded:
+        excluded.append("bots")  # "which human maintainer merged the most": every bot is left out
     return _EXCEPT.sub(leave_out, text)
 
 
-_HUMANS = LazyPattern(r"\bhumans?\b|\bnon-?bots?\b", re.IGNORECASE)
+# People said to be human, or not bots: "merged by a human", "which human maintainer", "non-bot authors".
+_HUMANS = LazyPattern(
+    r"\bby\s+(?:an?\s+)?(?:actual\s+|real\s+)?humans?\b(?!-)"
+    r"|\b(?:which|what|the|a)\s+humans?\s+(?:maintainers?|authors?|mergers?|reviewers?|contributors?|people|merged|wrote)\b"
+    r"|\bwhich\s+humans?\b(?!-)|\bnon-?bots?\b",
+    re.IGNORECASE,
+)
+# "not written by a human", "not counting humans": a negation just before reverses what it says.
+_NEGATION_BEFORE = LazyPattern(r"\b(?:not|never|counting|excluding|except|besides|without)\b[^.?!,;]{0,25}$", re.IGNORECASE)
 
 
 # "not about CI", "that isn't ROCm CI", "besides docs": the areas (or words) after it are left out.
 _NEGATED = LazyPattern(
+    r"(?P<rel>\b(?:that|which|who)\s+(?:(?:is|are|was|were)\s+)?)?"
     rf"\b(?P<cue>{_LEAVING_OUT})"
     r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
     r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about)\s+)*(?P<words>[\w.+-]+(?:,?\s+[\w.+-]+){0,4})",
@@ -445,6 +455,8 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
     """Areas the question leaves out, and other words it leaves out ("that isn't tool calling")."""
 
     def leave_out(m: re.Match[str]) -> str:
+        if m["cue"].lower().endswith(("n't", "nt")) and not (m["rel"] or m["about"]):
+            return m[0]  # "why isn't ROCm working": what is asked about, not left out
         words = m["words"].split()
         groups, taken = _negated_areas(words, repo)
         question.excluded_areas.extend(groups)

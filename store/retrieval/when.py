@@ -392,8 +392,8 @@ _PARTS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "night
 _PART = LazyPattern(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
 # "3pm", "3:30 pm", "15:30" (a 24-hour clock), "noon"; after a part of the day, a bare "6" ("evening, after 6").
 _AT = (
-    r"(?:(?P<hour{n}>\d{{1,2}})(?::(?P<minute{n}>[0-5]\d))?\s*(?P<ampm{n}>am|pm)"
-    r"|(?P<hour24{n}>[01]?\d|2[0-3]):(?P<minute24{n}>[0-5]\d)(?!\s*[ap]m)"
+    r"(?:(?P<hour{n}>\d{{1,2}})(?::(?P<minute{n}>[0-5]\d))?\s*(?P<ampm{n}>[ap]\.?m\b\.?)"
+    r"|(?P<hour24{n}>[01]?\d|2[0-3]):(?P<minute24{n}>[0-5]\d)(?!\s*[ap]\.?m)"
     r"|(?P<named{n}>noon|midday|midnight)"
     r"|(?P<bare{n}>1[0-2]|0?[1-9])(?![\d:]))"
 )
@@ -417,24 +417,33 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         label = f"in the {part['part']} of {day:%a %b} {day.day}"
         text = text[: part.start()] + " " + text[part.end() :]
     between = _CLOCK_RANGE.search(text)
-    if between and _read_clock(between, part, "") and _read_clock(between, part, "2"):
+    if between and _read_clock(between, part) and _read_clock(between, part, "2"):
         (hour, minute), (hour2, minute2) = _clock_time(between, later), _clock_time(between, later, "2")
-        start = max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute))
-        end = min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2))
-        label = f"{label}, {between[0]}"
+        narrowed = (max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute)),
+                    min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2)))
+        start, end, label = _narrowed(start, end, label, narrowed, between[0])
         text = text[: between.start()] + " " + text[between.end() :]
     clock = _CLOCK.search(text)
-    if clock and _read_clock(clock, part, ""):
+    if clock and _read_clock(clock, part):
         hour, minute = _clock_time(clock, later)
         moment = _at_hour(day, hour, tz) + timedelta(minutes=minute)
         before = clock["rel"] in ("before", "until", "till")
-        start, end = (start, min(end, moment)) if before else (max(start, moment), end)
-        label = f"{label}, {clock['rel']} {clock[0].split(None, 1)[1]}"
+        narrowed = (start, min(end, moment)) if before else (max(start, moment), end)
+        start, end, label = _narrowed(start, end, label, narrowed, f"{clock['rel']} {clock[0].split(None, 1)[1]}")
         text = text[: clock.start()] + " " + text[clock.end() :]
     return text, TimeRange(start, end, label)
 
 
-def _read_clock(match: re.Match[str], part: re.Match[str] | None, n: str) -> bool:
+def _narrowed(
+    start: datetime, end: datetime, label: str, narrowed: tuple[datetime, datetime], said: str
+) -> tuple[datetime, datetime, str]:
+    """The range narrowed to a clock time, unless that leaves nothing ("the evening, before 12"): then as it was."""
+    if narrowed[0] >= narrowed[1]:
+        return start, end, label
+    return narrowed[0], narrowed[1], f"{label}, {said}"
+
+
+def _read_clock(match: re.Match[str], part: re.Match[str] | None, n: str = "") -> bool:
     """Whether the clock time is one: a bare number ("after 6") is, only once a part of the day was named."""
     return not match[f"bare{n}"] or part is not None
 
@@ -443,10 +452,12 @@ def _clock_time(match: re.Match[str], later: bool, n: str = "") -> tuple[int, in
     if match[f"named{n}"]:
         return (0, 0) if match[f"named{n}"] == "midnight" else (12, 0)
     if match[f"hour24{n}"]:
-        return int(match[f"hour24{n}"]), int(match[f"minute24{n}"])
+        hour = int(match[f"hour24{n}"])
+        # "the afternoon, after 2:30": an hour below 12 in the afternoon or evening is pm.
+        return hour + (12 if later and hour < 12 else 0), int(match[f"minute24{n}"])
     if match[f"bare{n}"]:
         return int(match[f"bare{n}"]) % 12 + (12 if later else 0), 0
-    hour = int(match[f"hour{n}"]) % 12 + (12 if match[f"ampm{n}"] == "pm" else 0)
+    hour = int(match[f"hour{n}"]) % 12 + (12 if match[f"ampm{n}"].startswith("p") else 0)
     return min(hour, 23), int(match[f"minute{n}"] or 0)
 
 

@@ -46,6 +46,15 @@ def atoms(text: str) -> list[str]:
     return _ATOM.findall(text.lower())
 
 
+def stem(word: str) -> str:
+    """A lowercase word without one plural or verb ending, nor a last e: "caching", "caches" and "cache" are "cach"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word.rstrip("e") if len(word) > 4 else word
+
+
 def words(text: str) -> list[str]:
     """The English words of `text`, as written."""
     return _WORD.findall(text)

@@ -5,7 +5,7 @@ import re
 
 from store.model import PullRequest, Summary
 from store.text.patterns import LazyPattern
-from store.text.prose import join_words, sentence, sentences, words
+from store.text.prose import join_words, sentence, sentences, stem, words
 from store.understanding.areas import classify
 from store.understanding.summary.body import Body, code_lines, paragraphs, parse_body, refs, tables
 from store.understanding.summary.components import SUPPORT, components
@@ -84,14 +84,7 @@ _ABOUT_THE_PR = LazyPattern(r"^This (?:PR|pull request|change|patch|commit)\b", 
 
 
 def _stems(text: str) -> set[str]:
-    stems = set()
-    for word in _TOKEN.findall(text.lower()):
-        for suffix in ("ing", "ed", "es", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                word = word[: -len(suffix)]
-                break
-        stems.add(word.rstrip("e") if len(word) > 4 else word)
-    return stems
+    return {stem(word) for word in _TOKEN.findall(text.lower())}
 
 
 def _overlaps(title: str, paragraph: str) -> bool:
