@@ -52,6 +52,8 @@ BLIND2 = ROOT / "tests" / "eval" / "blind2" / "questions.json"
 # own (tests/eval/blind3/reports), the fourth over the six reports the others use.
 BLIND3 = ROOT / "tests" / "eval" / "blind3" / "questions.json"
 BLIND4 = ROOT / "tests" / "eval" / "blind4" / "questions.json"
+# A fifth, written last over one more day of reports, all for measuring.
+BLIND5 = ROOT / "tests" / "eval" / "blind5" / "questions.json"
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
@@ -62,6 +64,7 @@ SETS = {
     "measure3": (BLIND3, "measure"),
     "tune4": (BLIND4, "tune"),
     "measure4": (BLIND4, "measure"),
+    "measure5": (BLIND5, None),
 }
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -177,8 +180,10 @@ def evaluate(seeds: list[Path], questions_path: Path = QUESTIONS, reports: Path 
         if half is not None and item.get("half") != half:
             continue
         by_now.setdefault(datetime.fromisoformat(item.get("now", spec["now"])), []).append(item)
-    # A set may bring reports of its own, beside the ones every set shares.
-    own_reports = sorted((questions_path.parent / spec["reports"]).glob("*.md")) if "reports" in spec else []
+    # A set may bring reports of its own (one folder or several), beside the ones every set shares.
+    folders = spec.get("reports", [])
+    own_reports = [file for folder in ([folders] if isinstance(folders, str) else folders)
+                   for file in sorted((questions_path.parent / folder).glob("*.md"))]
     files = [*seeds, *sorted(reports.glob("*.md")), *own_reports]
     with tempfile.TemporaryDirectory() as folder:
         for index, (now, items) in enumerate(sorted(by_now.items())):
@@ -238,6 +243,9 @@ def main() -> None:
         return
     chosen = {str(args.questions): (args.questions, None)} if args.questions else {name: SETS[name] for name in args.set or SETS}
     for name, (questions, half) in chosen.items():
+        if not questions.exists():
+            print(f"\n== {name}: {questions} is missing; skipped")
+            continue
         print(f"\n== {name}: {questions.relative_to(ROOT) if questions.is_relative_to(ROOT) else questions}"
               f"{f', half {half!r}' if half else ''}")
         print_report(evaluate(seeds, questions, half=half), args.misses)
