@@ -598,10 +598,15 @@ def test_risks_said_in_their_own_words_answer_a_risk_question(db, settings):
                 summary=Summary("Startup reads cached configs instead of probing.", "", "Stale caches need a manual wipe.", "", "imported")),
         make_pr(982, "[Kernel] Atomic split reduction", merged_at=_at(12, 11),
                 summary=Summary("Splits the reduction across blocks.", "", "Results are order-dependent, no longer bit-identical.", "", "imported")),
+        make_pr(983, "[Sampler] Make seeded sampling deterministic", merged_at=_at(12, 12),
+                summary=Summary("Seeded outputs are now reproducible run to run.", "", "None.", "", "imported")),
     ])
     slower = _ask(db, settings, "which changes could make startup slower?")
     assert slower.citations == [980]  # the PR that speeds startup up is not a risk to it
     assert _ask(db, settings, "anything that could make outputs nondeterministic?").citations == [982]
+    # The PR that makes sampling deterministic fixes what the question fears; the one that risks it answers.
+    assert _ask(db, settings, "which changes make outputs nondeterministic?").citations == [982]
+    assert _ask(db, settings, "which prs warn about nondeterminism?").citations == [982]
 
 
 def test_a_pr_only_in_the_broader_topic_is_not_the_answer(store, settings):

@@ -289,9 +289,13 @@ def _take_paths(text: str, paths: list[str], lookup: Lookup | None) -> str:
 # Words that ask about risks rather than name a topic; "could"/"might" before a verb ask too, and the verb stays.
 _RISK_WORDS = LazyPattern(
     r"\b(?:(?:as\s+)?(?:a\s+)?risks?|risky|riskiest|go(?:es)?\s+wrong|downsides?|drawbacks?|side[\s-]?effects?|caveats?"
-    r"|(?:known\s+)?limitations?|concerns?|dangers?|dangerous|call(?:s|ed)?\s+out)\b"
+    r"|(?:known\s+)?limitations?|concerns?|dangers?|dangerous|call(?:s|ed)?\s+out|warn(?:s|ed|ing)?\s+(?:about|of|that))\b"
 )
-_RISK_VERBS = LazyPattern(r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|make|lead|end\s+up)\b)")
+# "which changes could break X", "changes that make outputs nondeterministic": what a change may bring about.
+_RISK_VERBS = LazyPattern(
+    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|make|lead|end\s+up)\b)"
+    r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
+)
 
 
 def _take_risk_words(text: str) -> tuple[str, bool]:
