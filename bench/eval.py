@@ -52,8 +52,9 @@ BLIND2 = ROOT / "tests" / "eval" / "blind2" / "questions.json"
 # own (tests/eval/blind3/reports), the fourth over the six reports the others use.
 BLIND3 = ROOT / "tests" / "eval" / "blind3" / "questions.json"
 BLIND4 = ROOT / "tests" / "eval" / "blind4" / "questions.json"
-# A fifth, written last over one more day of reports, all for measuring.
+# A fifth and a sixth, each over one more day of reports, all for measuring; the sixth written last.
 BLIND5 = ROOT / "tests" / "eval" / "blind5" / "questions.json"
+BLIND6 = ROOT / "tests" / "eval" / "blind6" / "questions.json"
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
@@ -65,6 +66,7 @@ SETS = {
     "tune4": (BLIND4, "tune"),
     "measure4": (BLIND4, "measure"),
     "measure5": (BLIND5, None),
+    "measure6": (BLIND6, None),
 }
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"

@@ -634,3 +634,7 @@ def test_a_doubt_that_names_no_problem_or_no_revert_is_not_a_no(store, settings)
     assert not _first(_ask(store, settings, "is the MI300 fused attention kernel still enabled?")).startswith("No: fixed")
     # A question about what is wrong is not a question of what is left out.
     assert 508 in _ask(store, settings, "why isn't the MI300 hang fixed?").citations
+
+
+def test_a_question_of_how_things_stand_now_is_answered_no_by_a_revert(store, settings):
+    assert _first(_ask(store, settings, "is the short prompt admission change in the scheduler live now?")).startswith("No: [#507]")

@@ -307,3 +307,14 @@ def test_a_24_hour_clock_and_a_bare_hour_after_a_part_of_the_day():
     # Without a part of the day, a bare number is no time: "top 5 after 2" is not two o'clock.
     assert _local_span(parse_question("PRs on mar 13 after 2 reverts", LA, MAR_14)) == ("Mar 13 00:00", "Mar 14 00:00")
     assert _local_span(parse_question("mar 13 afternoon", LA, MAR_14)) == ("Mar 13 12:00", "Mar 13 18:00")
+
+
+def test_lists_and_idioms_that_are_no_filters():
+    # A comma after two areas does not make them alternatives; "been up to" is no time bound.
+    both = parse_question("LoRA x multimodal, anything this week?", LA, MAR_14)
+    assert both.areas == ["lora", "multimodal"] and not both.any_area
+    assert parse_question("what has grace-h been up to this week?", LA, MAR_14).time.label.startswith("this week")
+    assert parse_question("leaving the bot out, who merged the most today?", LA, MAR_14).excluded == ["bots"]
+    parsers = parse_question("frontend changes today other than the tool-call and reasoning parsers?", LA, MAR_14)
+    assert parsers.excluded_areas == [("tool-calling",)] and [c.said for c in parsers.excluded_words] == ["reasoning parsers"]
+    assert parsers.concepts == []

@@ -74,7 +74,8 @@ class Form:
     asks_other: bool = False  # about the PR on the other side of the relation from one it names
     culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
     tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs
-    # A yes/no that doubts: "does X still crash?" ("persists": a fix says no) or "did X stick?" ("kept": a revert says no).
+    # A yes/no that doubts: "does X still crash?" ("persists": a fix says no), "did X stick?" ("kept") or
+    # "is X on now?" ("now"): a revert says no.
     doubt: str | None = None
 
 
@@ -95,10 +96,10 @@ def read_form(text: str) -> Form:
     else:
         kind = "lookup"
     doubt = _doubt(head) if kind == "yesno" else None
-    if doubt == "kept":
+    if doubt in ("kept", "now"):
         if relation not in (None, "reverts"):
             doubt = None  # "did the regression fix stick?" asks about the fix, answered as any yes/no
-        relation = relation or "reverts"  # whether a change stuck is whether something reverted it
+        relation = relation or "reverts"  # whether a change stuck, or stands now, is whether something reverted it
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
     culprit = relation == "fixes" and bool(_CULPRIT.search(head))
     return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt)
@@ -111,6 +112,8 @@ _PROBLEM = LazyPattern(
     r"\b(?:crash\w*|break\w*|broken|fail\w*|errors?|hang\w*|hung|stuck|oom|slow\w*|bugs?|buggy|leak\w*|blow\w*"
     r"|nuke\w*|wrong|garbage|segfault\w*|issues?|problems?|dies|dying|flak\w*|regress\w*)\b"
 )
+# "is async scheduling on by default now?": asks how things stand, so a revert of what answers says no.
+_NOW = LazyPattern(r"^\W{0,3}(?:is|are|does|do)\b.{0,150}\b(?:now|currently|these\s{1,3}days|at\s{1,3}the\s{1,3}moment)\b")
 # "did the new default stick?": a revert answers no.
 _KEPT = LazyPattern(r"\bstick\b(?!\s{1,3}(?:to|with)\b)|\bstuck\s{1,3}around\b")
 
@@ -118,7 +121,9 @@ _KEPT = LazyPattern(r"\bstick\b(?!\s{1,3}(?:to|with)\b)|\bstuck\s{1,3}around\b")
 def _doubt(head: str) -> str | None:
     if _KEPT.search(head):
         return "kept"
-    return "persists" if _PERSISTS.search(head) and _PROBLEM.search(head) else None
+    if _PERSISTS.search(head) and _PROBLEM.search(head):
+        return "persists"
+    return "now" if _NOW.search(head) else None
 
 
 def _tally(head: str, kind: str) -> str | None:

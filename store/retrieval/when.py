@@ -274,7 +274,8 @@ class _TimeParser:
             (rf"{token('a')}\s*(?:-|–|—|\.\.|to|through|thru|until|till)\s*{token('b')}", self._between),
             (rf"\b(?:the\s+)?week\s+(?:of|starting)\s+{token('a')}", self._week_of),
             (rf"\b(?:since|after|from|starting)\s+{token('a')}", self._since),
-            (rf"\b(?:before|until|till|up\s+to|by)\s+{token('a')}", self._before),
+            # "up to Feb 13" is a bound; "what has X been up to this week" is not.
+            (rf"\b(?:before|until|till|(?<!\bbeen\s)(?<!\bis\s)(?<!'s\s)up\s+to|by)\s+{token('a')}", self._before),
             (rf"{token('a')}", self._single),
         ]
         found: TimeRange | None = None
