@@ -638,3 +638,20 @@ def test_a_doubt_that_names_no_problem_or_no_revert_is_not_a_no(store, settings)
 
 def test_a_question_of_how_things_stand_now_is_answered_no_by_a_revert(store, settings):
     assert _first(_ask(store, settings, "is the short prompt admission change in the scheduler live now?")).startswith("No: [#507]")
+
+
+def test_a_pr_is_left_out_for_an_area_only_when_it_is_about_it(db, settings):
+    save_prs(db, [
+        make_pr(990, "[ROCm] Enable the block-scale MoE kernel on MI300X", merged_at=_at(13, 9),
+                areas=["rocm", "ci"], files=["csrc/rocm/moe.cu", ".buildkite/test-pipeline.yaml"]),
+        make_pr(991, "[ROCm][CI] Fix the nightly MI300 job", merged_at=_at(13, 10),
+                areas=["rocm", "ci"], files=[".buildkite/test-pipeline.yaml"]),
+    ])
+    # The kernel PR also touches a CI file; it is not about CI.
+    assert _ask(db, settings, "ROCm PRs on mar 13 that aren't CI").citations == [990]
+    assert _ask(db, settings, "what merged on mar 13 after 9:30am PT?").citations == [991]
+
+
+def test_what_a_person_authored_said_with_a_verb(store, settings):
+    authored = _ask(store, settings, "what did ada-l author?")
+    assert _first(authored) == "2 PRs authored by ada-l:" and authored.citations == [508, 502]

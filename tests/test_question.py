@@ -318,3 +318,13 @@ def test_lists_and_idioms_that_are_no_filters():
     parsers = parse_question("frontend changes today other than the tool-call and reasoning parsers?", LA, MAR_14)
     assert parsers.excluded_areas == [("tool-calling",)] and [c.said for c in parsers.excluded_words] == ["reasoning parsers"]
     assert parsers.concepts == []
+
+
+def test_who_wrote_and_who_merged_said_with_verbs():
+    # "did X author" is what X wrote; "which human merged the most" tallies mergers without the bots.
+    from store.retrieval.form import read_form
+
+    tally = read_form("which human merged the most PRs in February?")
+    assert (tally.kind, tally.tally) == ("who", "merger")
+    follow = read_form("did anything follow up on #37164?")
+    assert follow.relation == "follows" and follow.asks_other

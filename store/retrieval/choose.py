@@ -25,6 +25,7 @@ from store.retrieval.question import Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import COUNT_CAP, POOL, SearchResult, missing_note, narrowing_condition, search
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms, lead_and_rest, stem
+from store.understanding.areas import classify
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
@@ -215,9 +216,17 @@ def _excluded(pr: PullRequest, question: Question) -> bool:
     """Whether the question leaves `pr` out: by a person it excludes, in every area it excludes, or about words it does."""
     if question.excluded and any(_left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
         return True
-    if any(set(group) <= set(pr.areas) for group in question.excluded_areas):
+    if any(set(group) <= set(pr.areas) and _mainly_in(pr, group, question) for group in question.excluded_areas):
         return True
     return any(_leads_with(pr, concept) for concept in question.excluded_words)
+
+
+def _mainly_in(pr: PullRequest, group: tuple[str, ...], question: Question) -> bool:
+    """Whether `pr` is about the areas left out: its title names one, or it is in no other area.
+
+    A ROCm kernel change that also touches a CI file is not "about CI"."""
+    left_out = {area for excluded in question.excluded_areas for area in excluded}
+    return bool(set(group) & set(classify(pr.title, (), repo=pr.repo))) or set(pr.areas) <= left_out
 
 
 def _leads_with(pr: PullRequest, concept: Concept) -> bool:

@@ -14,7 +14,9 @@ from store.text.patterns import LazyPattern
 _HEAD_CHARS = 200
 
 _COUNT = LazyPattern(r"\b(?:how\s{1,3}many|number\s{1,3}of|count\s{1,3}(?:of|the))\b")
-_WHO = LazyPattern(r"^(?:\W{0,3})(?:who|whose|whom|which\s{1,3}(?:person|people|author|authors|contributor|contributors|maintainer|maintainers))\b")
+_WHO = LazyPattern(
+    r"^(?:\W{0,3})(?:who|whose|whom|which\s{1,3}(?:person|people|humans?|author|authors|contributor|contributors|maintainer|maintainers))\b"
+)
 _YESNO = LazyPattern(
     r"^(?:\W{0,3})(?:so\s{1,3}|and\s{1,3}|hey\s{1,3})?"
     r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will|would|should)\b"
@@ -30,7 +32,7 @@ _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
 _MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
-_MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")
+_MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one|humans?))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")
 _AUTHORED = LazyPattern(r"\b(?:wrote|written|authored|opened|authors?)\b")
 _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
 
@@ -54,6 +56,8 @@ _ASKS_OTHER = LazyPattern(
     r"|^\W{0,3}(?:what|which)(?:\s{1,3}(?:pr|change|commit|one))?\s{1,3}(?:did|does|is|was)\s{1,3}(?:#|pr\s{0,2}#?)\d"
     # "was #N reverted?", "did #N cause any follow-up?": what became of #N is the other side.
     r"|^\W{0,3}(?:did|does|has|was|is)\s{1,3}(?:#|pr\s{0,2}#?)\d"
+    # "did anything follow up on #N?", "anything building on #N?": the PRs that did.
+    r"|^\W{0,3}(?:(?:did|has|is|was)\s{1,3}(?:there\s{1,3})?)?(?:anything|anyone|someone|something|any\s{1,3}prs?)\b"
 )
 # "who broke …", "what caused …": the question is about the side that introduced a problem.
 _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|which)\s{1,3}regressions?\b")
@@ -131,7 +135,7 @@ def _tally(head: str, kind: str) -> str | None:
         return None
     if _WHICH_AREA.search(head):
         return "area"
-    people = r"(?:person|people|author|merger|login|maintainer|contributor)s?"
+    people = r"(?:person|people|human|author|merger|login|maintainer|contributor)s?"
     if kind == "who" or re.search(rf"\bwho\b|\btop\s|\bwhich\s{{1,3}}(?:\w+\s{{1,3}})?{people}\b", head):
         return "merger" if _MERGER.search(head) and not _AUTHORED.search(head) else "author"
     return None

@@ -529,7 +529,21 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
         add(known, role)
         return " "
 
-    return _ROLE_LOGIN.sub(by, _AT_LOGIN.sub(at, text))
+    def wrote(m: re.Match[str]) -> str:
+        known = lookup.login(m["login"]) if lookup else None
+        if known is None:
+            return m[0]
+        add(known, "author")
+        return f"{m['aux']} {m['verb']}"
+
+    return _ROLE_LOGIN.sub(by, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text)))
+
+
+# "what did mgoin author last month?": the person wrote them.
+_WROTE = LazyPattern(
+    rf"\b(?P<aux>did|has|have)\s+@?(?P<login>{_LOGIN})\s+(?P<verb>author(?:ed)?|write|written|open(?:ed)?|submit(?:ted)?)\b",
+    re.IGNORECASE,
+)
 
 
 # ---------------------------------------------------------------- areas and free text

@@ -372,8 +372,8 @@ _ZONES = {
     "eastern": "America/New_York", "cet": "Europe/Berlin", "cest": "Europe/Berlin", "ist": "Asia/Kolkata",
     "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
 }
-_ZONE = LazyPattern(r"\b(?:in\s+)?(" + "|".join(_ZONES) + r")\b(?:\s+time)?|\((pt|et)\)")
-# "PT" and "ET" are words too ("pt" in PyTorch paths); only "(PT)" is read as a zone.
+_ZONE = LazyPattern(r"\b(?:in\s+)?(" + "|".join(_ZONES) + r")\b(?:\s+time)?|\((pt|et)\)|(?<=[ap]m\s)(pt|et)\b")
+# "PT" and "ET" are words too ("pt" in PyTorch paths); only "(PT)" or "9am PT" is read as a zone.
 _SHORT_ZONES = {"pt": "America/Los_Angeles", "et": "America/New_York"}
 
 
@@ -382,7 +382,7 @@ def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
     found = _ZONE.search(text)
     if found is None:
         return text, tz
-    zone = _ZONES[found[1]] if found[1] else _SHORT_ZONES[found[2]]
+    zone = _ZONES[found[1]] if found[1] else _SHORT_ZONES[found[2] or found[3]]
     return text[: found.start()] + " " + text[found.end() :], ZoneInfo(zone)
 
 
