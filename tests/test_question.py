@@ -328,3 +328,11 @@ def test_who_wrote_and_who_merged_said_with_verbs():
     assert (tally.kind, tally.tally) == ("who", "merger")
     follow = read_form("did anything follow up on #37164?")
     assert follow.relation == "follows" and follow.asks_other
+
+
+def test_areas_are_alternatives_only_when_or_stands_between_them():
+    months = parse_question("any amd moe kernel work in february or march?", LA, MAR_14)
+    assert set(months.areas) == {"rocm", "moe", "kernels"} and not months.any_area
+    assert parse_question("rocm / cuda fixes", LA, MAR_14).any_area
+    either = parse_question("either TPU or XPU changes", LA, MAR_14)
+    assert either.any_area and either.concepts == []

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
+from itertools import pairwise
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
@@ -183,7 +184,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -554,6 +555,7 @@ def _take_words(
 ) -> None:
     """Areas, people and topics from the words left after times, PR numbers and @people."""
     longest = _longest_synonym()
+    area_spans: list[tuple[int, int]] = []
     i = 0
     while i < len(words):
         matched = _path_words(words, i, question.paths)
@@ -575,6 +577,7 @@ def _take_words(
                     if phrase not in question.area_phrases:
                         question.area_phrases.append(phrase)
                 matched = size + _area_nouns(words[i + size :])
+                area_spans.append((i, i + matched))
                 break
         if matched:
             i += matched
@@ -611,10 +614,17 @@ def _take_words(
             if len(telling) < len(said) and telling in _synonyms():
                 said, word = telling, " ".join(telling)
             question.concepts.append(Concept(word, synonyms_of(said)))
+    question.any_area = len(question.areas) > 1 and any(
+        end < start <= end + _ALTERNATIVE_GAP and _ALTERNATIVE_WORDS & set(words[end:start])
+        for (_, end), (start, _) in pairwise(area_spans)
+    )
 
 
-# Areas named as alternatives rather than together: "speech / audio", "ROCm or CUDA", "rocm, xpu".
-_ALTERNATIVES = LazyPattern(r"\bor\b|/|\beither\b")
+_SLASH = LazyPattern(r"\s+/\s+")
+# Areas named as alternatives rather than together: "speech / audio", "ROCm or CUDA", "either TPU or XPU".
+_ALTERNATIVE_WORDS = frozenset({"or", "either"})
+# At most this many words between two areas named as alternatives ("ROCm or the CUDA side").
+_ALTERNATIVE_GAP = 3
 
 
 # A version after a name: "gemma 4", "deepseek v4", "kimi k3"; the two are one phrase, the version alone says nothing.
@@ -691,9 +701,11 @@ def parse_question(
     rest, question.order = _take_order(rest)
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
-    words = [part for word in _WORD.findall(rest.replace("'s ", " ")) for part in _alternatives(word.strip("._/+-"))]
+    # " / " between names is "or" ("speech / audio").
+    words = [
+        part for word in _WORD.findall(_SLASH.sub(" or ", rest.replace("'s ", " "))) for part in _alternatives(word.strip("._/+-"))
+    ]
     _take_words(_with_versions([w for w in words if w]), lookup, question, _STOPWORDS | extra_stopwords, repo)
-    question.any_area = len(question.areas) > 1 and bool(_ALTERNATIVES.search(rest))
     if len(question.concepts) > MAX_CONCEPTS:
         question.concepts = question.concepts[:MAX_CONCEPTS]
         question.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")
