@@ -655,3 +655,8 @@ def test_a_pr_is_left_out_for_an_area_only_when_it_is_about_it(db, settings):
 def test_what_a_person_authored_said_with_a_verb(store, settings):
     authored = _ask(store, settings, "what did ada-l author?")
     assert _first(authored) == "2 PRs authored by ada-l:" and authored.citations == [508, 502]
+
+
+def test_the_bot_addressed_by_name_in_plain_text_is_no_person(store, settings):
+    answer = _ask(store, settings, "@prdigest how many PRs merged on mar 12?")
+    assert _first(answer) == "2 PRs merged on Thu Mar 12."

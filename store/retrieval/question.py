@@ -331,6 +331,8 @@ def _take_order(text: str) -> tuple[str, str | None]:
 _PR_LINK = LazyPattern(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/pull/(\d{1,9})(?!\d)[^\s>|]*", re.IGNORECASE)
 _PR_REF = LazyPattern(r"(?<![\w/&])(?:#|\b(?:pr|pull\s+request|pull)\s*#?\s*)(\d{1,7})\b", re.IGNORECASE)
 _LOGIN = r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}(?:\[bot\])?"
+# The bot's own names, as people address it in plain text.
+_OWN_NAMES = frozenset({"prdigest", "bot"})
 _AT_LOGIN = LazyPattern(rf"(?<![\w.@])@({_LOGIN})", re.IGNORECASE)
 _ROLE_LOGIN = LazyPattern(
     rf"\b(?P<role>merged\s+by|authored\s+by|written\s+by|opened\s+by|created\s+by|submitted\s+by|sent\s+by|by|from)\s+@?(?P<login>{_LOGIN})(?:'s)?\b",
@@ -519,6 +521,8 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
 
     def at(m: re.Match[str]) -> str:
         known = lookup.login(m.group(1)) if lookup else None
+        if known is None and m.group(1).lower() in _OWN_NAMES:
+            return " "  # "@prdigest what merged?" typed as text: the bot addressed, not a person asked about
         add(known or m.group(1), "any")
         return " "
 
