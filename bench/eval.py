@@ -13,14 +13,16 @@ questions with a known answer (yes/no, who, how many) whose first line gives it.
 The baseline is plain BM25 over the question's words, citing its top 8 as the
 answers once did. Skips (exit 0) without the seeds.
 
-Sets are scored apart: our own questions (`own`); the blind set
+Sets are scored apart: our own questions (`own`); the first blind set
 (tests/eval/blind), written from the reports by someone who had not read the
-code, in the half that tuning may look at (`tune`) and the half it never does
-(`measure`); a second blind batch written later for tuning (`tune2`,
-tests/eval/blind2); and two fresh blind batches, each in halves (`tune3` and
-`measure3`, `tune4` and `measure4`). "said none merged" counts first lines that
-say no PR merged in the time asked while PRs did. The figures to quote are the
-`measure3` and `measure4` halves', which nothing was tuned on.
+code, in the half that tuning may look at (`tune`) and the half it never did
+(`measure`); a second blind batch written later for tuning (`tune2`); two more
+in halves (`tune3` and `measure3`, `tune4` and `measure4`); a fifth, all for
+measuring (`measure5`); and a sixth, written after all tuning (`measure6`).
+Batches 3, 5 and 6 bring days of reports of their own. "said none merged"
+counts first lines that say no PR merged in the time asked while PRs did. The
+figure to quote is `measure6`'s, which nothing was tuned on; the README says
+which sets were read and how often.
 """
 from __future__ import annotations
 
