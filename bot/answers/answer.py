@@ -166,7 +166,7 @@ def _lead(choice: Choice, form: Form) -> str:
         return note + _nothing_line(choice, form)
     if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
         named = join_words([f"[#{n}]" for n in choice.question.numbers])
-        if form.doubt in ("kept", "now"):
+        if form.doubts_revert:
             return f"{note}Yes: nothing in the store reverts {named}."
         return f"{note}No PR {_RELATION_PHRASE[form.relation]} {named} in the store."
     if choice.tally:
@@ -201,7 +201,7 @@ def _lead(choice: Choice, form: Form) -> str:
 
 def _doubted(choice: Choice, form: Form, links: str) -> str | None:
     """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" or "is it on now?" when a revert did."""
-    if form.doubt in ("kept", "now") and links:
+    if form.doubts_revert and links:
         return f"No: {links}."
     fixes = [pr for pr in choice.answer if _fixes(pr)] if form.doubt == "persists" else []
     if fixes:

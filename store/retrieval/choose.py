@@ -191,12 +191,12 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
         answer.setdefault(pr.number, pr)
     if not answer:
         return choice
+    context = choice.context
     if form.kind == "count" or ((form.kind == "who" or form.asks_other) and not form.culprit):
         # "What reverted the async change?": the PRs stating the relation answer; what they name is context.
-        context = [pr for number, pr in answer.items() if number not in sources]
+        context = [pr for number, pr in answer.items() if number not in sources][:CONTEXT]
         answer = {number: pr for number, pr in answer.items() if number in sources}
-        return replace(choice, answer=list(answer.values()), context=context[:CONTEXT], total=len(sources), links=links)
-    return replace(choice, answer=list(answer.values()), total=len(sources), links=links)
+    return replace(choice, answer=list(answer.values()), context=context, total=len(sources), links=links)
 
 
 def _kept(pr: PullRequest, question: Question) -> bool:

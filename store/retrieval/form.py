@@ -33,6 +33,10 @@ _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3
 _MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
 _MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one|humans?))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")
+# "who", "top authors", "which human maintainer": the most of something is counted by person.
+_ABOUT_PEOPLE = LazyPattern(
+    r"\bwho\b|\btop\s|\bwhich\s{1,3}(?:\w+\s{1,3})?(?:person|people|human|author|merger|login|maintainer|contributor)s?\b"
+)
 _AUTHORED = LazyPattern(r"\b(?:wrote|written|authored|opened|authors?)\b")
 _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")
 
@@ -82,6 +86,11 @@ class Form:
     # "is X on now?" ("now"): a revert says no.
     doubt: str | None = None
 
+    @property
+    def doubts_revert(self) -> bool:
+        """Whether a revert answers the question no: "did X stick?", "is X on now?"."""
+        return self.doubt in _REVERT_DOUBTS
+
 
 def read_form(text: str) -> Form:
     """The answer's shape for `text`, a question as typed (Slack markup already removed)."""
@@ -100,7 +109,7 @@ def read_form(text: str) -> Form:
     else:
         kind = "lookup"
     doubt = _doubt(head) if kind == "yesno" else None
-    if doubt in ("kept", "now"):
+    if doubt in _REVERT_DOUBTS:
         if relation not in (None, "reverts"):
             doubt = None  # "did the regression fix stick?" asks about the fix, answered as any yes/no
         relation = relation or "reverts"  # whether a change stuck, or stands now, is whether something reverted it
@@ -118,6 +127,8 @@ _PROBLEM = LazyPattern(
 )
 # "is async scheduling on by default now?": asks how things stand, so a revert of what answers says no.
 _NOW = LazyPattern(r"^\W{0,3}(?:is|are|does|do)\b.{0,150}\b(?:now|currently|these\s{1,3}days|at\s{1,3}the\s{1,3}moment)\b")
+# The doubts a revert answers no.
+_REVERT_DOUBTS = ("kept", "now")
 # "did the new default stick?": a revert answers no.
 _KEPT = LazyPattern(r"\bstick\b(?!\s{1,3}(?:to|with)\b)|\bstuck\s{1,3}around\b")
 
@@ -135,7 +146,6 @@ def _tally(head: str, kind: str) -> str | None:
         return None
     if _WHICH_AREA.search(head):
         return "area"
-    people = r"(?:person|people|human|author|merger|login|maintainer|contributor)s?"
-    if kind == "who" or re.search(rf"\bwho\b|\btop\s|\bwhich\s{{1,3}}(?:\w+\s{{1,3}})?{people}\b", head):
+    if kind == "who" or _ABOUT_PEOPLE.search(head):
         return "merger" if _MERGER.search(head) and not _AUTHORED.search(head) else "author"
     return None

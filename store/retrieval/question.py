@@ -384,21 +384,24 @@ _EXCEPT = LazyPattern(
 def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str:
     """People the question leaves out: "besides the bot", "not counting @x"."""
 
+    def exclude(login: str) -> None:
+        if login not in excluded:
+            excluded.append(login)
+
     def leave_out(m: re.Match[str]) -> str:
         said = m["login"].lower()
         if said in ("bot", "bots"):
-            if "bots" not in excluded:
-                excluded.append("bots")
+            exclude("bots")
             return " "
         known = lookup.login(said) if lookup else None
         if known is None:
             return m[0]
-        excluded.append(known.lower())
+        exclude(known.lower())
         return " "
 
     human = _HUMANS.search(text)
-    if human and not _NEGATION_BEFORE.search(text[: human.start()]) and "bots" not in excluded:
-        excluded.append("bots")  # "which human maintainer merged the most": every bot is left out
+    if human and not _NEGATION_BEFORE.search(text[: human.start()]):
+        exclude("bots")  # "which human maintainer merged the most": every bot is left out
     return _EXCEPT.sub(leave_out, text)
 
 
