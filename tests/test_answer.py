@@ -660,3 +660,15 @@ def test_what_a_person_authored_said_with_a_verb(store, settings):
 def test_the_bot_addressed_by_name_in_plain_text_is_no_person(store, settings):
     answer = _ask(store, settings, "@prdigest how many PRs merged on mar 12?")
     assert _first(answer) == "2 PRs merged on Thu Mar 12."
+
+
+def test_words_no_pr_says_drop_out_when_areas_together_a_relation_or_a_tally_still_pick_prs(store, settings):
+    both = _ask(store, settings, "anything at the crossroads of rocm and attention?")
+    assert both.citations == [502] and '(No PR mentions "crossroads".)' in _first(both)
+    undone = _ask(store, settings, "what got reverted, and what did the reverts unmake?")
+    assert undone.citations == [507, 501]
+    tally = _ask(store, settings, "who was the most zealous author this week?")
+    assert _first(tally).startswith("ken-t authored the most PRs this week (since Mon Mar 9) (3)")
+    # One area, or a time alone, is no such filter: the word no PR says is what was asked about.
+    assert _ask(store, settings, "anything on the rust frontend?").citations == []
+    assert _ask(store, settings, "anything for gaudi this week?").citations == []

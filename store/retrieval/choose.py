@@ -22,7 +22,15 @@ from store.retrieval.evidence import gather
 from store.retrieval.form import RELATION_TOPIC_WORDS, Form
 from store.retrieval.fts import any_of
 from store.retrieval.question import Concept, Person, Phrases, Question, is_bot
-from store.retrieval.search import COUNT_CAP, POOL, SearchResult, missing_note, narrowing_condition, search
+from store.retrieval.search import (
+    COUNT_CAP,
+    POOL,
+    SearchResult,
+    missing_note,
+    narrowing_condition,
+    search,
+    without_unknown_words,
+)
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms, lead_and_rest, stem
 from store.understanding.areas import classify
@@ -83,6 +91,8 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
 
 
 def _choose(db: Database, repo: str, question: Question, form: Form) -> Choice:
+    if question.concepts:
+        question = _without_unsaid(db, repo, question, form)
     if form.tally:
         return _tallied(db, repo, question, form)
     if form.relation and not question.concepts:
@@ -91,6 +101,20 @@ def _choose(db: Database, repo: str, question: Question, form: Form) -> Choice:
         return _whole_set(db, repo, question)
     choice = _by_words(db, repo, question, form)
     return _through_relation(db, repo, choice, form) if form.relation else choice
+
+
+def _without_unsaid(db: Database, repo: str, question: Question, form: Form) -> Question:
+    """The question without the words no PR says, when what is left still picks PRs.
+
+    "anything at the intersection of ROCm and LoRA?", "the most prolific author
+    last week", "what did those reverts undo?": two areas together, a type, a
+    relation or a tally answer, and the note says which words no PR has. One
+    area, a person or a time is no such filter: in "the rust frontend" or
+    "anything for Gaudi last week?", the word no PR says is the point.
+    """
+    stands = bool(len(question.areas) > 1 or question.pr_type or form.relation or form.tally)
+    known = without_unknown_words(db, repo, question, stands)
+    return known if known.concepts or stands else question
 
 
 def _without_relation_words(question: Question, form: Form) -> Question:

@@ -143,7 +143,7 @@ def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchR
     if named:
         return SearchResult(named, missing, asked, len(named))
     # Nothing known about the numbers: search the rest of the question instead.
-    question = _without_unknown_words(db, repo, replace(asked, numbers=[]))
+    question = without_unknown_words(db, repo, replace(asked, numbers=[]))
     for attempt in _relaxations(question):
         near = question.time if attempt.time is None else None
         hits, total = _find(db, repo, attempt, limit, near)
@@ -186,8 +186,11 @@ def missing_note(db: Database, repo: str, question: Question) -> str | None:
     return f"{listed} {'is' if len(unknown) == 1 else 'are'} not in the store of {repo}."
 
 
-def _without_unknown_words(db: Database, repo: str, question: Question) -> Question:
-    """Drop words no PR of the repository says ("ship", typos): they could only empty the answer."""
+def without_unknown_words(db: Database, repo: str, question: Question, stands: bool = False) -> Question:
+    """Drop words no PR of the repository says ("ship", typos): they could only empty the answer.
+
+    Kept when nothing would be left to search for, unless the caller knows that
+    what is left still `stands` as a question (a relation, a tally)."""
     known: list[Concept] = []
     unknown: list[Concept] = []
     for concept in question.concepts:
@@ -195,7 +198,7 @@ def _without_unknown_words(db: Database, repo: str, question: Question) -> Quest
             f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [any_of(concept.phrases.all), repo]
         ).fetchone()
         (known if found else unknown).append(concept)
-    if not unknown or not (known or question.has_filters or question.areas):
+    if not unknown or not (known or stands or question.has_filters or question.areas):
         return question  # nothing to drop, or nothing would be left to search for
     words = ", ".join(f'"{concept.said}"' for concept in unknown)
     return replace(question, concepts=known, unknown=unknown, problems=[*question.problems, f"no PR mentions {words}"])
