@@ -336,3 +336,24 @@ def test_areas_are_alternatives_only_when_or_stands_between_them():
     assert parse_question("rocm / cuda fixes", LA, MAR_14).any_area
     either = parse_question("either TPU or XPU changes", LA, MAR_14)
     assert either.any_area and either.concepts == []
+
+
+def test_a_compound_with_a_filler_half_is_its_first_half(lookup):
+    assert parse_question("any rocm-flavoured changes?", LA, MAR_14).areas == ["rocm"]
+    question = parse_question("anything privacy-related in the frontend?", LA, MAR_14)
+    assert [concept.said for concept in question.concepts] == ["privacy"] and question.areas == ["frontend"]
+    # "only" restricts: "doc-only" is no plain docs area.
+    assert parse_question("doc-only prs", LA, MAR_14).areas == []
+
+
+def test_a_dotted_name_no_changed_file_has_is_a_word(lookup):
+    question = parse_question("can it load llama.cpp files?", LA, MAR_14, lookup)
+    assert question.paths == [] and any("gguf" in concept.phrases.same for concept in question.concepts)
+    assert parse_question("who touched loader.py?", LA, MAR_14).paths == ["loader.py"]  # without a store to ask, a path
+
+
+def test_product_names_find_the_generation_prs_name():
+    pre_ampere = parse_question("fixes for pre-ampere cards?", LA, MAR_14).concepts[-1]
+    assert pre_ampere.said == "pre-ampere" and {"v100", "t4"} <= set(pre_ampere.phrases.all)
+    assert "data center gpu max" in parse_question("ponte vecchio support", LA, MAR_14).concepts[0].phrases.same
+    assert "avx512" in parse_question("sapphire rapids perf", LA, MAR_14).concepts[0].phrases.all

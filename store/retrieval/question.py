@@ -184,7 +184,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -278,6 +278,8 @@ def _take_paths(text: str, paths: list[str], lookup: Lookup | None) -> str:
         path = found[1].lower()
         if _TWO_PARTS.fullmatch(path) and not (lookup and lookup.is_path(path)):
             return found[0]
+        if "/" not in path and not path.startswith(".") and lookup is not None and not lookup.is_path(path):
+            return found[0]  # "llama.cpp", "vllm.ai": a name with a dot that no changed file has is a word
         if path not in paths:
             paths.append(path)
         return " "
@@ -458,7 +460,9 @@ def _area_of(words: list[str], repo: str | None) -> str | None:
     said = " ".join(word.strip(".,?!") for word in words)
     if len(words) > 1 or "-" not in said:
         return resolve_area(said, repo)
-    return resolve_area(said, repo) or resolve_area(" ".join(p for p in said.split("-") if p not in _STOPWORDS), repo)
+    return resolve_area(said, repo) or resolve_area(
+        " ".join(p for p in said.split("-") if p not in _STOPWORDS and p not in _COMPOUND_FILLERS), repo
+    )
 
 
 def _take_negated(text: str, repo: str | None, question: Question) -> str:
@@ -638,6 +642,21 @@ _ALTERNATIVE_GAP = 3
 _VERSION = LazyPattern(r"[a-z]?\d{1,3}(?:\.\d{1,2})?")
 
 
+# The second half of a compound that only says "to do with": "amd-side", "security-related", "llama.cpp-style".
+_COMPOUND_FILLERS = frozenset(
+    {"side", "sided", "related", "style", "based", "specific", "focused", "facing", "oriented", "wise", "ish",
+     "heavy", "centric", "flavored", "flavoured", "adjacent", "like", "type", "flavor", "flavour", "level"}
+)
+
+
+def _without_filler(word: str) -> str:
+    """"amd-side" is "amd": a compound's filler half goes, unless the vocabulary knows the compound."""
+    head, dash, tail = word.rpartition("-")
+    if not dash or tail not in _COMPOUND_FILLERS or not head or _subwords(word) in _synonyms():
+        return word
+    return head
+
+
 def _alternatives(word: str) -> list[str]:
     """"h100/h200" is two names the vocabulary knows; any other slashed word ("acme/engine") stays one phrase."""
     parts = word.split("/")
@@ -710,7 +729,9 @@ def parse_question(
     rest, question.about_risks = _take_risk_words(rest)
     # " / " between names is "or" ("speech / audio").
     words = [
-        part for word in _WORD.findall(_SLASH.sub(" or ", rest.replace("'s ", " "))) for part in _alternatives(word.strip("._/+-"))
+        part
+        for word in _WORD.findall(_SLASH.sub(" or ", rest.replace("'s ", " ")))
+        for part in _alternatives(_without_filler(word.strip("._/+-")))
     ]
     _take_words(_with_versions([w for w in words if w]), lookup, question, _STOPWORDS | extra_stopwords, repo)
     if len(question.concepts) > MAX_CONCEPTS:
