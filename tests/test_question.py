@@ -7,6 +7,7 @@ from freezegun import freeze_time
 from pr_factory import REPO, make_pr
 
 from store.days import day_bounds
+from store.retrieval.form import read_form
 from store.retrieval.question import Person, parse_question, synonyms_of
 from store.retrieval.search import StoreLookup
 from store.tables.prs import save_pr
@@ -322,7 +323,6 @@ def test_lists_and_idioms_that_are_no_filters():
 
 def test_who_wrote_and_who_merged_said_with_verbs():
     # "did X author" is what X wrote; "which human merged the most" tallies mergers without the bots.
-    from store.retrieval.form import read_form
 
     tally = read_form("which human merged the most PRs in February?")
     assert (tally.kind, tally.tally) == ("who", "merger")
@@ -357,3 +357,18 @@ def test_product_names_find_the_generation_prs_name():
     assert pre_ampere.said == "pre-ampere" and {"v100", "t4"} <= set(pre_ampere.phrases.all)
     assert "data center gpu max" in parse_question("ponte vecchio support", LA, MAR_14).concepts[0].phrases.same
     assert "avx512" in parse_question("sapphire rapids perf", LA, MAR_14).concepts[0].phrases.all
+
+
+def test_who_asks_or_what_for_before_a_colon_is_no_topic():
+    question = parse_question("for our standup notes: how many PRs merged yesterday?", LA, MAR_14)
+    assert question.text == "how many PRs merged yesterday?" and question.concepts == [] and question.time is not None
+    assert read_form(parse_question("kernel person here: who merged the most this week?", LA, MAR_14).text).tally == "merger"
+    assert "rocm" in parse_question("rocm: anything on fp8?", LA, MAR_14).areas  # a topic before a colon stays
+
+
+def test_the_risks_of_a_named_change_are_about_that_change_and_what_could_start_is_a_risk():
+    subject = parse_question("what are the known risks of the new admission flag?", LA, MAR_14)
+    assert not subject.about_risks and [c.said for c in subject.concepts] == ["admission", "flag"]
+    assert parse_question("which PRs risk of oom?", LA, MAR_14).about_risks
+    assert parse_question("which changes could start rejecting long prompts?", LA, MAR_14).about_risks
+    assert read_form("top PR author in march?").tally == "author"

@@ -30,7 +30,7 @@ _ASKS_WHAT = LazyPattern(r"^(?:\W{0,3})(?:what|which|who|whose|how|why|when|wher
 # "how do I enable X?": answered with the sentence that tells how.
 _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3}(?:i|we|you|one|people)\b|^(?:\W{0,3})how\s{1,3}to\b")
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
-_MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:authors?|mergers?|contributors?)\b")
+_MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:pr\s{1,3})?(?:authors?|mergers?|contributors?|committers?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
 _MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one|humans?))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")
 # "who", "top authors", "which human maintainer": the most of something is counted by person.

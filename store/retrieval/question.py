@@ -184,7 +184,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "whatever", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "ones", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "doing", "ship", "shipped", "shipping", "up", "been", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "under", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific"]
 )
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
@@ -296,13 +296,20 @@ _RISK_WORDS = LazyPattern(
 )
 # "which changes could break X", "changes that make outputs nondeterministic": what a change may bring about.
 _RISK_VERBS = LazyPattern(
-    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|make|lead|end\s+up)\b)"
+    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|make|lead|end\s+up|start|stop|fail"
+    r"|degrade|raise|require|reject)\b)"
     r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
+)
+# "the known risks of the new X flag": X is what the PRs are about, and their risks are what is shown.
+_RISKS_OF = LazyPattern(
+    r"\b(?:(?:known|main|potential|possible)\s+)?(?:risks?|downsides?|drawbacks?|caveats?|side[\s-]?effects?|limitations?|dangers?)"
+    r"\s+(?:of|with|from|in)\s+(?=(?:the|this|that|these|those|its|their)\b|#\d)"
 )
 
 
 def _take_risk_words(text: str) -> tuple[str, bool]:
-    """The question without its words about risk, and whether it had any."""
+    """The question without its words about risk, and whether it asks what PRs risk (not what some PR's risks are)."""
+    text = _RISKS_OF.sub(" ", text)
     rest, said = _RISK_WORDS.subn(" ", text)
     rest, asked = _RISK_VERBS.subn(" ", rest)
     return rest, bool(said or asked)
@@ -696,6 +703,14 @@ def _path_words(words: list[str], i: int, paths: list[str]) -> int:
     return 0
 
 
+# Who asks or what for, before a colon: "for my weekly update: how many …", "spec decode person here: any …".
+_LEAD_IN = LazyPattern(
+    r"^\W{0,3}(?:for\s+(?:my|our|the|a|an)\s+[^:?]{1,40}|[^:?]{1,40}\s+here|fyi|context|q|question|quick\s+(?:one|q|question)"
+    r"|random\s+q(?:uestion)?|curious)\s*:\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
 def parse_question(
     text: str,
     tz: ZoneInfo,
@@ -710,7 +725,7 @@ def parse_question(
     if now.tzinfo is None:
         now = now.replace(tzinfo=tz)
     # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.
-    cleaned = " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split())
+    cleaned = _LEAD_IN.sub("", " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split()), count=1)
     question = Question(text=cleaned)
     if not cleaned:
         return question  # an empty question holds nothing to read, and reading it costs a process's start
