@@ -372,3 +372,11 @@ def test_the_risks_of_a_named_change_are_about_that_change_and_what_could_start_
     assert parse_question("which PRs risk of oom?", LA, MAR_14).about_risks
     assert parse_question("which changes could start rejecting long prompts?", LA, MAR_14).about_risks
     assert read_form("top PR author in march?").tally == "author"
+
+
+def test_whether_a_change_still_stands_is_a_doubt_a_revert_answers():
+    assert read_form("is the prompt cache from monday still in main?").doubts_revert
+    assert read_form("is the new sampler still around?").doubts_revert
+    assert read_form("is the MI300 hang still there?").doubt == "persists"  # a problem still there: a fix answers
+    addressed = parse_question("@prdigest is there a flag to cap the queue?", LA, MAR_14)
+    assert read_form(addressed.text).kind == "yesno"

@@ -126,7 +126,11 @@ _PROBLEM = LazyPattern(
     r"|nuke\w*|wrong|garbage|segfault\w*|issues?|problems?|dies|dying|flak\w*|regress\w*)\b"
 )
 # "is async scheduling on by default now?": asks how things stand, so a revert of what answers says no.
-_NOW = LazyPattern(r"^\W{0,3}(?:is|are|does|do)\b.{0,150}\b(?:now|currently|these\s{1,3}days|at\s{1,3}the\s{1,3}moment)\b")
+# "is the image cache still in main?": whether it stands, too.
+_NOW = LazyPattern(
+    r"^\W{0,3}(?:is|are|does|do)\b.{0,150}\b(?:now|currently|these\s{1,3}days|at\s{1,3}the\s{1,3}moment"
+    r"|still\s{1,3}(?:in|on|there|around|enabled|live|active|the\s{1,3}default))\b"
+)
 # The doubts a revert answers no.
 _REVERT_DOUBTS = ("kept", "now")
 # "did the new default stick?": a revert answers no.

@@ -704,9 +704,10 @@ def _path_words(words: list[str], i: int, paths: list[str]) -> int:
 
 
 # Who asks or what for, before a colon: "for my weekly update: how many …", "spec decode person here: any …".
+# And the bot's own name typed as text: "@prdigest is there …" asks "is there …".
 _LEAD_IN = LazyPattern(
-    r"^\W{0,3}(?:for\s+(?:my|our|the|a|an)\s+[^:?]{1,40}|[^:?]{1,40}\s+here|fyi|context|q|question|quick\s+(?:one|q|question)"
-    r"|random\s+q(?:uestion)?|curious)\s*:\s+(?=\S)",
+    r"^\W{0,3}(?:(?:for\s+(?:my|our|the|a|an)\s+[^:?]{1,40}|[^:?]{1,40}\s+here|fyi|context|q|question|quick\s+(?:one|q|question)"
+    r"|random\s+q(?:uestion)?|curious)\s*:|@prdigest\b[,:]?)\s+(?=\S)",
     re.IGNORECASE,
 )
 
