@@ -282,11 +282,15 @@ def test_areas_left_out_together_or_apart():
     assert parse_question("spec decode today, but skip the model runner v2 cleanups", LA, MAR_14).excluded_areas == [
         ("model-runner-v2",)
     ]
+    tagged = parse_question("mar 13 prs not labelled TPU or docs", LA, MAR_14)
+    assert tagged.areas == [] and tagged.excluded_areas == [("tpu",), ("docs",)]
 
 
 def test_a_zone_in_parentheses_and_a_short_with_slash():
     question = parse_question("what merged between midnight and 3am on mar 13 (PT)?", LA, MAR_14)
     assert question.concepts == [] and _local_span(question) == ("Mar 13 00:00", "Mar 13 03:00")
+    aside = parse_question("anything mar 13, say between 1pm and 3pm our time?", LA, MAR_14)
+    assert aside.concepts == [] and _local_span(aside) == ("Mar 13 13:00", "Mar 13 15:00")
     assert parse_question("engine dying w/ prompt lookup", LA, MAR_14).paths == []
 
 
