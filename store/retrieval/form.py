@@ -49,7 +49,11 @@ _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 RELATION_WORDS = {
     "reverts": LazyPattern(_REVERTS),
     "fixes": LazyPattern(_REGRESSION),
-    "follows": LazyPattern(r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?)\b"),
+    # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
+    "follows": LazyPattern(
+        r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?"
+        r"|(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
+    ),
 }
 
 

@@ -381,7 +381,7 @@ def pr_numbers(text: str) -> list[int]:
 
 # The words that leave something out, for people ("besides the bot") and areas or topics ("that isn't CI").
 _LEAVING_OUT = (
-    r"besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|apart\s+from|aside\s+from|ignoring|minus|leav(?:e|ing)(?:\s+out)?"
+    r"besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|apart\s+from|aside\s+from|ignoring|minus|leave\s+out|leaving(?:\s+out)?"
     r"|without|unrelated\s+to|(?:had|has|have)\s+nothing\s+to\s+do\s+with|not|isn'?t|aren'?t|wasn'?t|weren'?t|non|skip(?:ping)?"
 )
 _EXCEPT = LazyPattern(
