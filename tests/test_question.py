@@ -392,3 +392,11 @@ def test_a_reland_is_a_follow_up_and_leave_alone_leaves_nothing_out():
     roomy = parse_question("what could leave less room for the kv cache?", LA, MAR_14)
     assert roomy.excluded_words == [] and "room" in [c.said for c in roomy.concepts]
     assert parse_question("mar 13 prs, leaving out docs", LA, MAR_14).excluded_areas == [("docs",)]
+
+
+def test_a_cost_is_a_risk_and_host_memory_has_its_names():
+    costly = parse_question("which changes need more host RAM?", LA, MAR_14)
+    assert costly.about_risks and "extra memory" in costly.concepts[0].phrases.same
+    assert "host memory" in parse_question("anything for host ram?", LA, MAR_14).concepts[0].phrases.same
+    assert parse_question("prs that eat extra gpu memory", LA, MAR_14).about_risks
+    assert not parse_question("prs that use the kv cache", LA, MAR_14).about_risks

@@ -299,6 +299,8 @@ _RISK_VERBS = LazyPattern(
     r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|make|lead|end\s+up|start|stop|fail"
     r"|degrade|raise|require|reject)\b)"
     r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
+    # "need more host RAM", "eat extra GPU memory": a cost, which PRs state among their risks.
+    r"|\b(?:needs?|eats?|uses?|takes?(?:\s+up)?|costs?|consumes?|requires?)\s+(?=(?:more|extra|additional)\b)"
 )
 # "the known risks of the new X flag": X is what the PRs are about, and their risks are what is shown.
 _RISKS_OF = LazyPattern(
