@@ -672,3 +672,12 @@ def test_words_no_pr_says_drop_out_when_areas_together_a_relation_or_a_tally_sti
     # One area, or a time alone, is no such filter: the word no PR says is what was asked about.
     assert _ask(store, settings, "anything on the rust frontend?").citations == []
     assert _ask(store, settings, "anything for gaudi this week?").citations == []
+
+
+def test_a_relation_asked_of_what_an_earlier_answer_gave_is_asked_of_its_prs(store, settings):
+    # grace-h wrote 501 (reverted by 507) and 504: "any of that" is those PRs, and the answer is the revert.
+    reverted = _ask(store, settings, "was any of that reverted?", history=["what did grace-h write on mar 12 and 13?"])
+    assert reverted.citations == [507] and _first(reverted).startswith("Yes: [#507] reverts [#501]")
+    # "it" may be the other side of the relation the earlier answer stated.
+    fixed = _ask(store, settings, "did anything fix it?", history=["what did ada-l enable on MI300?"])
+    assert fixed.citations == [508]

@@ -21,7 +21,7 @@ from bot.config import Settings
 from bot.messages.blocks import more_note
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
-from store.retrieval.choose import Choice, choose
+from store.retrieval.choose import Choice, choose, without_relation_words
 from store.retrieval.form import FIX_WORDS, Form, read_form
 from store.retrieval.question import Question
 from store.retrieval.search import COUNT_CAP, read_question
@@ -115,16 +115,33 @@ def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: Zone
     return replace(choice, question=replace(choice.question, problems=[*choice.question.problems, ends]))
 
 
+# An earlier answer's PRs a follow-up may ask about, at most.
+MAX_POINTED_AT = 10
+
+
 def read_in_thread(
     db: Database, question: str, history: Sequence[str], repo: str, tz: ZoneInfo, now: datetime | None = None
 ) -> Question:
-    """The question, with what it leaves unsaid taken from the thread's earlier questions (oldest first)."""
+    """The question, with what it leaves unsaid taken from the thread's earlier questions (oldest first).
+
+    A relation asked of what an earlier answer gave ("was any of that
+    reverted?", "did it ever come back?") is asked of the PRs that answer cited.
+    """
     context: Question | None = None
     for earlier in history:
         parsed = read_question(db, earlier, repo, tz, now)
         context = parsed if context is None else parsed.following(context)
     asked = read_question(db, question, repo, tz, now)
-    return asked.following(context) if context is not None else asked
+    if context is None:
+        return asked
+    followed = asked.following(context)
+    form = read_form(asked.text)
+    if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
+        earlier = choose(db, repo, context, read_form(context.text))
+        # What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted).
+        pointed = [pr.number for pr in earlier.answer] + [n for link in earlier.links for n in (link.number, link.other)]
+        return replace(followed, numbers=list(dict.fromkeys(pointed))[:MAX_POINTED_AT])
+    return followed
 
 
 def help_text(repo: str, problems: Sequence[str] = ()) -> str:

@@ -65,7 +65,7 @@ class Choice:
 
 def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
     """The PRs that answer `asked` (a parsed question) in the shape `form` expects."""
-    question = _without_relation_words(asked, form)
+    question = without_relation_words(asked, form)
     missing = missing_note(db, repo, question)
     if question.numbers:
         result = search(db, repo, question, limit=MAX_LISTED)
@@ -117,7 +117,7 @@ def _without_unsaid(db: Database, repo: str, question: Question, form: Form) -> 
     return known if known.concepts or stands else question
 
 
-def _without_relation_words(question: Question, form: Form) -> Question:
+def without_relation_words(question: Question, form: Form) -> Question:
     """A relation is answered from the relations table; its words ("reverted") are not a topic."""
     if form.relation is None:
         return question

@@ -45,15 +45,16 @@ _FIXES = r"\b(?:bug)?fix(?:es|ed|ing)?\b|\bresolve[sd]?\b"
 FIX_WORDS = LazyPattern(_FIXES, re.IGNORECASE)
 _REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
+# A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
+_FOLLOWS = (
+    r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?"
+    r"|(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
+)
 # The relation a question asks about, and the words that say it (removed from its topic).
 RELATION_WORDS = {
     "reverts": LazyPattern(_REVERTS),
     "fixes": LazyPattern(_REGRESSION),
-    # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
-    "follows": LazyPattern(
-        r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?"
-        r"|(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
-    ),
+    "follows": LazyPattern(_FOLLOWS),
 }
 
 
@@ -62,8 +63,9 @@ _ASKS_OTHER = LazyPattern(
     r"^\W{0,3}(?:what|which|who)\b(?:\s{1,3}(?:pr|prs|pull\s{1,3}request|change|commit|one))?\s{1,3}(?!was\b|were\b|is\b|got\b|get\b|has\b|did\b)\w"
     # "what did #N revert?", "which PR is #N following up on?": #N does it; the other side is asked for.
     r"|^\W{0,3}(?:what|which)(?:\s{1,3}(?:pr|change|commit|one))?\s{1,3}(?:did|does|is|was)\s{1,3}(?:#|pr\s{0,2}#?)\d"
-    # "was #N reverted?", "did #N cause any follow-up?": what became of #N is the other side.
+    # "was #N reverted?", "did #N cause any follow-up?", "was any of that reverted?": what became of them is the other side.
     r"|^\W{0,3}(?:did|does|has|was|is)\s{1,3}(?:#|pr\s{0,2}#?)\d"
+    r"|^\W{0,3}(?:did|does|has|have|was|were|is|are)\s{1,3}(?:it|that|those|they|these|any\s{1,3}of\s{1,3}(?:that|those|them|these))\b"
     # "did anything follow up on #N?", "anything building on #N?": the PRs that did.
     r"|^\W{0,3}(?:(?:did|has|is|was)\s{1,3}(?:there\s{1,3})?)?(?:anything|anyone|someone|something|any\s{1,3}prs?)\b"
 )
@@ -75,7 +77,7 @@ _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|
 RELATION_TOPIC_WORDS = {
     "reverts": LazyPattern(rf"{_REVERTS}|\b(?:stick|stuck|survived?)\b"),
     "fixes": LazyPattern(rf"{_REGRESSION}|{_FIXES}"),
-    "follows": RELATION_WORDS["follows"],
+    "follows": LazyPattern(rf"{_FOLLOWS}|\b(?:come|came|comes|bring|brings|brought)\b"),
 }
 
 

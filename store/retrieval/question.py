@@ -105,6 +105,11 @@ class Question:
         says_something = self.has_topic or self.time or self.people or self.paths
         return not says_something or bool(_LEANS_BACK.search(self.text.lower()))
 
+    @property
+    def points_back(self) -> bool:
+        """Whether the question is about PRs an earlier answer gave: "was any of that reverted?", "did it come back?"."""
+        return not (self.numbers or self.paths) and bool(_POINTS_BACK.search(self.text.lower()))
+
     def following(self, earlier: Question) -> Question:
         """This question as a follow-up in a thread: what it leaves unsaid, the earlier one supplies.
 
@@ -174,6 +179,10 @@ _LEANS_BACK = LazyPattern(
     r"^\W*(?:and|also|plus|or|then|what\s+about|how\s+about|same\s+(?:for|on|in|with))\b"
     r"|\b(?:it|its|those|them|these|they|this\s+one|that\s+one|the\s+same|there)\b"
 )
+
+
+# The PRs an earlier answer gave, pointed at: "it", "that one", "any of those".
+_POINTS_BACK = LazyPattern(r"\b(?:it|that|those|them|these|this\s+one|that\s+one)\b")
 
 
 def _describe_people(people: list[Person]) -> str:
