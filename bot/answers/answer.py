@@ -137,9 +137,9 @@ def read_in_thread(
     followed = asked.following(context)
     form = read_form(asked.text)
     if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
-        earlier = choose(db, repo, context, read_form(context.text))
+        answered = choose(db, repo, context, read_form(context.text))
         # What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted).
-        pointed = [pr.number for pr in earlier.answer] + [n for link in earlier.links for n in (link.number, link.other)]
+        pointed = [pr.number for pr in answered.answer] + [n for link in answered.links for n in (link.number, link.other)]
         return replace(followed, numbers=list(dict.fromkeys(pointed))[:MAX_POINTED_AT])
     return followed
 
