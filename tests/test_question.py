@@ -400,3 +400,11 @@ def test_a_cost_is_a_risk_and_host_memory_has_its_names():
     assert "host memory" in parse_question("anything for host ram?", LA, MAR_14).concepts[0].phrases.same
     assert parse_question("prs that eat extra gpu memory", LA, MAR_14).about_risks
     assert not parse_question("prs that use the kv cache", LA, MAR_14).about_risks
+
+
+def test_the_other_type_areas_left_out_once_and_words_that_only_join_two_areas():
+    assert parse_question("non-trivial prs on mar 13", LA, MAR_14).pr_type == "substantial"
+    assert parse_question("mar 13 prs that are not substantial", LA, MAR_14).pr_type == "trivial"
+    assert parse_question("rocm prs that weren't ci or build changes", LA, MAR_14).excluded_areas == [("ci",)]
+    joined = parse_question("spec decode together with disaggregated prefill", LA, MAR_14)
+    assert joined.areas == ["speculative-decoding", "kv-connector"] and joined.concepts == []
