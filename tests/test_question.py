@@ -389,6 +389,8 @@ def test_whether_a_change_still_stands_is_a_doubt_a_revert_answers():
 def test_a_reland_is_a_follow_up_and_leave_alone_leaves_nothing_out():
     assert read_form("what relanded #501?").relation == "follows" and read_form("what relanded #501?").asks_other
     assert read_form("did the admission change ever come back?").relation == "follows"
+    assert read_form("was the admission revert ever undone?").relation == "follows"
+    assert read_form("what did the revert undo?").relation == "reverts"
     roomy = parse_question("what could leave less room for the kv cache?", LA, MAR_14)
     assert roomy.excluded_words == [] and "room" in [c.said for c in roomy.concepts]
     assert parse_question("mar 13 prs, leaving out docs", LA, MAR_14).excluded_areas == [("docs",)]

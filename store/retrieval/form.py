@@ -58,6 +58,10 @@ RELATION_WORDS = {
 }
 
 
+# What became of a revert: "undone", "relanded", "brought back".
+_RELANDED = LazyPattern(rf"{_FOLLOWS}|\bundone\b")
+
+
 # "what fixed #N", "which PR reverted #N": the question's subject is the other PR, not the one named.
 _ASKS_OTHER = LazyPattern(
     r"^\W{0,3}(?:what|which|who)\b(?:\s{1,3}(?:pr|prs|pull\s{1,3}request|change|commit|one))?\s{1,3}(?!was\b|were\b|is\b|got\b|get\b|has\b|did\b)\w"
@@ -102,6 +106,8 @@ def read_form(text: str) -> Form:
     """The answer's shape for `text`, a question as typed (Slack markup already removed)."""
     head = " ".join((text or "")[:_HEAD_CHARS].lower().split())
     relation = next((kind for kind, words in RELATION_WORDS.items() if words.search(head)), None)
+    if relation == "reverts" and _RELANDED.search(head):
+        relation = "follows"  # "was the split-K revert ever undone?": the reland is asked for
     if _HOWTO.search(head):
         kind = "howto"
     elif _COUNT.search(head):
