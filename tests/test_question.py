@@ -410,3 +410,8 @@ def test_the_other_type_areas_left_out_once_and_words_that_only_join_two_areas()
     assert parse_question("rocm prs that weren't ci or build changes", LA, MAR_14).excluded_areas == [("ci",)]
     joined = parse_question("spec decode together with disaggregated prefill", LA, MAR_14)
     assert joined.areas == ["speculative-decoding", "kv-connector"] and joined.concepts == []
+
+
+def test_words_that_say_something_got_better_leave_only_what_did():
+    for text in ("which prs improve ttft?", "did anything bring TTFT down?", "anything that should cut ttft"):
+        assert [c.said for c in parse_question(text, LA, MAR_14).concepts] == ["ttft"], text

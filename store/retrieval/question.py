@@ -326,6 +326,14 @@ def _take_risk_words(text: str) -> tuple[str, bool]:
     return rest, bool(said or asked)
 
 
+# Words that say a change made something better ("improve TTFT", "bring TTFT down"): PRs say it in their own
+# words ("TTFT falls by 30%"), so only what got better is a topic.
+_EFFECT_WORDS = LazyPattern(
+    r"\b(?:improv(?:e|es|ed|ing|ements?)|cut(?:s|ting)?|reduc(?:e|es|ed|ing|tions?)|lower(?:s|ed|ing)?|boost(?:s|ed|ing)?"
+    r"|(?:bring|brings|brought|get|got)\s+(?:(?P<kept>\w+)\s+)?down|speed(?:s|ed)?\s+up|gains?)\b"
+)
+
+
 # ---------------------------------------------------------------- order within a range
 
 _ORDER = LazyPattern(
@@ -763,6 +771,7 @@ def parse_question(
     rest, question.order = _take_order(rest)
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
+    rest = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", rest)
     # " / " between names is "or" ("speech / audio").
     words = [
         part
