@@ -93,6 +93,14 @@ def test_people_filter_authored_first(store):
     assert _numbers(store, "merged by ada-l") == [504, 505]
 
 
+def test_people_left_out_and_the_type_asked_narrow_the_search_itself(store):
+    save_pr(store, make_pr(520, "[Misc] Bump a pin", merged_at=_at(13, 22), author="dependabot[bot]", merged_by="linus-t",
+                           type="trivial"))
+    assert _numbers(store, "what merged yesterday besides linus-t?") == [502]  # 507 and 520 involve linus-t
+    assert _numbers(store, "what merged yesterday, not counting bots?") == [507, 502, 501]
+    assert _numbers(store, "trivial prs yesterday") == [520]
+
+
 def test_area_with_time_and_text(store):
     assert _numbers(store, "ROCm fixes today") == [508]
     assert _numbers(store, "scheduler changes since Mar 13")[:2] in ([507, 501], [501, 507])

@@ -379,9 +379,6 @@ def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED
     if narrowing:
         where.append(narrowing)
         args.extend(narrowing_args)
-    if question.pr_type:
-        where.append("prs.type = ?")
-        args.append(question.pr_type)
     found = f"from prs_fts cross join prs on prs.id = prs_fts.rowid where {' and '.join(where)}"
     rows = db.execute(f"select prs.* {found} order by prs_fts.rowid desc limit ?", [*args, most])
     names = [column[0] for column in rows.description]

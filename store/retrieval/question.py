@@ -724,7 +724,7 @@ def _path_words(words: list[str], i: int, paths: list[str]) -> int:
 
 
 # "non-trivial PRs" are the substantial ones, and "non-substantial" the trivial ones: the report has these two types.
-_NOT_TYPE = LazyPattern(r"\b(?:non[\s-]?|not\s+)(trivial|substantial)\b", re.IGNORECASE)
+_NOT_TYPE = LazyPattern(r"\b(?:non[\s-]?|not\s+(?:an?\s+|one\s+of\s+the\s+)?)(trivial|substantial)\b", re.IGNORECASE)
 
 
 def _the_other_type(text: str) -> str:

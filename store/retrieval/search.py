@@ -577,9 +577,35 @@ def _time_bounds(repo: str, start: datetime | None, end: datetime | None, table:
 
 
 def narrowing_condition(question: Question) -> tuple[str, list[str]]:
-    """The people and paths a question keeps to, as one SQL condition on `prs`."""
-    parts = [part for part in (people_condition(question), path_condition(question)) if part[0]]
+    """The people, paths, type and people left out that a question keeps to, as one SQL condition on `prs`."""
+    return _all_of(people_condition(question), kept_condition(question))
+
+
+def kept_condition(question: Question) -> tuple[str, list[str]]:
+    """Everything a question keeps to but time and people: paths, the type asked, and the people it leaves out."""
+    return _all_of(path_condition(question), type_condition(question), left_out_condition(question))
+
+
+def _all_of(*conditions: tuple[str, list[str]]) -> tuple[str, list[str]]:
+    parts = [part for part in conditions if part[0]]
     return " and ".join(where for where, _ in parts), [arg for _, args in parts for arg in args]
+
+
+def type_condition(question: Question) -> tuple[str, list[str]]:
+    return ("prs.type = ?", [question.pr_type]) if question.pr_type else ("", [])
+
+
+def left_out_condition(question: Question) -> tuple[str, list[str]]:
+    """Neither author nor merger is a person the question leaves out ("besides vllm-bot"), or a bot when it leaves bots out."""
+    logins = [login for login in question.excluded if login != "bots"]
+    where: list[str] = []
+    for column in ("lower(prs.author)", "lower(coalesce(prs.merged_by, ''))"):
+        if logins:
+            where.append(f"{column} not in ({', '.join('?' for _ in logins)})")
+        if "bots" in question.excluded:
+            # store.retrieval.question.is_bot, in SQL.
+            where.append(f"not ({column} like '%[bot]' or {column} like '%-bot' or {column} like '%\\_bot' escape '\\' or {column} = 'bot')")
+    return " and ".join(where), logins * 2 if logins else []
 
 
 def path_condition(question: Question) -> tuple[str, list[str]]:
@@ -639,9 +665,9 @@ def _listing(
     if not question.has_filters and near is None:
         return [], 0
     bounds, bound_args = _time_bounds(repo, *_span(question))
-    paths, path_args = path_condition(question)
-    if paths:
-        bounds, bound_args = f"{bounds} and {paths}", [*bound_args, *path_args]
+    kept, kept_args = kept_condition(question)
+    if kept:
+        bounds, bound_args = f"{bounds} and {kept}", [*bound_args, *kept_args]
     arms = [(f"{bounds}{arm.where}", [*bound_args, *arm.args], arm.rank) for arm in _arms(question)]
     total = _count(db, [(where, args) for where, args, _ in arms])
     if not total:
