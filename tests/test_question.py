@@ -415,3 +415,11 @@ def test_the_other_type_areas_left_out_once_and_words_that_only_join_two_areas()
 def test_words_that_say_something_got_better_leave_only_what_did():
     for text in ("which prs improve ttft?", "did anything bring TTFT down?", "anything that should cut ttft"):
         assert [c.said for c in parse_question(text, LA, MAR_14).concepts] == ["ttft"], text
+
+
+def test_the_other_side_of_a_named_pr_is_asked_for():
+    assert read_form("which PR did #501 fix?").relation == "fixes" and read_form("which PR did #501 fix?").asks_other
+    assert read_form("is there a follow-up to #501?").asks_other
+    assert not read_form("is there a follow-up to the scheduler change?").asks_other  # described: both sides answer
+    building = read_form("anything in april building on #501?")
+    assert building.relation == "follows" and building.asks_other

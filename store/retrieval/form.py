@@ -47,7 +47,7 @@ _REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollback
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
 _FOLLOWS = (
-    r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?"
+    r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?|build(?:s|ing)?\s{1,3}on"
     r"|(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
 )
 # The relation a question asks about, and the words that say it (removed from its topic).
@@ -58,6 +58,7 @@ RELATION_WORDS = {
 }
 
 
+_FIXED_BY_NAMED = LazyPattern(r"\b(?:did|does|has)\s{1,3}(?:#|pr\s{0,2}#?)\d{1,7}\s{1,3}fix")
 # What became of a revert: "undone", "relanded", "brought back".
 _RELANDED = LazyPattern(rf"{_FOLLOWS}|\bundone\b")
 
@@ -72,6 +73,8 @@ _ASKS_OTHER = LazyPattern(
     r"|^\W{0,3}(?:did|does|has|have|was|were|is|are)\s{1,3}(?:it|that|those|they|these|any\s{1,3}of\s{1,3}(?:that|those|them|these))\b"
     # "did anything follow up on #N?", "anything building on #N?": the PRs that did.
     r"|^\W{0,3}(?:(?:did|has|is|was)\s{1,3}(?:there\s{1,3})?)?(?:anything|anyone|someone|something|any\s{1,3}prs?)\b"
+    # "is there a follow-up to #N?"
+    r"|^\W{0,3}(?:is|are|was|were)\s{1,3}there\s{1,3}(?:a|an|any)\b[^#]{0,40}(?:#|\bpr\s{0,2}#?)\d"
 )
 # "who broke …", "what caused …": the question is about the side that introduced a problem.
 _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|which)\s{1,3}regressions?\b")
@@ -106,6 +109,8 @@ def read_form(text: str) -> Form:
     """The answer's shape for `text`, a question as typed (Slack markup already removed)."""
     head = " ".join((text or "")[:_HEAD_CHARS].lower().split())
     relation = next((kind for kind, words in RELATION_WORDS.items() if words.search(head)), None)
+    if relation is None and _FIXED_BY_NAMED.search(head):
+        relation = "fixes"  # "which PR did #N fix?": what the named PR repaired
     if relation == "reverts" and _RELANDED.search(head):
         relation = "follows"  # "was the split-K revert ever undone?": the reland is asked for
     if _HOWTO.search(head):
