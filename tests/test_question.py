@@ -282,6 +282,8 @@ def test_areas_left_out_together_or_apart():
     assert parse_question("spec decode today, but skip the model runner v2 cleanups", LA, MAR_14).excluded_areas == [
         ("model-runner-v2",)
     ]
+    fixes = parse_question("rocm prs that aren't bug fixes", LA, MAR_14)
+    assert fixes.excluded_areas == [] and fixes.excluded_words[0].said == "bug fixes"
     tagged = parse_question("mar 13 prs not labelled TPU or docs", LA, MAR_14)
     assert tagged.areas == [] and tagged.excluded_areas == [("tpu",), ("docs",)]
 

@@ -535,12 +535,16 @@ def _negated_words(words: list[str]) -> list[str]:
     said: list[str] = []
     for word in words[:_NEGATED_WORDS]:
         bare = word.strip(".,?!").lower()
-        if not bare or bare in _STOPWORDS or bare in _NEGATED_NOUNS:
-            break
+        if not bare or bare in _STOPWORDS or (bare in _NEGATED_NOUNS and not _names_one_thing([*said, bare])):
+            break  # "not ROCm fixes" leaves ROCm out; "not bug fixes" leaves out bug fixes
         said.append(bare)
         if word[-1:] in ".,?!":
             break
     return said
+
+
+def _names_one_thing(words: list[str]) -> bool:
+    return tuple(sub for word in words for sub in _subwords(word)) in _synonyms()
 
 
 def is_bot(login: str) -> bool:
