@@ -681,3 +681,14 @@ def test_a_relation_asked_of_what_an_earlier_answer_gave_is_asked_of_its_prs(sto
     # "it" may be the other side of the relation the earlier answer stated.
     fixed = _ask(store, settings, "did anything fix it?", history=["what did ada-l enable on MI300?"])
     assert fixed.citations == [508]
+
+
+def test_an_area_named_with_its_noun_is_the_whole_area(store, settings):
+    save_prs(store, [
+        make_pr(530, "[CPU] Bind threads to cores", merged_at=_at(13, 18), areas=["cpu"],
+                summary=Summary("The CPU backend binds each worker thread to one core.", "", "", "", "imported")),
+        make_pr(531, "[CPU] Add an AVX2 fallback", merged_at=_at(13, 19), areas=["cpu"],
+                summary=Summary("x86 machines without AVX-512 run the paged attention kernel.", "", "", "", "imported")),
+    ])
+    # "the CPU backend" (an alias of the area) is the CPU area, not only its PRs that say "backend".
+    assert set(_ask(store, settings, "what happened on the CPU backend yesterday?").citations) == {530, 531}

@@ -610,6 +610,9 @@ def _take_words(
                 continue
             area = resolve_area(" ".join(chunk), repo)
             if area:
+                # "the CPU backend" names the area and nothing narrower: its noun is no part of what was said.
+                while len(chunk) > 1 and chunk[-1] in vocabulary.area_nouns() and resolve_area(" ".join(chunk[:-1]), repo) == area:
+                    chunk = chunk[:-1]
                 said = _subwords(" ".join(chunk))
                 if area not in question.areas:
                     question.areas.append(area)
