@@ -425,3 +425,8 @@ def test_the_other_side_of_a_named_pr_is_asked_for():
     assert not read_form("is there a follow-up to the scheduler change?").asks_other  # described: both sides answer
     building = read_form("anything in april building on #501?")
     assert building.relation == "follows" and building.asks_other
+
+
+def test_words_for_when_in_a_day_are_no_topic():
+    late = parse_question("what went in late on mar 13, after 10pm?", LA, MAR_14)
+    assert late.concepts == [] and _local_span(late) == ("Mar 13 22:00", "Mar 14 00:00")
