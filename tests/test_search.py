@@ -247,11 +247,11 @@ def test_same_second_merges_keep_their_own_ids(db):
 
 
 def test_a_changed_merge_time_moves_the_pr_and_its_index_entry(db):
-    save_pr(db, make_pr(1, "[Core] Early", merged_at=_at(2)))
-    save_pr(db, make_pr(2, "[Core] Late", merged_at=_at(10)))
-    save_pr(db, make_pr(1, "[Core] Early but merged again", merged_at=_at(12)))
+    save_pr(db, make_pr(1, "[Core] Tokenizer cache", merged_at=_at(2)))
+    save_pr(db, make_pr(2, "[Core] Sampler cleanup", merged_at=_at(10)))
+    save_pr(db, make_pr(1, "[Core] Tokenizer cache, merged again", merged_at=_at(12)))
     assert _merge_order(db) == [2, 1]
-    assert _numbers(db, "early this week") == [1]
+    assert _numbers(db, "tokenizer this week") == [1]
     assert db.execute("select count(*) from prs_fts").fetchone()[0] == 2
 
 
