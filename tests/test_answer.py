@@ -692,3 +692,12 @@ def test_an_area_named_with_its_noun_is_the_whole_area(store, settings):
     ])
     # "the CPU backend" (an alias of the area) is the CPU area, not only its PRs that say "backend".
     assert set(_ask(store, settings, "what happened on the CPU backend yesterday?").citations) == {530, 531}
+
+
+def test_a_follow_up_keeps_the_shape_and_what_the_thread_left_out(store, settings):
+    tally = _ask(store, settings, "and on mar 12?", history=["not counting linus-t, who merged the most on mar 13?"])
+    assert _first(tally).startswith("ada-l merged the most PRs on Thu Mar 12 leaving out linus-t (1)")
+    counted = _ask(store, settings, "and on mar 12?", history=["how many PRs merged on mar 13?"])
+    assert _first(counted) == "2 PRs merged on Thu Mar 12."
+    # A relation word inside what is left out asks for no relation.
+    assert _ask(store, settings, "what did linus-t write other than the revert?").citations == [506]

@@ -430,3 +430,17 @@ def test_the_other_side_of_a_named_pr_is_asked_for():
 def test_words_for_when_in_a_day_are_no_topic():
     late = parse_question("what went in late on mar 13, after 10pm?", LA, MAR_14)
     assert late.concepts == [] and _local_span(late) == ("Mar 13 22:00", "Mar 14 00:00")
+
+
+def test_last_night_and_two_days_after_a_month():
+    night = parse_question("anything merged after 10pm last night?", LA, MAR_14)
+    assert night.concepts == [] and _local_span(night) == ("Mar 13 22:00", "Mar 14 00:00")
+    assert _local_span(parse_question("the mar 12/13 batch", LA, MAR_14)) == ("Mar 12 00:00", "Mar 14 00:00")
+
+
+def test_what_a_question_leaves_out_and_its_shape_carry_into_a_follow_up():
+    earlier = parse_question("not counting the bot, who merged the most on mar 13?", LA, MAR_14)
+    follow = parse_question("and on mar 12?", LA, MAR_14).following(earlier)
+    assert follow.excluded == ["bots"] and follow.continues
+    assert read_form("is the fp8 decode path back on hopper?").doubts_revert
+    assert read_form("anything built on top of the kv offload change?").relation == "follows"

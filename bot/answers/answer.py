@@ -93,7 +93,7 @@ def answer_question(
     asked = read_in_thread(db, question, history, repo, settings.timezone, now)
     if asked.is_empty:
         return Answer(help_text(repo, asked.problems), [], [])
-    form = read_form(asked.text)
+    form = form_in_thread(asked, history)
     choice = choose(db, repo, asked, form)
     if not choice.answer:
         choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
@@ -113,6 +113,14 @@ def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: Zone
         return choice
     ends = f"the newest PR in the store merged on {newest.astimezone(tz):%a %b %-d, %Y}; `prdigest ingest` catches up"
     return replace(choice, question=replace(choice.question, problems=[*choice.question.problems, ends]))
+
+
+def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
+    """The answer's shape; a follow-up that asks nothing of its own ("and on apr 9?") keeps the earlier question's."""
+    form = read_form(asked.text)
+    if history and form.kind == "lookup" and asked.continues:
+        return read_form(history[-1])
+    return form
 
 
 # An earlier answer's PRs a follow-up may ask about, at most.
@@ -292,7 +300,7 @@ def _tally_line(choice: Choice, form: Form) -> str:
         return f"{said}{scope} ({plural(count, 'PR')})" + (f", then {others}." if others else ".")
     verb = "merged" if form.tally == "merger" else "authored"
     tied = " (tied)" if len(leaders) > 1 else ""
-    return f"{join_words(leaders)} {verb} the most {choice.question.noun(count)}{scope}{tied} ({count})" + (
+    return f"{join_words(leaders)} {verb} the most {choice.question.noun(2)}{scope}{tied} ({count})" + (
         f", then {others}." if others else "."
     )
 

@@ -19,7 +19,7 @@ from sqlite_utils import Database
 
 from store.model import PullRequest
 from store.retrieval.evidence import gather
-from store.retrieval.form import RELATION_TOPIC_WORDS, Form
+from store.retrieval.form import RELATION_TOPIC_WORDS, RELATION_WORDS, Form
 from store.retrieval.fts import any_of
 from store.retrieval.question import Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import (
@@ -65,6 +65,8 @@ class Choice:
 
 def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
     """The PRs that answer `asked` (a parsed question) in the shape `form` expects."""
+    if form.relation and any(RELATION_WORDS[form.relation].search(c.said) for c in asked.excluded_words):
+        form = replace(form, relation=None)  # "what did X author other than the revert": no revert is asked for
     question = without_relation_words(asked, form)
     missing = missing_note(db, repo, question)
     if question.numbers:

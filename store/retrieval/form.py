@@ -47,7 +47,7 @@ _REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollback
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
 _FOLLOWS = (
-    r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?|build(?:s|ing)?\s{1,3}on"
+    r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?|(?:build(?:s|ing)?|built)\s{1,3}on"
     r"|(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
 )
 # The relation a question asks about, and the words that say it (removed from its topic).
@@ -143,10 +143,10 @@ _PROBLEM = LazyPattern(
     r"|nuke\w*|wrong|garbage|segfault\w*|issues?|problems?|dies|dying|flak\w*|regress\w*)\b"
 )
 # "is async scheduling on by default now?": asks how things stand, so a revert of what answers says no.
-# "is the image cache still in main?": whether it stands, too.
+# "is the image cache still in main?", "is the FA3 path back?": whether it stands, too.
 _NOW = LazyPattern(
     r"^\W{0,3}(?:is|are|does|do)\b.{0,150}\b(?:now|currently|these\s{1,3}days|at\s{1,3}the\s{1,3}moment"
-    r"|still\s{1,3}(?:in|on|there|around|enabled|live|active|the\s{1,3}default))\b"
+    r"|still|back)\b"
 )
 # The doubts a revert answers no.
 _REVERT_DOUBTS = ("kept", "now")

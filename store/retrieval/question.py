@@ -106,6 +106,11 @@ class Question:
         return not says_something or bool(_LEANS_BACK.search(self.text.lower()))
 
     @property
+    def continues(self) -> bool:
+        """Whether the question opens by carrying on from the one before: "and on apr 9?", "what about ROCm?"."""
+        return bool(_CONTINUES.search(self.text.lower()))
+
+    @property
     def points_back(self) -> bool:
         """Whether the question is about PRs an earlier answer gave: "was any of that reverted?", "did it come back?"."""
         return not (self.numbers or self.paths) and bool(_POINTS_BACK.search(self.text.lower()))
@@ -126,6 +131,10 @@ class Question:
             return merged
         if merged.pr_type is None:
             merged.pr_type = earlier.pr_type
+        if not self.leaves_out:
+            # "not counting the bot, who merged the most yesterday?" then "and on apr 9?": still not counting it.
+            merged.excluded, merged.excluded_areas = list(earlier.excluded), list(earlier.excluded_areas)
+            merged.excluded_words = list(earlier.excluded_words)
         if merged.order is None:
             merged.order = earlier.order
         if not merged.people:
@@ -175,10 +184,9 @@ class Question:
 
 
 # Openings and words that lean on an earlier question.
-_LEANS_BACK = LazyPattern(
-    r"^\W*(?:and|also|plus|or|then|what\s+about|how\s+about|same\s+(?:for|on|in|with))\b"
-    r"|\b(?:it|its|those|them|these|they|this\s+one|that\s+one|the\s+same|there)\b"
-)
+_OPENINGS = r"^\W*(?:and|also|plus|or|then|what\s+about|how\s+about|same\s+(?:for|on|in|with))\b"
+_CONTINUES = LazyPattern(_OPENINGS)
+_LEANS_BACK = LazyPattern(_OPENINGS + r"|\b(?:it|its|those|them|these|they|this\s+one|that\s+one|the\s+same|there)\b")
 
 
 # The PRs an earlier answer gave, pointed at: "it", "that one", "any of those".

@@ -41,7 +41,7 @@ _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
 _COUNT = r"(?P<count>\d+|(?:a\s+)?(?:couple|few)(?:\s+of)?|" + "|".join(_NUMBER_WORDS) + r")"
 _UNIT = r"(?P<unit>hours?|hrs?|days?|weeks?|months?)"
-_SEP = r"\s*(?:-|–|—|\.\.|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b)\s*"
+_SEP = r"\s*(?:-|–|—|\.\.|/|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b)\s*"
 _MARK = "\x00"  # stands for a recognised time expression inside the text; stripped from input first
 _TOKEN = _MARK + r"(?P<{name}>\d+)" + _MARK
 
@@ -95,13 +95,15 @@ class _TimeParser:
     def mark(self, text: str) -> str:
         steps: list[tuple[str, Callable[[re.Match[str]], _Moment | None]]] = [
             (r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", self._iso),
+            # "apr 6-7", "apr 6/7": two days of a month named before them.
+            (rf"\b{_MON}\s+{_DAY}{_SEP}(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", self._month_span),
             # "3/16", "3/16/2026": month first, as in the US.
             (r"(?<![\w/.])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])(?:/(?P<y>\d{4}))?(?![\w/])", self._month_slash_day),
-            (rf"\b{_MON}\s+{_DAY}{_SEP}(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", self._month_span),
             (rf"\b{_MON}\s+{_DAY}\b{_YEAR}", self._month_day),
             (rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?![a-z]){_YEAR}", self._month_day),
             (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda m: self._days_ago(2, "the day before yesterday")),
-            (r"\byesterday\b", lambda m: self._days_ago(1, "yesterday")),
+            # "last night" is yesterday, narrowed to the night afterwards (see _within_day).
+            (r"\byesterday\b|\blast\s+(?=night\b)", lambda m: self._days_ago(1, "yesterday")),
             # "this morning" is today, narrowed to the morning afterwards (see _within_day).
             (r"\b(?:today|tonight)\b|\bthis\s+(?=(?:morning|afternoon|evening)\b)", lambda m: self._days_ago(0, "today")),
             # "the 16th", "on the 22nd": that day of this month, or of the last month that has had it.
