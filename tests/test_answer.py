@@ -13,6 +13,7 @@ from bot.answers.empty_store import EMPTY_STORE
 from bot.config import Settings
 from bot.model.client import LLMError, estimate_tokens, llm_from_settings
 from store.model import Summary
+from store.retrieval.form import read_form
 from store.tables.prs import get_pr, save_pr, save_prs
 
 
@@ -701,3 +702,10 @@ def test_a_follow_up_keeps_the_shape_and_what_the_thread_left_out(store, setting
     assert _first(counted) == "2 PRs merged on Thu Mar 12."
     # A relation word inside what is left out asks for no relation.
     assert _ask(store, settings, "what did linus-t write other than the revert?").citations == [506]
+
+
+def test_a_fix_that_names_a_pr_is_a_follow_up_of_it(store, settings):
+    # 508 fixes a hang 502 caused: asked for follow-ups of 502, it answers.
+    followed = _ask(store, settings, "did anything follow up on #502?")
+    assert followed.citations == [508]
+    assert read_form("the call never comes back, any fix?").relation is None

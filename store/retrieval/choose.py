@@ -42,6 +42,8 @@ MAX_LISTED = 50
 CONTEXT = 3
 # Relations strong enough to answer a question about a PR; a plain mention is only context.
 STRONG = KINDS[:-1]
+# A fix that names an earlier PR followed it up too: "did anything follow up on #N?" is answered by it.
+_ANSWERING = {"follows": ("follows", "fixes")}
 # Words: a PR answers when it says at least this share of what was asked (each word weighted by how
 # rare it is), and nearly as much as the PR that says most. Both were set on the halves of the blind
 # evaluations that tuning may look at (bench/eval.py --set tune --set tune2 --set tune3 --set tune4).
@@ -137,7 +139,7 @@ def _named(result: SearchResult, form: Form) -> Choice:
     relates in the kind asked, one that merely mentions a named PR is the best there is.
     """
     kinds = {hit.link.kind for hit in result.hits if hit.link is not None}
-    wanted = (form.relation,) if form.relation else STRONG
+    wanted = _ANSWERING.get(form.relation or "", (form.relation,)) if form.relation else STRONG
     if not kinds & set(wanted):
         wanted = (*wanted, "mentions")
     others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
@@ -200,7 +202,7 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
     answer: dict[int, PullRequest] = {}
     sources, links = set(), []
     for pr in choice.answer:
-        found = [link for link in related(db, repo, pr.number) if link.kind == kind]
+        found = [link for link in related(db, repo, pr.number) if link.kind in _ANSWERING.get(kind or "", (kind,))]
         if not found and not (kind == "reverts" and revert_title(pr.title)):
             continue
         if not found:

@@ -48,7 +48,7 @@ _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
 _FOLLOWS = (
     r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?|(?:build(?:s|ing)?|built)\s{1,3}on"
-    r"|(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
+    r"|(?<!never\s)(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
 )
 # The relation a question asks about, and the words that say it (removed from its topic).
 RELATION_WORDS = {
