@@ -1,6 +1,6 @@
 """How well search finds and answers choose: search recall@10 and hit@3, and the precision and recall of citations.
 
-    python bench/eval.py [--set own|tune|tune2|measure|measure7 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
+    python bench/eval.py [--set own|tune|tune2|measure|measure9 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
 
 Imports the seed reports and our own reports (tests/eval/reports) into a fresh
 store, asks every question of the set without a model, and compares with the
@@ -18,13 +18,14 @@ Sets are scored apart: our own questions (`own`); the first blind set
 code, in the half that tuning may look at (`tune`) and the half it never did
 (`measure`); a second blind batch written later for tuning (`tune2`); two more
 in halves (`tune3` and `measure3`, `tune4` and `measure4`); a fifth, all for
-measuring (`measure5`); a sixth (`measure6`), read once as a whole and then
-tuned on; and a seventh and an eighth (`measure7`, `measure8`), written by two
-more writers after all tuning. Batches 3, 5, 6, 7 and 8 bring days of reports
-of their own. "said none merged" counts first lines that say no PR merged in
-the time asked while PRs did. The figures to quote are `measure7` and
-`measure8`'s, which nothing was tuned on; the README says which sets were read
-and how often.
+measuring (`measure5`); a sixth, a seventh and an eighth (`measure6`,
+`measure7`, `measure8`), each read once as a whole and then tuned on; and a
+ninth and a tenth (`measure9`, `measure10`), written by two more writers while
+that tuning went on and read once after it. Batches 3 and 5-10 bring days of
+reports of their own. "said none merged" counts first lines that say no PR
+merged in the time asked while PRs did. The figures to quote are `measure9`
+and `measure10`'s, which nothing was tuned on; the README says which sets were
+read and how often.
 """
 from __future__ import annotations
 
@@ -59,9 +60,12 @@ BLIND4 = ROOT / "tests" / "eval" / "blind4" / "questions.json"
 # A fifth and a sixth, each over one more day of reports, all for measuring; the sixth written last.
 BLIND5 = ROOT / "tests" / "eval" / "blind5" / "questions.json"
 BLIND6 = ROOT / "tests" / "eval" / "blind6" / "questions.json"
-# A seventh and an eighth, written at the same time by two writers, each over one more day of reports.
+# A seventh and an eighth, written at the same time by two writers, each over one more day of reports;
+# and a ninth and a tenth, written the same way once tuning on those had begun.
 BLIND7 = ROOT / "tests" / "eval" / "blind7" / "questions.json"
 BLIND8 = ROOT / "tests" / "eval" / "blind8" / "questions.json"
+BLIND9 = ROOT / "tests" / "eval" / "blind9" / "questions.json"
+BLIND10 = ROOT / "tests" / "eval" / "blind10" / "questions.json"
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
@@ -76,6 +80,8 @@ SETS = {
     "measure6": (BLIND6, None),
     "measure7": (BLIND7, None),
     "measure8": (BLIND8, None),
+    "measure9": (BLIND9, None),
+    "measure10": (BLIND10, None),
 }
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
