@@ -709,3 +709,8 @@ def test_a_fix_that_names_a_pr_is_a_follow_up_of_it(store, settings):
     followed = _ask(store, settings, "did anything follow up on #502?")
     assert followed.citations == [508]
     assert read_form("the call never comes back, any fix?").relation is None
+
+
+def test_a_mistyped_common_word_is_no_topic_and_owes_no_note(store, settings):
+    answer = _ask(store, settings, "rocm wrok on mar 13?")
+    assert answer.citations == [502] and "mentions" not in _first(answer)

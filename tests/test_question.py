@@ -445,3 +445,17 @@ def test_what_a_question_leaves_out_and_its_shape_carry_into_a_follow_up():
     assert follow.excluded == ["bots"] and follow.continues
     assert read_form("is the fp8 decode path back on hopper?").doubts_revert
     assert read_form("anything built on top of the kv offload change?").relation == "follows"
+
+
+def test_clock_hours_as_people_type_them():
+    assert _local_span(parse_question("mar 12 between 6 and 8am", LA, MAR_14)) == ("Mar 12 06:00", "Mar 12 08:00")
+    assert _local_span(parse_question("what went in after 10pm on thu mar 12", LA, MAR_14)) == ("Mar 12 22:00", "Mar 13 00:00")
+    assert _local_span(parse_question("mar 12, in the 8pm hour", LA, MAR_14)) == ("Mar 12 20:00", "Mar 12 21:00")
+    assert _local_span(parse_question("waht landed btwn noon and 2pm on mar 12", LA, MAR_14)) == ("Mar 12 12:00", "Mar 12 14:00")
+
+
+def test_a_common_word_with_one_slip_is_told_apart_from_a_topic():
+    from store.retrieval.question import misspelt_filler
+
+    assert all(misspelt_filler(word) for word in ("waht", "whcih", "chnages", "workin", "anythign"))
+    assert not any(misspelt_filler(word) for word in ("rocm", "fork", "gramar", "lora"))

@@ -118,7 +118,8 @@ def _without_unsaid(db: Database, repo: str, question: Question, form: Form) -> 
     """
     stands = bool(len(question.areas) > 1 or question.pr_type or form.relation or form.tally)
     known = without_unknown_words(db, repo, question, stands)
-    return known if known.concepts or stands else question
+    # Only mistyped common words dropped ("tpu wrok in april"): what is left is the whole question.
+    return known if known.concepts or stands or not known.unknown else question
 
 
 def without_relation_words(question: Question, form: Form) -> Question:

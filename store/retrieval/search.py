@@ -24,7 +24,7 @@ from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.fts import any_of, quoted, store_size
-from store.retrieval.question import Concept, Phrases, Question, parse_question
+from store.retrieval.question import Concept, Phrases, Question, misspelt_filler, parse_question
 from store.retrieval.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
@@ -197,7 +197,11 @@ def without_unknown_words(db: Database, repo: str, question: Question, stands: b
         found = db.execute(
             f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [any_of(concept.phrases.all), repo]
         ).fetchone()
+        if not found and misspelt_filler(concept.said):
+            continue  # "waht", "workin": a common word mistyped says nothing, and no note is owed
         (known if found else unknown).append(concept)
+    if len(known) + len(unknown) < len(question.concepts) and not unknown:
+        return replace(question, concepts=known)
     if not unknown or not (known or stands or question.has_filters or question.areas):
         return question  # nothing to drop, or nothing would be left to search for
     words = ", ".join(f'"{concept.said}"' for concept in unknown)

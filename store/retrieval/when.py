@@ -32,6 +32,8 @@ _MONTHS = {
     "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }
 _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
+# Short weekday names, read only beside a date ("tue apr 7"): alone, "sat" and "sun" are words too.
+_WEEKDAY_SHORT = r"(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?"
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3,
@@ -109,7 +111,7 @@ class _TimeParser:
             # "the 16th", "on the 22nd": that day of this month, or of the last month that has had it.
             (r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b", self._ordinal_day),
             # A weekday or "the weekend/week of" beside a date only restates it: the date decides.
-            (rf"\b(?:{'|'.join(_WEEKDAYS)}|(?:the\s+)?weekend\s+of)\b,?\s*(?=(?:the\s+)?{_MARK})", lambda m: None),
+            (rf"\b(?:{'|'.join(_WEEKDAYS)}|{_WEEKDAY_SHORT}|(?:the\s+)?weekend\s+of)\b,?\s*(?=(?:the\s+)?{_MARK})", lambda m: None),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
             (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
@@ -401,7 +403,9 @@ _AT = (
     r"|(?P<bare{n}>1[0-2]|0?[1-9])(?![\d:]))"
 )
 _CLOCK = LazyPattern(r"\b(?P<rel>before|after|since|until|till)\s+" + _AT.format(n="") + r"\b")
-_CLOCK_RANGE = LazyPattern(r"\b(?:between|from)\s+" + _AT.format(n="") + r"\s+(?:and|to|-|until|till)\s+" + _AT.format(n="2") + r"\b")
+_CLOCK_RANGE = LazyPattern(r"\b(?:between|btwn|from)\s+" + _AT.format(n="") + r"\s+(?:and|to|-|until|till)\s+" + _AT.format(n="2") + r"\b")
+# "in the 8pm hour": that hour, as a range.
+_HOUR_OF = LazyPattern(r"\b(?:in|during)\s+the\s+(?P<hour>1[0-2]|0?[1-9])\s*(?P<ampm>[ap]\.?m\.?)\s+hour\b")
 
 
 def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, TimeRange | None]:
@@ -419,9 +423,12 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         start, end = _at_hour(day, first, tz), _at_hour(day, last, tz)
         label = f"in the {part['part']} of {day:%a %b} {day.day}"
         text = text[: part.start()] + " " + text[part.end() :]
+    text = _HOUR_OF.sub(_as_clock_range, text)
     between = _CLOCK_RANGE.search(text)
-    if between and _read_clock(between, part) and _read_clock(between, part, "2"):
-        (hour, minute), (hour2, minute2) = _clock_time(between, later), _clock_time(between, later, "2")
+    if between and (_read_clock(between, part) or between["ampm2"]) and _read_clock(between, part, "2"):
+        # "between 6 and 8am": a bare first hour takes the second's am or pm.
+        first_later = later if not (between["bare"] and between["ampm2"]) else between["ampm2"].startswith("p")
+        (hour, minute), (hour2, minute2) = _clock_time(between, first_later), _clock_time(between, later, "2")
         narrowed = (max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute)),
                     min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2)))
         start, end, label = _narrowed(start, end, label, narrowed, between[0])
@@ -435,6 +442,13 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         start, end, label = _narrowed(start, end, label, narrowed, f"{clock['rel']} {clock[0].split(None, 1)[1]}")
         text = text[: clock.start()] + " " + text[clock.end() :]
     return text, TimeRange(start, end, label)
+
+
+def _as_clock_range(found: re.Match[str]) -> str:
+    hour, ampm = int(found["hour"]), found["ampm"][0]
+    if hour == 11:
+        return " after 11pm " if ampm == "p" else " between 11am and noon "  # the hour ends at midnight or noon
+    return f" between {hour}{ampm}m and {hour % 12 + 1}{ampm}m "
 
 
 def _narrowed(
