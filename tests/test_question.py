@@ -128,6 +128,11 @@ def lookup(db):
     return StoreLookup(db, REPO)
 
 
+def test_a_person_before_wrote_or_merged_is_the_author_or_the_merger(lookup):
+    assert parse_question("anything ada-l wrote?", LA, NOW, lookup).people == [Person("ada-l", "author")]
+    assert parse_question("prs linus-t merged", LA, NOW, lookup).people == [Person("linus-t", "merger")]
+
+
 def test_people(lookup):
     ask = lambda text: parse_question(text, LA, NOW, lookup).people
     assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", "any")]

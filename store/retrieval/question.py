@@ -605,16 +605,25 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
         if known is None:
             return m[0]
         add(known, "author")
-        return f"{m['aux']} {m['verb']}"
+        return f"{m['aux'] or ''} {m['verb']}"
 
-    return _ROLE_LOGIN.sub(by, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text)))
+    def merged(m: re.Match[str]) -> str:
+        known = lookup.login(m["login"]) if lookup else None
+        if known is None:
+            return m[0]
+        add(known, "merger")
+        return f"{m['what']} merged"
+
+    return _ROLE_LOGIN.sub(by, _MERGED.sub(merged, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text))))
 
 
-# "what did mgoin author last month?": the person wrote them.
+# "what did mgoin author last month?", "anything njhill wrote?": the person wrote them.
 _WROTE = LazyPattern(
-    rf"\b(?P<aux>did|has|have)\s+@?(?P<login>{_LOGIN})\s+(?P<verb>author(?:ed)?|write|written|open(?:ed)?|submit(?:ted)?)\b",
+    rf"\b(?:(?P<aux>did|has|have)\s+)?@?(?P<login>{_LOGIN})\s+(?P<verb>author(?:ed)?|write|wrote|written|open(?:ed)?|submit(?:ted)?)\b",
     re.IGNORECASE,
 )
+# "prs njhill merged", "the ones mgoin merged": the person merged them.
+_MERGED = LazyPattern(rf"\b(?P<what>prs|pull\s+requests|ones|changes|that|which)\s+@?(?P<login>{_LOGIN})\s+merged\b", re.IGNORECASE)
 
 
 # ---------------------------------------------------------------- areas and free text
