@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
@@ -600,20 +601,20 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
         add(known, role)
         return " "
 
-    def wrote(m: re.Match[str]) -> str:
-        known = lookup.login(m["login"]) if lookup else None
-        if known is None:
-            return m[0]
-        add(known, "author")
-        return f"{m['aux'] or ''} {m['verb']}"
+    def in_role(role: str, kept: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
+        """A login before a verb ("njhill wrote"): the person in that role, and the words but the login kept."""
 
-    def merged(m: re.Match[str]) -> str:
-        known = lookup.login(m["login"]) if lookup else None
-        if known is None:
-            return m[0]
-        add(known, "merger")
-        return f"{m['what']} merged"
+        def take(m: re.Match[str]) -> str:
+            known = lookup.login(m["login"]) if lookup else None
+            if known is None:
+                return m[0]
+            add(known, role)
+            return kept(m)
 
+        return take
+
+    wrote = in_role("author", lambda m: f"{m['aux'] or ''} {m['verb']}")
+    merged = in_role("merger", lambda m: f"{m['what']} merged")
     return _ROLE_LOGIN.sub(by, _MERGED.sub(merged, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text))))
 
 
