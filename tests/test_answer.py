@@ -714,3 +714,8 @@ def test_a_fix_that_names_a_pr_is_a_follow_up_of_it(store, settings):
 def test_a_mistyped_common_word_is_no_topic_and_owes_no_note(store, settings):
     answer = _ask(store, settings, "rocm wrok on mar 13?")
     assert answer.citations == [502] and "mentions" not in _first(answer)
+
+
+def test_who_did_it_after_a_relation_cites_the_side_that_did_it(store, settings):
+    who = _ask(store, settings, "who wrote it?", history=["what reverted #501?"])
+    assert who.citations == [507] and _first(who) == "linus-t ([#507])."

@@ -71,17 +71,36 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
         form = replace(form, relation=None)  # "what did X author other than the revert": no revert is asked for
     question = without_relation_words(asked, form)
     missing = missing_note(db, repo, question)
-    if question.numbers:
-        result = search(db, repo, question, limit=MAX_LISTED)
-        if any(hit.link is None for hit in result.hits):
-            return replace(_named(result, form), note=missing)
-        if not question.concepts:  # about PRs the store does not have, and nothing else
-            return Choice([], [], question, 0, False, missing)
+    choice = _by_number(db, repo, question, form) if question.numbers else None
+    if choice is None:
         question = replace(question, numbers=[])
-    choice = _choose(db, repo, question, form)
-    if question.order and choice.answer:
-        choice = _at_the_end(db, repo, choice, question.order, form)
+        choice = _choose(db, repo, question, form)
+        if question.order and choice.answer:
+            choice = _at_the_end(db, repo, choice, question.order, form)
+    if form.kind == "who" and choice.links and not form.culprit:
+        choice = _the_doers(choice)
     return replace(choice, note=missing)
+
+
+def _by_number(db: Database, repo: str, question: Question, form: Form) -> Choice | None:
+    """The PRs named, with what relates to them; None when the store has none of them and words are left to search."""
+    result = search(db, repo, question, limit=MAX_LISTED)
+    if any(hit.link is None for hit in result.hits):
+        return _named(result, form)
+    if not question.concepts:  # about PRs the store does not have, and nothing else
+        return Choice([], [], question, 0, False)
+    return None
+
+
+def _the_doers(choice: Choice) -> Choice:
+    """"who fixed it?", "who wrote it?" after a relation: the PRs that state it (the fix, the revert) answer; the rest is
+    context. "who broke it?" cites the fix beside the culprit, as what tells of the breakage."""
+    doers = {link.number for link in choice.links}
+    answer = [pr for pr in choice.answer if pr.number in doers]
+    if not answer:
+        return choice
+    rest = [pr for pr in choice.answer if pr.number not in doers]
+    return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer))
 
 
 def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form) -> Choice:
