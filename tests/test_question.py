@@ -464,3 +464,8 @@ def test_a_common_word_with_one_slip_is_told_apart_from_a_topic():
 
     assert all(misspelt_filler(word) for word in ("waht", "whcih", "chnages", "workin", "anythign"))
     assert not any(misspelt_filler(word) for word in ("rocm", "fork", "gramar", "lora"))
+
+
+def test_the_start_of_a_month_is_a_time_and_no_topic():
+    question = parse_question("tpu work since the start of march", LA, MAR_14)
+    assert question.concepts == [] and _local_span(question)[0] == "Mar 01 00:00"

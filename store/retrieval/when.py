@@ -118,6 +118,8 @@ class _TimeParser:
             (r"\b(?:the\s+)?(?:last|past)\s+(?P<unit>hour|day)\b", self._rolling),
             (rf"\b{_COUNT}\s+{_UNIT}\s+ago\b", self._ago),
             (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
+            # "since the start of april", "the end of march": the month, as near as a day range can say.
+            (r"\b(?:the\s+)?(?:start|beginning|end|middle|rest)\s+of\s+(?=(?:" + "|".join(_MONTHS) + r")\b)", lambda m: None),
             # A month by its full name, or "in feb" (a bare "may" or "mar" is a word as often as a month).
             (r"\b(?:in\s+(?P<may>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
         ]
