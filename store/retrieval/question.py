@@ -334,8 +334,9 @@ _RISK_WORDS = LazyPattern(
 )
 # "which changes could break X", "changes that make outputs nondeterministic": what a change may bring about.
 _RISK_VERBS = LazyPattern(
-    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|increase|cause|make|lead|end\s+up|start|stop|fail"
-    r"|degrade|raise|require|reject|add|introduce|leave|take|reduce|lower)\b)"
+    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|end\s+up|stop|fail|degrade|reject|reduce|lower)\b)"
+    # Verbs that only bring about what follows ("could raise memory use"): what follows is the risk.
+    r"|\b(?:could|might|may)\s+(?:increase|cause|make|lead\s+to|start|raise|require|add|introduce|leave|take)\b"
     r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
     # "need more host RAM", "eat extra GPU memory": a cost, which PRs state among their risks.
     r"|\b(?:needs?|eats?|uses?|takes?(?:\s+up)?|costs?|consumes?|requires?)\s+(?=(?:more|extra|additional)\b)"
