@@ -1,6 +1,6 @@
 """How well search finds and answers choose: search recall@10 and hit@3, and the precision and recall of citations.
 
-    python bench/eval.py [--set own|tune|tune2|measure|measure9 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
+    python bench/eval.py [--set own|tune|tune2|measure|measure11 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
 
 Imports the seed reports and our own reports (tests/eval/reports) into a fresh
 store, asks every question of the set without a model, and compares with the
@@ -18,14 +18,13 @@ Sets are scored apart: our own questions (`own`); the first blind set
 code, in the half that tuning may look at (`tune`) and the half it never did
 (`measure`); a second blind batch written later for tuning (`tune2`); two more
 in halves (`tune3` and `measure3`, `tune4` and `measure4`); a fifth, all for
-measuring (`measure5`); a sixth, a seventh and an eighth (`measure6`,
-`measure7`, `measure8`), each read once as a whole and then tuned on; and a
-ninth and a tenth (`measure9`, `measure10`), written by two more writers while
-that tuning went on and read once after it. Batches 3 and 5-10 bring days of
-reports of their own. "said none merged" counts first lines that say no PR
-merged in the time asked while PRs did. The figures to quote are `measure9`
-and `measure10`'s, which nothing was tuned on; the README says which sets were
-read and how often.
+measuring (`measure5`); then six more, two at a time, each read once as a
+whole when it arrived and then tuned on (`measure6` to `measure10`), and the
+last two (`measure11`, `measure12`), written while that tuning went on and read
+once after it. Batches 3 and 5-12 bring days of reports of their own. "said
+none merged" counts first lines that say no PR merged in the time asked while
+PRs did. The figures to quote are `measure11` and `measure12`'s, which nothing
+was tuned on; the README says which sets were read and how often.
 """
 from __future__ import annotations
 
@@ -61,11 +60,13 @@ BLIND4 = ROOT / "tests" / "eval" / "blind4" / "questions.json"
 BLIND5 = ROOT / "tests" / "eval" / "blind5" / "questions.json"
 BLIND6 = ROOT / "tests" / "eval" / "blind6" / "questions.json"
 # A seventh and an eighth, written at the same time by two writers, each over one more day of reports;
-# and a ninth and a tenth, written the same way once tuning on those had begun.
+# then a ninth and a tenth, and an eleventh and a twelfth, each pair written once tuning on the one before had begun.
 BLIND7 = ROOT / "tests" / "eval" / "blind7" / "questions.json"
 BLIND8 = ROOT / "tests" / "eval" / "blind8" / "questions.json"
 BLIND9 = ROOT / "tests" / "eval" / "blind9" / "questions.json"
 BLIND10 = ROOT / "tests" / "eval" / "blind10" / "questions.json"
+BLIND11 = ROOT / "tests" / "eval" / "blind11" / "questions.json"
+BLIND12 = ROOT / "tests" / "eval" / "blind12" / "questions.json"
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
@@ -82,6 +83,8 @@ SETS = {
     "measure8": (BLIND8, None),
     "measure9": (BLIND9, None),
     "measure10": (BLIND10, None),
+    "measure11": (BLIND11, None),
+    "measure12": (BLIND12, None),
 }
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
