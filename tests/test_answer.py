@@ -719,3 +719,15 @@ def test_a_mistyped_common_word_is_no_topic_and_owes_no_note(store, settings):
 def test_who_did_it_after_a_relation_cites_the_side_that_did_it(store, settings):
     who = _ask(store, settings, "who wrote it?", history=["what reverted #501?"])
     assert who.citations == [507] and _first(who) == "linus-t ([#507])."
+
+
+def test_a_narrower_word_among_the_risks_stands_beside_the_word_asked(store, settings):
+    save_prs(store, [
+        make_pr(540, "[Core] Keep a second block table", merged_at=_at(13, 12), areas=["core"],
+                summary=Summary("Keeps a shadow block table.", "", "It raises memory use by a few MB per request.", "",
+                                "imported")),
+        make_pr(541, "[Kernel] Capture more CUDA graphs", merged_at=_at(13, 13), areas=["kernels"],
+                summary=Summary("Captures graphs for more sizes.", "", "About 250 MB of GPU memory goes to the graphs.", "",
+                                "imported")),
+    ])
+    assert set(_ask(store, settings, "which changes yesterday could raise memory use?").citations) == {540, 541}

@@ -36,10 +36,12 @@ COLUMNS = tuple(FIELD_WEIGHT)
 # A question about what could go wrong is answered by what PRs say among their risks: a PR that
 # fixes a slowdown names it in its title, one that risks a slowdown names it among its risks.
 RISK_WEIGHT = {**FIELD_WEIGHT, "risks": 1.0, "insights": 0.6, "title": 0.3, "lead": 0.3, "what_changed": 0.3, "impact": 0.3}
-# A narrower term ("fp8" for quantization) says less than the word asked or a synonym of it;
-# a broader one ("quantization" for bitsandbytes) much less: below the least an answer must say
+# A narrower term ("fp8" for quantization, "memory" for memory use) says a little less than the word
+# asked or a synonym of it, but no less than choose.NEAR_BEST: among its risks, a PR that says "250 MB
+# of GPU memory" answers "could raise memory use?" beside one that says "memory use". A broader one
+# ("quantization" for bitsandbytes) says much less: below the least an answer must say
 # (choose.MIN_COVERAGE), so a PR only in the broader topic is context, never the answer alone.
-RELATED_FACTOR = 0.7
+RELATED_FACTOR = 0.8
 WIDER_FACTOR = 0.25
 # Rarity is read among at most this many of the newest PRs: about seven weeks of vLLM.
 RARITY_SAMPLE = 2_000
