@@ -133,6 +133,14 @@ def test_a_person_before_wrote_or_merged_is_the_author_or_the_merger(lookup):
     assert parse_question("prs linus-t merged", LA, NOW, lookup).people == [Person("linus-t", "merger")]
 
 
+def test_a_first_name_is_the_one_login_it_starts_and_people_left_out_two_ways(lookup):
+    assert parse_question("what did linus merge?", LA, NOW, lookup).people == [Person("linus-t", "any")]
+    assert parse_question("prs not merged by linus-t or the bot", LA, NOW, lookup).excluded == ["linus-t", "bots"]
+    assert parse_question("mar 13 merges that vllm-bot didn't merge", LA, NOW, lookup).excluded == ["vllm-bot"]
+    assert parse_question("rocm prs, excluding the ci/build ones", LA, NOW).excluded_areas == [("ci",)]
+    assert _local_span(parse_question("in the small hours of mar 13, before 3", LA, MAR_14)) == ("Mar 13 00:00", "Mar 13 03:00")
+
+
 def test_people(lookup):
     ask = lambda text: parse_question(text, LA, NOW, lookup).people
     assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", "any")]

@@ -434,7 +434,11 @@ _LEAVING_OUT = (
     r"|without|unrelated\s+to|(?:had|has|have)\s+nothing\s+to\s+do\s+with|not|isn'?t|aren'?t|wasn'?t|weren'?t|non|skip(?:ping)?"
 )
 _EXCEPT = LazyPattern(
-    rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b",
+    rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b"
+    # "not merged by mthornbury or the bot": the second person is left out too.
+    rf"(?:\s+(?:or|nor|and)\s+(?:by\s+)?(?:the\s+)?@?(?P<login2>{_LOGIN})(?:'s)?\b)?"
+    # "feb 13 merges that vllm-bot didn't merge": the person before the negated verb.
+    rf"|\b(?:that|which)\s+(?:the\s+)?@?(?P<login3>{_LOGIN})\s+(?:didn'?t|did\s+not|never)\s+(?:merge|write|author|open)\b",
     re.IGNORECASE,
 )
 
@@ -447,15 +451,15 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
             excluded.append(login)
 
     def leave_out(m: re.Match[str]) -> str:
-        said = m["login"].lower()
-        if said in ("bot", "bots"):
-            exclude("bots")
-            return " "
-        known = lookup.login(said) if lookup else None
-        if known is None:
+        said = [login.lower() for login in (m["login"] or m["login3"], m["login2"]) if login]
+        people = ["bots" if login in ("bot", "bots") else lookup.login(login) if lookup else None for login in said]
+        if people[0] is None:
             return m[0]
-        exclude(known.lower())
-        return " "
+        for person in people:
+            if person is not None:
+                exclude(person.lower())
+        # A second name that is no person ("not CI or docs" after a login) is left to what follows.
+        return " " if len(people) == 1 or people[1] is not None else f" {m[0].split()[-1]}"
 
     human = _HUMANS.search(text)
     if human and not _NEGATION_BEFORE.search(text[: human.start()]):
@@ -479,7 +483,7 @@ _NEGATED = LazyPattern(
     r"(?P<rel>\b(?:that|which|who)\s+(?:(?:is|are|was|were)\s+)?)?"
     rf"\b(?P<cue>{_LEAVING_OUT})"
     r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
-    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about|tagged|labell?ed|marked)\s+)*(?P<words>[\w.+-]+(?:,?\s+[\w.+-]+){0,4})",
+    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about|tagged|labell?ed|marked)\s+)*(?P<words>[\w.+/-]+(?:,?\s+[\w.+/-]+){0,4})",
     re.IGNORECASE,
 )
 # What may follow the areas left out without being a topic of its own: "that aren't CI fixes".

@@ -87,6 +87,10 @@ class SearchResult:
         return [hit.pr.number for hit in self.hits]
 
 
+# A first name shorter than this ("al", "jo") is too often a word.
+_FIRST_NAME_MIN = 4
+
+
 class StoreLookup:
     """Tells the question parser which words are logins and which numbers are PRs of `repo`."""
 
@@ -104,7 +108,28 @@ class StoreLookup:
             """,
             [self.repo, name, self.repo, name],
         ).fetchone()
-        return row[0] if row else None
+        return row[0] if row else self._by_first_name(name)
+
+    def _by_first_name(self, name: str) -> str | None:
+        """"evelyn" for evelyn-zhou: the one login that starts with the word and a dash, when no PR says the word."""
+        if len(name) < _FIRST_NAME_MIN or not name.isalpha():
+            return None
+        # Logins continue with "-"; "." is the character after it, so the range holds just "name-…".
+        bounds = [self.repo, f"{name}-", f"{name}."]
+        rows = self.db.execute(
+            """
+            select author from prs where repo = ? and author >= ? collate nocase and author < ? collate nocase
+            union
+            select merged_by from prs where repo = ? and merged_by >= ? collate nocase and merged_by < ? collate nocase
+            limit 2
+            """,
+            bounds * 2,
+        ).fetchall()
+        if len({login.lower() for (login,) in rows}) != 1:
+            return None
+        text = " ".join(column for column in FTS_COLUMNS if column != "author")  # the login itself is indexed as author
+        said = self.db.execute("select 1 from prs_fts where prs_fts match ? limit 1", [f"{{{text}}} : {quoted(name)}"]).fetchone()
+        return None if said else rows[0][0]
 
     def is_pr(self, number: int) -> bool:
         return self.db.execute(

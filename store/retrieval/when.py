@@ -395,8 +395,10 @@ def _take_zone(text: str, tz: ZoneInfo) -> tuple[str, ZoneInfo]:
 # ---------------------------------------------------------------- parts of a day
 
 # Hours [from, to) of a local day; "morning" is everything before noon, as people ask about overnight merges.
-_PARTS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24)}
-_PART = LazyPattern(r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night)\b(?:\s+of\b)?")
+_PARTS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24), "small hours": (0, 6)}
+_PART = LazyPattern(
+    r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?(?P<part>morning|afternoon|evening|night|(?:small|wee|early)\s+hours)\b(?:\s+of\b)?"
+)
 # "3pm", "3:30 pm", "15:30" (a 24-hour clock), "noon"; after a part of the day, a bare "6" ("evening, after 6").
 _AT = (
     r"(?:(?P<hour{n}>\d{{1,2}})(?::(?P<minute{n}>[0-5]\d))?\s*(?P<ampm{n}>[ap]\.?m\b\.?)"
@@ -419,9 +421,10 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         return text, found  # a range of days or a rolling window: parts of a day do not apply
     start, end, label = found.start, found.end, found.label
     part = _PART.search(text)
-    later = part is not None and part["part"] != "morning"  # a bare hour in the afternoon or evening is pm
+    # A bare hour in the afternoon or evening is pm; in the morning or the small hours, am.
+    later = part is not None and _PARTS.get(part["part"], _PARTS["small hours"])[0] >= 12
     if part:
-        first, last = _PARTS[part["part"]]
+        first, last = _PARTS[part["part"] if part["part"] in _PARTS else "small hours"]
         start, end = _at_hour(day, first, tz), _at_hour(day, last, tz)
         label = f"in the {part['part']} of {day:%a %b} {day.day}"
         text = text[: part.start()] + " " + text[part.end() :]
