@@ -731,3 +731,12 @@ def test_a_narrower_word_among_the_risks_stands_beside_the_word_asked(store, set
                                 "imported")),
     ])
     assert set(_ask(store, settings, "which changes yesterday could raise memory use?").citations) == {540, 541}
+
+
+def test_they_in_a_follow_up_are_the_people_who_wrote_the_earlier_answer(store, settings):
+    # 503 and 505 are ken-t's; after a question that cited 503, "they" is ken-t, about anything.
+    they = _ask(store, settings, "what else did they land this week?", history=["who wrote the EAGLE tied embeddings change?"])
+    assert set(they.citations) >= {503, 505} and _first(they).startswith("3 PRs authored by ken-t")
+    # "them" is the PRs: "who merged them?" keeps to what the earlier question asked.
+    assert _ask(store, settings, "who merged them?", history=["ROCm PRs on Mar 13"]).citations == [502]
+    assert read_form("did it cause problems later?").relation == "fixes"

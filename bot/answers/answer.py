@@ -23,7 +23,7 @@ from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose, without_relation_words
 from store.retrieval.form import FIX_WORDS, Form, read_form
-from store.retrieval.question import Question
+from store.retrieval.question import Person, Question
 from store.retrieval.search import COUNT_CAP, read_question
 from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge
@@ -123,8 +123,11 @@ def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
     return form
 
 
-# An earlier answer's PRs a follow-up may ask about, at most.
+# An earlier answer's PRs a follow-up may ask about, at most, and the people who wrote them.
 MAX_POINTED_AT = 10
+MAX_POINTED_AT_PEOPLE = 3
+# People pointed at: "what else did they land?", "did she write anything else?".
+_THEY = LazyPattern(r"\b(?:they|he|she|her|their|his)\b")
 
 
 def read_in_thread(
@@ -133,7 +136,8 @@ def read_in_thread(
     """The question, with what it leaves unsaid taken from the thread's earlier questions (oldest first).
 
     A relation asked of what an earlier answer gave ("was any of that
-    reverted?", "did it ever come back?") is asked of the PRs that answer cited.
+    reverted?", "did it ever come back?") is asked of the PRs that answer cited,
+    and "they" or "he" ("what else did they land?") are the people who wrote them.
     """
     context: Question | None = None
     for earlier in history:
@@ -149,6 +153,15 @@ def read_in_thread(
         # What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted).
         pointed = [pr.number for pr in answered.answer] + [n for link in answered.links for n in (link.number, link.other)]
         return replace(followed, numbers=list(dict.fromkeys(pointed))[:MAX_POINTED_AT])
+    if not asked.people and _THEY.search(asked.text.lower()):
+        answered = choose(db, repo, context, read_form(context.text))
+        authors = list(dict.fromkeys(pr.author for pr in answered.answer))
+        if 0 < len(authors) <= MAX_POINTED_AT_PEOPLE:
+            # About those people now: the earlier topic is theirs no longer, unless asked again.
+            topic = asked if asked.has_topic else replace(asked, areas=[], area_phrases=[], area_same=[], concepts=[])
+            return replace(followed, people=[Person(author, "author") for author in authors], areas=topic.areas,
+                           area_phrases=topic.area_phrases, area_same=topic.area_same, concepts=topic.concepts,
+                           numbers=topic.numbers)
     return followed
 
 

@@ -45,6 +45,8 @@ _FIXES = r"\b(?:bug)?fix(?:es|ed|ing)?\b|\bresolve[sd]?\b"
 FIX_WORDS = LazyPattern(_FIXES, re.IGNORECASE)
 _REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
+# "did it cause problems later?": what a change broke is a regression its fixes name.
+_CAUSED_TROUBLE = r"\bcaus(?:e|ed|es|ing)\s{1,3}(?:\w+\s{1,3})?(?:problems?|issues?|bugs?|breakage|trouble)\b"
 # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
 _FOLLOWS = (
     r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?|(?:build(?:s|ing)?|built)\s{1,3}on"
@@ -53,7 +55,7 @@ _FOLLOWS = (
 # The relation a question asks about, and the words that say it (removed from its topic).
 RELATION_WORDS = {
     "reverts": LazyPattern(_REVERTS),
-    "fixes": LazyPattern(_REGRESSION),
+    "fixes": LazyPattern(rf"{_REGRESSION}|{_CAUSED_TROUBLE}"),
     "follows": LazyPattern(_FOLLOWS),
 }
 
@@ -83,7 +85,7 @@ _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|
 # Words that only restate the relation asked about: "were any regressions fixed" is not about fixes in general.
 RELATION_TOPIC_WORDS = {
     "reverts": LazyPattern(rf"{_REVERTS}|\b(?:stick|stuck|survived?)\b"),
-    "fixes": LazyPattern(rf"{_REGRESSION}|{_FIXES}"),
+    "fixes": LazyPattern(rf"{_REGRESSION}|{_FIXES}|{_CAUSED_TROUBLE}|\b(?:caus\w*|problems?|issues?|bugs?)\b"),
     "follows": LazyPattern(rf"{_FOLLOWS}|\b(?:come|came|comes|bring|brings|brought)\b"),
 }
 
