@@ -740,3 +740,10 @@ def test_they_in_a_follow_up_are_the_people_who_wrote_the_earlier_answer(store, 
     # "them" is the PRs: "who merged them?" keeps to what the earlier question asked.
     assert _ask(store, settings, "who merged them?", history=["ROCm PRs on Mar 13"]).citations == [502]
     assert read_form("did it cause problems later?").relation == "fixes"
+
+
+def test_a_yes_no_about_a_relation_nothing_states_is_answered_no_about_the_prs_it_named(store, settings):
+    # Nothing relands the admission change (501): the answer is no, about it.
+    relanded = _ask(store, settings, "was the short prompt admission change ever relanded?")
+    assert _first(relanded).startswith("No PR follows up on [#501]")
+    assert read_form("has async scheduling been turned back on?").relation == "follows"

@@ -42,6 +42,8 @@ MAX_LISTED = 50
 CONTEXT = 3
 # Relations strong enough to answer a question about a PR; a plain mention is only context.
 STRONG = KINDS[:-1]
+# A yes/no about a relation nothing states is answered no about at most this many of the PRs its words chose.
+NAMED_IN_A_NO = 2
 # A fix that names an earlier PR followed it up too: "did anything follow up on #N?" is answered by it.
 _ANSWERING = {"follows": ("follows", "fixes")}
 # Words: a PR answers when it says at least this share of what was asked (each word weighted by how
@@ -238,6 +240,11 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
                 links.append(stating)
         answer.setdefault(pr.number, pr)
     if not answer:
+        if form.kind == "yesno" and choice.answer and not form.doubts_revert:
+            # "was the FA3 path ever relanded?" and nothing relands what the words chose: no, about those PRs.
+            # ("is there a flag now?" doubts only in passing: its yes names the PRs, as any yes does.)
+            named = [pr.number for pr in choice.answer[:NAMED_IN_A_NO]]
+            return replace(choice, answer=choice.answer[:NAMED_IN_A_NO], question=replace(choice.question, numbers=named))
         return choice
     context = choice.context
     if form.kind == "count" or ((form.kind == "who" or form.asks_other) and not form.culprit):

@@ -50,7 +50,8 @@ _CAUSED_TROUBLE = r"\bcaus(?:e|ed|es|ing)\s{1,3}(?:\w+\s{1,3})?(?:problems?|issu
 # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
 _FOLLOWS = (
     r"\b(?:follow(?:ed|s|ing)?[\s-]{0,2}ups?|follow(?:ed|s|ing)?\s{1,3}up|followups?|re-?land(?:ed|s|ing)?|(?:build(?:s|ing)?|built)\s{1,3}on"
-    r"|(?<!never\s)(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back)\b"
+    r"|(?<!never\s)(?:brought|bring|brings|came|come|comes)\s{1,3}(?:it\s{1,3})?back"
+    r"|(?:turned|switched|put|flipped)\s{1,3}back\s{1,3}on)\b"
 )
 # The relation a question asks about, and the words that say it (removed from its topic).
 RELATION_WORDS = {
