@@ -747,3 +747,8 @@ def test_a_yes_no_about_a_relation_nothing_states_is_answered_no_about_the_prs_i
     relanded = _ask(store, settings, "was the short prompt admission change ever relanded?")
     assert _first(relanded).startswith("No PR follows up on [#501]")
     assert read_form("has async scheduling been turned back on?").relation == "follows"
+
+
+def test_prs_that_did_not_touch_a_folder(store, settings):
+    # Mar 13: 501 and 507 change engine/core/, 502 changes csrc/rocm/.
+    assert _ask(store, settings, "which mar 13 prs didn't touch anything under engine/?").citations == [502]

@@ -478,3 +478,11 @@ def test_a_common_word_with_one_slip_is_told_apart_from_a_topic():
 def test_the_start_of_a_month_is_a_time_and_no_topic():
     question = parse_question("tpu work since the start of march", LA, MAR_14)
     assert question.concepts == [] and _local_span(question)[0] == "Mar 01 00:00"
+
+
+def test_files_a_pr_must_not_have_changed_and_two_months_together():
+    assert parse_question("mar 13 prs that didnt touch any tests", LA, MAR_14).excluded_paths == ["tests/"]
+    assert parse_question("prs that did not change engine/envs.py", LA, MAR_14).excluded_paths == ["engine/envs.py"]
+    assert parse_question("prs that weren't trivial", LA, MAR_14).pr_type == "substantial"
+    months = parse_question("prs in january and march", LA, MAR_14)
+    assert _local_span(months)[0] == "Jan 01 00:00" and months.concepts == []

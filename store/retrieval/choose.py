@@ -262,6 +262,8 @@ def _kept(pr: PullRequest, question: Question) -> bool:
         return False
     if question.paths and not any(path in file.lower() for path in question.paths for file in pr.files):
         return False
+    if any(path in file.lower() for path in question.excluded_paths for file in pr.files):
+        return False
     if _excluded(pr, question):
         return False
     return question.in_areas(pr.areas)

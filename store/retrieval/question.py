@@ -71,6 +71,8 @@ class Question:
     excluded_areas: list[tuple[str, ...]] = field(default_factory=list)
     # "that isn't tool calling", "apart from the metrics one": a PR whose title or first sentence says these is left out.
     excluded_words: list[Concept] = field(default_factory=list)
+    # "didn't touch anything under tests/": a PR that changed a file whose path holds one of these is left out.
+    excluded_paths: list[str] = field(default_factory=list)
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
 
     @property
@@ -89,7 +91,7 @@ class Question:
 
     @property
     def leaves_out(self) -> bool:
-        return bool(self.excluded or self.excluded_areas or self.excluded_words)
+        return bool(self.excluded or self.excluded_areas or self.excluded_words or self.excluded_paths)
 
     @property
     def has_topic(self) -> bool:
@@ -135,7 +137,7 @@ class Question:
         if not self.leaves_out:
             # "not counting the bot, who merged the most yesterday?" then "and on apr 9?": still not counting it.
             merged.excluded, merged.excluded_areas = list(earlier.excluded), list(earlier.excluded_areas)
-            merged.excluded_words = list(earlier.excluded_words)
+            merged.excluded_words, merged.excluded_paths = list(earlier.excluded_words), list(earlier.excluded_paths)
         if merged.order is None:
             merged.order = earlier.order
         if not merged.people:
@@ -178,6 +180,7 @@ class Question:
             *(login for login in self.excluded if login != "bots" and not (bots and is_bot(login))),
             *(" ".join(group) for group in self.excluded_areas),
             *(f'"{concept.said}"' for concept in self.excluded_words),
+            *(f"what touches `{path}`" for path in self.excluded_paths),
         ]
         if left_out:
             parts.append("leaving out " + ", ".join(left_out))
@@ -307,6 +310,29 @@ _PATH = LazyPattern(
 
 # "owner/name": a repository's name as much as a folder; a path only where a changed file has it.
 _TWO_PARTS = LazyPattern(r"[\w-]+/[\w-]+")
+
+
+# "didn't touch anything under tests/", "without touching any test files": files a PR must not have changed.
+_UNTOUCHED = LazyPattern(
+    r"\b(?:didn'?t|did\s+not|doesn'?t|does\s+not|never|without|not)\s+(?:touch(?:ing)?|chang(?:e|ing)|modify(?:ing)?|edit(?:ing)?)"
+    r"\s+(?:any(?:thing)?\s+)?(?:(?:under|in)\s+)?(?:the\s+)?(?P<what>[\w./-]+)(?:\s+files?)?",
+    re.IGNORECASE,
+)
+# Words for the folders people most often mean.
+_FOLDER_WORDS = {"test": "tests/", "tests": "tests/", "doc": "docs/", "docs": "docs/", "documentation": "docs/"}
+
+
+def _take_untouched(text: str, excluded_paths: list[str]) -> str:
+    def leave_out(m: re.Match[str]) -> str:
+        what = m["what"].lower()
+        path = _FOLDER_WORDS.get(what) or (what if _PATH.fullmatch(what) else None)
+        if path is None:
+            return m[0]
+        if path not in excluded_paths:
+            excluded_paths.append(path)
+        return " "
+
+    return _UNTOUCHED.sub(leave_out, text)
 
 
 def _take_paths(text: str, paths: list[str], lookup: Lookup | None) -> str:
@@ -774,7 +800,9 @@ def _path_words(words: list[str], i: int, paths: list[str]) -> int:
 
 
 # "non-trivial PRs" are the substantial ones, and "non-substantial" the trivial ones: the report has these two types.
-_NOT_TYPE = LazyPattern(r"\b(?:non[\s-]?|not\s+(?:an?\s+|one\s+of\s+the\s+)?)(trivial|substantial)\b", re.IGNORECASE)
+_NOT_TYPE = LazyPattern(
+    r"\b(?:non[\s-]?|(?:not|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:an?\s+|one\s+of\s+the\s+)?)(trivial|substantial)\b", re.IGNORECASE
+)
 
 
 def _the_other_type(text: str) -> str:
@@ -814,6 +842,7 @@ def parse_question(
         question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     rest = _take_numbers(_the_other_type(cleaned), question.numbers)
     rest = _take_excluded(rest, lookup, question.excluded)
+    rest = _take_untouched(rest, question.excluded_paths)
     rest = _take_negated(rest, repo, question)
     rest = _take_people(rest, lookup, question.people)
     question.time, rest, problems = read_time(rest, tz, now)

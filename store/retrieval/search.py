@@ -638,11 +638,16 @@ def left_out_condition(question: Question) -> tuple[str, list[str]]:
 
 
 def path_condition(question: Question) -> tuple[str, list[str]]:
-    """A changed file's path holds one of the paths asked about (a folder, a file, a part of either)."""
-    if not question.paths:
+    """A changed file's path holds one of the paths asked about (a folder, a file, a part of either), and none
+    holds a path the question leaves out."""
+    return _all_of(_files_holding(question.paths, ""), _files_holding(question.excluded_paths, "not "))
+
+
+def _files_holding(paths: list[str], negation: str) -> tuple[str, list[str]]:
+    if not paths:
         return "", []
-    either = " or ".join("instr(lower(value), ?) > 0" for _ in question.paths)
-    return f"exists (select 1 from json_each(prs.files) where {either})", list(question.paths)
+    either = " or ".join("instr(lower(value), ?) > 0" for _ in paths)
+    return f"{negation}exists (select 1 from json_each(prs.files) where {either})", list(paths)
 
 
 def people_condition(question: Question) -> tuple[str, list[str]]:

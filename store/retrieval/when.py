@@ -120,6 +120,9 @@ class _TimeParser:
             (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
             # "since the start of april", "the end of march": the month, as near as a day range can say.
             (r"\b(?:the\s+)?(?:start|beginning|end|middle|rest)\s+of\s+(?=(?:" + "|".join(_MONTHS) + r")\b)", lambda m: None),
+            # "april and may", "feb to mar": two months together (a bare "may" reads as a month beside another).
+            (r"\b(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\s+(?:and|&|to|through|thru|-)\s+(?P<mon2>"
+             + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b", self._month_pair),
             # A month by its full name, or "in feb" (a bare "may" or "mar" is a word as often as a month).
             (r"\b(?:in\s+(?P<may>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
         ]
@@ -266,11 +269,22 @@ class _TimeParser:
         return _Moment(first=day, last=day)
 
     def _month(self, m: re.Match[str]) -> _Moment | None:
-        month = _MONTHS[m["may"] or m["mon"]]
-        year = int(m["year"]) if m["year"] else (self.today.year if month <= self.today.month else self.today.year - 1)
-        first = date(year, month, 1)
-        last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+        first, last = self._month_days(m["may"] or m["mon"], int(m["year"]) if m["year"] else None)
         return _Moment(first=first, last=last, label=f"in {first:%B %Y}")
+
+    def _month_days(self, name: str, year: int | None = None) -> tuple[date, date]:
+        """The first and last day of a month named without a year: the latest one not after today."""
+        month = _MONTHS[name]
+        if year is None:
+            year = self.today.year if month <= self.today.month else self.today.year - 1
+        first = date(year, month, 1)
+        return first, (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+
+    def _month_pair(self, m: re.Match[str]) -> _Moment | None:
+        (first, _), (second, last) = self._month_days(m["mon"]), self._month_days(m["mon2"])
+        if second < first:
+            return None  # "dec and jan" across a new year is read as neither
+        return _Moment(first=first, last=last, label=f"from {first:%B} to {last:%B %Y}")
 
     # --- step 2: marks combine into one range
     def combine(self, text: str) -> tuple[str, TimeRange | None]:
