@@ -392,6 +392,8 @@ def test_the_risks_of_a_named_change_are_about_that_change_and_what_could_start_
     assert parse_question("which changes could start rejecting long prompts?", LA, MAR_14).about_risks
     latency = parse_question("which merges could add request latency?", LA, MAR_14)
     assert latency.about_risks and "add" not in [c.said for c in latency.concepts]  # what is added is the risk
+    assert parse_question("anything from mar 13 that makes startup slower?", LA, MAR_14).about_risks
+    assert not parse_question("the change that makes decode nodes stop waiting", LA, MAR_14).about_risks
     assert read_form("top PR author in march?").tally == "author"
 
 

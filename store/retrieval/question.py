@@ -364,6 +364,8 @@ _RISK_VERBS = LazyPattern(
     # Verbs that only bring about what follows ("could raise memory use"): what follows is the risk.
     r"|\b(?:could|might|may)\s+(?:increase|cause|make|lead\s+to|start|raise|require|add|introduce|leave|take)\b"
     r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
+    # "anything that makes startup slower", but not "the change that makes decode nodes stop waiting" (what it does).
+    r"|(?<!\bchange\s)(?<!\bpr\s)(?<!\bone\s)(?<!\bfix\s)\b(?:that|which)\s+(?:makes?|causes?)\b"
     # "need more host RAM", "eat extra GPU memory": a cost, which PRs state among their risks.
     r"|\b(?:needs?|eats?|uses?|takes?(?:\s+up)?|costs?|consumes?|requires?)\s+(?=(?:more|extra|additional)\b)"
 )
