@@ -752,3 +752,11 @@ def test_a_yes_no_about_a_relation_nothing_states_is_answered_no_about_the_prs_i
 def test_prs_that_did_not_touch_a_folder(store, settings):
     # Mar 13: 501 and 507 change engine/core/, 502 changes csrc/rocm/.
     assert _ask(store, settings, "which mar 13 prs didn't touch anything under engine/?").citations == [502]
+
+
+def test_a_tally_stays_a_tally_through_several_follow_ups_and_a_relative_that_is_no_pointer(store, settings):
+    thread = ["who merged the most on mar 13?", "and on mar 12?"]
+    assert _first(_ask(store, settings, "and mar 11?", history=thread)).startswith("ada-l merged the most PRs on Wed Mar 11")
+    # "anything that touched rocm" asks about ROCm, not about what the earlier answer cited.
+    rocm = _ask(store, settings, "was anything that touched rocm reverted?", history=["what merged on mar 13?"])
+    assert 507 not in rocm.citations

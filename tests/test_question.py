@@ -488,3 +488,21 @@ def test_files_a_pr_must_not_have_changed_and_two_months_together():
     assert parse_question("prs that weren't trivial", LA, MAR_14).pr_type == "substantial"
     months = parse_question("prs in january and march", LA, MAR_14)
     assert _local_span(months)[0] == "Jan 01 00:00" and months.concepts == []
+
+
+def test_what_reads_close_to_a_rule_but_is_not_one():
+    from store.retrieval.question import misspelt_filler
+
+    assert not any(misspelt_filler(word) for word in ("wasm", "lite", "mode", "lang"))
+    assert [c.said for c in parse_question("any changes to custom all-reduce?", LA, MAR_14).concepts] == ["custom", "all-reduce"]
+    assert not parse_question("which prs use more than one gpu?", LA, MAR_14).about_risks
+    assert not parse_question("the commit that makes decode faster", LA, MAR_14).about_risks
+    assert not parse_question("was anything that touched rocm reverted?", LA, MAR_14).points_back
+    assert parse_question("were they reverted?", LA, MAR_14).points_back
+    assert _local_span(parse_question("may and april", LA, datetime(2026, 5, 8, tzinfo=LA)))[0] == "Apr 01 00:00"
+    assert _local_span(parse_question("mar 12 between 10 and 2pm", LA, MAR_14)) == ("Mar 12 10:00", "Mar 12 14:00")
+
+
+def test_a_second_name_left_out_that_is_no_person_is_left_out_as_what_it_names(lookup):
+    ci = parse_question("mar 13 prs not by linus-t or ci", LA, MAR_14, lookup)
+    assert ci.excluded == ["linus-t"] and ci.areas == [] and ci.excluded_areas == [("ci",)]

@@ -23,7 +23,7 @@ from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose, without_relation_words
 from store.retrieval.form import FIX_WORDS, Form, read_form
-from store.retrieval.question import Person, Question
+from store.retrieval.question import Person, Question, continues
 from store.retrieval.search import COUNT_CAP, read_question
 from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge
@@ -116,18 +116,24 @@ def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: Zone
 
 
 def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
-    """The answer's shape; a follow-up that asks nothing of its own ("and on apr 9?") keeps the earlier question's."""
+    """The answer's shape; a follow-up that asks nothing of its own ("and on apr 9?") keeps the thread's."""
     form = read_form(asked.text)
-    if history and form.kind == "lookup" and asked.continues:
-        return read_form(history[-1])
-    return form
+    return _thread_form(history) if history and form.kind == "lookup" and asked.continues else form
+
+
+def _thread_form(history: Sequence[str]) -> Form:
+    """The shape of the thread's last question that asked something of its own: "who merged the most?", then
+    "and on may 12?", then "and may 14?" is still a tally."""
+    for earlier in reversed(history):
+        form = read_form(earlier)
+        if form.kind != "lookup" or not continues(earlier):
+            return form
+    return read_form(history[0])
 
 
 # An earlier answer's PRs a follow-up may ask about, at most, and the people who wrote them.
 MAX_POINTED_AT = 10
 MAX_POINTED_AT_PEOPLE = 3
-# People pointed at: "what else did they land?", "did she write anything else?".
-_THEY = LazyPattern(r"\b(?:they|he|she|her|their|his)\b")
 
 
 def read_in_thread(
@@ -149,20 +155,27 @@ def read_in_thread(
     followed = asked.following(context)
     form = read_form(asked.text)
     if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
-        answered = choose(db, repo, context, read_form(context.text))
-        # What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted).
-        pointed = [pr.number for pr in answered.answer] + [n for link in answered.links for n in (link.number, link.other)]
-        return replace(followed, numbers=list(dict.fromkeys(pointed))[:MAX_POINTED_AT])
-    if not asked.people and _THEY.search(asked.text.lower()):
-        answered = choose(db, repo, context, read_form(context.text))
-        authors = list(dict.fromkeys(pr.author for pr in answered.answer))
+        return replace(followed, numbers=_pointed_prs(db, repo, context, history))
+    if not form.relation and asked.points_at_people:
+        authors = list(dict.fromkeys(pr.author for pr in _earlier_answer(db, repo, context, history).answer))
         if 0 < len(authors) <= MAX_POINTED_AT_PEOPLE:
-            # About those people now: the earlier topic is theirs no longer, unless asked again.
-            topic = asked if asked.has_topic else replace(asked, areas=[], area_phrases=[], area_same=[], concepts=[])
-            return replace(followed, people=[Person(author, "author") for author in authors], areas=topic.areas,
-                           area_phrases=topic.area_phrases, area_same=topic.area_same, concepts=topic.concepts,
-                           numbers=topic.numbers)
+            people = [Person(author, "author") for author in authors]
+            if asked.has_topic:
+                return replace(followed, people=people)
+            # About those people now: the earlier topic is theirs no longer.
+            return replace(followed, people=people, areas=[], area_phrases=[], area_same=[], concepts=[])
     return followed
+
+
+def _earlier_answer(db: Database, repo: str, context: Question, history: Sequence[str]) -> Choice:
+    return choose(db, repo, context, _thread_form(history))
+
+
+def _pointed_prs(db: Database, repo: str, context: Question, history: Sequence[str]) -> list[int]:
+    """What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted)."""
+    answered = _earlier_answer(db, repo, context, history)
+    pointed = [pr.number for pr in answered.answer] + [n for link in answered.links for n in (link.number, link.other)]
+    return list(dict.fromkeys(pointed))[:MAX_POINTED_AT]
 
 
 def help_text(repo: str, problems: Sequence[str] = ()) -> str:
@@ -313,7 +326,7 @@ def _tally_line(choice: Choice, form: Form) -> str:
         return f"{said}{scope} ({plural(count, 'PR')})" + (f", then {others}." if others else ".")
     verb = "merged" if form.tally == "merger" else "authored"
     tied = " (tied)" if len(leaders) > 1 else ""
-    return f"{join_words(leaders)} {verb} the most {choice.question.noun(2)}{scope}{tied} ({count})" + (
+    return f"{join_words(leaders)} {verb} the most {choice.question.noun(many=True)}{scope}{tied} ({count})" + (
         f", then {others}." if others else "."
     )
 

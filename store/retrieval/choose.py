@@ -371,16 +371,13 @@ def _whole_set(db: Database, repo: str, question: Question) -> Choice:
             total = len(prs)
         if prs:
             return Choice(prs, [], question, total, True)
-    # A type is told apart after listing, so the listing must hold every PR of the range.
-    result = search(db, repo, question, limit=COUNT_CAP if question.pr_type else MAX_LISTED)
+    # Search lists and counts the type asked in SQL, like the time and people.
+    result = search(db, repo, question, limit=MAX_LISTED)
     if question.areas or _relaxed(question, result):
         return _nothing(question, result)
     prs = [hit.pr for hit in result.hits]
     total = result.total if result.total is not None else len(prs)
-    if question.pr_type:
-        prs = [pr for pr in prs if pr.type == question.pr_type]
-        total = len(prs)
-    return Choice(prs[:MAX_LISTED], [], result.question, total, True)
+    return Choice(prs, [], result.question, total, True)
 
 
 def _narrower_words(question: Question) -> Concept | None:

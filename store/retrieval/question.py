@@ -110,13 +110,19 @@ class Question:
 
     @property
     def continues(self) -> bool:
-        """Whether the question opens by carrying on from the one before: "and on apr 9?", "what about ROCm?"."""
-        return bool(_CONTINUES.search(self.text.lower()))
+        return continues(self.text)
 
     @property
     def points_back(self) -> bool:
-        """Whether the question is about PRs an earlier answer gave: "was any of that reverted?", "did it come back?"."""
-        return not (self.numbers or self.paths) and bool(_POINTS_BACK.search(self.text.lower()))
+        """Whether the question is about PRs an earlier answer gave ("was any of that reverted?", "did it come
+        back?", "were they reverted?"), and names nothing of its own to ask it of."""
+        names_its_own = self.numbers or self.paths or self.areas or self.people
+        return not names_its_own and bool(_POINTS_BACK.search(self.text.lower()))
+
+    @property
+    def points_at_people(self) -> bool:
+        """Whether the question is about the people an earlier answer named: "what else did they land?"."""
+        return not self.people and bool(_PEOPLE_BACK.search(self.text.lower()))
 
     def following(self, earlier: Question) -> Question:
         """This question as a follow-up in a thread: what it leaves unsaid, the earlier one supplies.
@@ -151,9 +157,9 @@ class Question:
             merged.numbers = list(earlier.numbers)
         return merged
 
-    def noun(self, count: int) -> str:
-        """What the question counts: "PR", "trivial PRs"."""
-        return f"{self.pr_type + ' ' if self.pr_type else ''}{'PR' if count == 1 else 'PRs'}"
+    def noun(self, count: int = 0, many: bool = False) -> str:
+        """What the question counts, for `count` of them or `many`: "PR", "trivial PRs"."""
+        return f"{self.pr_type + ' ' if self.pr_type else ''}{'PR' if count == 1 and not many else 'PRs'}"
 
     def describe(self) -> str:
         """The filters and topic in words, for framing an answer: 'merged on Fri Feb 13 in ci about "fixes"'.
@@ -194,7 +200,17 @@ _LEANS_BACK = LazyPattern(_OPENINGS + r"|\b(?:it|its|those|them|these|they|this\
 
 
 # The PRs an earlier answer gave, pointed at: "it", "that one", "any of those".
-_POINTS_BACK = LazyPattern(r"\b(?:it|that|those|them|these|this\s+one|that\s+one)\b")
+# "that" only as a pronoun ("was that reverted?", "any of that"), not as a relative ("anything that touched ROCm").
+_POINTS_BACK = LazyPattern(
+    r"\b(?:it|those|them|these|they|this\s+one|that\s+one)\b|\bof\s+that\b"
+    r"|^\W*(?:was|were|is|are|did|does|has|had)\s+that\b"
+)
+_PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|her|their|his)\b")
+
+
+def continues(text: str) -> bool:
+    """Whether a question opens by carrying on from the one before: "and on apr 9?", "what about ROCm?"."""
+    return bool(_CONTINUES.search(text.lower()))
 
 
 def _describe_people(people: list[Person]) -> str:
@@ -210,11 +226,16 @@ _STOPWORDS = frozenset(
 
 def misspelt_filler(word: str) -> bool:
     """Whether `word` is a common question word typed with one slip ("waht", "whcih", "chnages", "workin")."""
-    return len(word) >= 4 and word not in _STOPWORDS and any(_one_slip(word, filler) for filler in _LONG_STOPWORDS)
+    return len(word) >= 4 and word not in _STOPWORDS and any(_one_slip(word, filler) for filler in _OFTEN_MISTYPED)
 
 
-# Short words are left alone: one slip from "who" or "did" is too many other words.
-_LONG_STOPWORDS = tuple(word for word in _STOPWORDS if len(word) >= 4)
+# The question words people type fast; a word one slip from these is taken as one of them. Short words and
+# rarer fillers are left out: one slip from "who" or "made" is too many real words ("mode", "wasm").
+_OFTEN_MISTYPED = (
+    "what", "which", "when", "where", "anything", "anyone", "anybody", "something", "someone", "change", "changes",
+    "changed", "merged", "landed", "working", "happened", "between", "please", "about", "there", "these", "those",
+    "yesterday", "today", "recent", "recently", "lately", "related", "thanks", "work", "worked", "things",
+)
 
 
 def _one_slip(typed: str, meant: str) -> bool:
@@ -365,9 +386,10 @@ _RISK_VERBS = LazyPattern(
     r"|\b(?:could|might|may)\s+(?:increase|cause|make|lead\s+to|start|raise|require|add|introduce|leave|take)\b"
     r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
     # "anything that makes startup slower", but not "the change that makes decode nodes stop waiting" (what it does).
-    r"|(?<!\bchange\s)(?<!\bpr\s)(?<!\bone\s)(?<!\bfix\s)\b(?:that|which)\s+(?:makes?|causes?)\b"
+    r"|(?<!\bchange\s)(?<!\bpr\s)(?<!\bone\s)(?<!\bfix\s)(?<!\bcommit\s)(?<!\bpatch\s)(?<!\bpull\s)(?<!\brequest\s)"
+    r"\b(?:that|which)\s+(?:makes?|causes?)\b"
     # "need more host RAM", "eat extra GPU memory": a cost, which PRs state among their risks.
-    r"|\b(?:needs?|eats?|uses?|takes?(?:\s+up)?|costs?|consumes?|requires?)\s+(?=(?:more|extra|additional)\b)"
+    r"|\b(?:needs?|eats?|uses?|takes?(?:\s+up)?|costs?|consumes?|requires?)\s+(?=(?:more|extra|additional)\b(?!\s+than\b))"
 )
 # "the known risks of the new X flag": X is what the PRs are about, and their risks are what is shown.
 _RISKS_OF = LazyPattern(
@@ -386,9 +408,10 @@ def _take_risk_words(text: str) -> tuple[str, bool]:
 
 # Words that say a change made something better ("improve TTFT", "bring TTFT down"): PRs say it in their own
 # words ("TTFT falls by 30%"), so only what got better is a topic.
+# Not inside a name: "all-reduce", "reduce-scatter" and "lowering" passes are topics.
 _EFFECT_WORDS = LazyPattern(
-    r"\b(?:improv(?:e|es|ed|ing|ements?)|cut(?:s|ting)?|reduc(?:e|es|ed|ing|tions?)|lower(?:s|ed|ing)?|boost(?:s|ed|ing)?"
-    r"|(?:bring|brings|brought|get|got)\s+(?:(?P<kept>\w+)\s+)?down|speed(?:s|ed)?\s+up|gains?)\b"
+    r"(?<![\w-])(?:improv(?:e|es|ed|ing|ements?)|cut(?:s|ting)?|reduc(?:e|es|ed|tions?)|lower(?:s|ed)?|boost(?:s|ed|ing)?"
+    r"|(?:bring|brings|brought|get|got)\s+(?:(?P<kept>\w+)\s+)?down|speed(?:s|ed)?\s+up|gains?)(?![\w-])"
 )
 
 
@@ -486,8 +509,8 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
         for person in people:
             if person is not None:
                 exclude(person.lower())
-        # A second name that is no person ("not CI or docs" after a login) is left to what follows.
-        return " " if len(people) == 1 or people[1] is not None else f" {m[0].split()[-1]}"
+        # A second name that is no person ("not by vllm-bot or ci") is left out as whatever else it names.
+        return " " if len(people) == 1 or people[1] is not None else f" not {m[0].split()[-1]}"
 
     human = _HUMANS.search(text)
     if human and not _NEGATION_BEFORE.search(text[: human.start()]):

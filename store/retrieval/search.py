@@ -114,22 +114,23 @@ class StoreLookup:
         """"evelyn" for evelyn-zhou: the one login that starts with the word and a dash, when no PR says the word."""
         if len(name) < _FIRST_NAME_MIN or not name.isalpha():
             return None
-        # Logins continue with "-"; "." is the character after it, so the range holds just "name-…".
-        bounds = [self.repo, f"{name}-", f"{name}."]
-        rows = self.db.execute(
-            """
-            select author from prs where repo = ? and author >= ? collate nocase and author < ? collate nocase
-            union
-            select merged_by from prs where repo = ? and merged_by >= ? collate nocase and merged_by < ? collate nocase
-            limit 2
-            """,
-            bounds * 2,
-        ).fetchall()
-        if len({login.lower() for (login,) in rows}) != 1:
+        # Logins continue with "-"; "." is the character after it, so the range holds just "name-…". The first and
+        # the last login of the range, for authors and mergers, are four seeks of an index, at any store size.
+        ends = {
+            row[0].lower(): row[0]
+            for column in ("author", "merged_by")
+            for order in ("asc", "desc")
+            for row in self.db.execute(
+                f"select {column} from prs where repo = ? and {column} >= ? collate nocase and {column} < ? collate nocase "
+                f"order by {column} collate nocase {order} limit 1",
+                [self.repo, f"{name}-", f"{name}."],
+            )
+        }
+        if len(ends) != 1:
             return None
         text = " ".join(column for column in FTS_COLUMNS if column != "author")  # the login itself is indexed as author
         said = self.db.execute("select 1 from prs_fts where prs_fts match ? limit 1", [f"{{{text}}} : {quoted(name)}"]).fetchone()
-        return None if said else rows[0][0]
+        return None if said else next(iter(ends.values()))
 
     def is_pr(self, number: int) -> bool:
         return self.db.execute(

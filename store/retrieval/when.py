@@ -33,12 +33,14 @@ _MONTHS = {
 }
 _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
 # Short weekday names, read only beside a date ("tue apr 7"): alone, "sat" and "sun" are words too.
-_WEEKDAY_SHORT = r"(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?"
+_WEEKDAY_SHORT = r"(?:mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)"
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3,
 }
-_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+# Longest first, so "sept" is not read as "sep".
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MON = rf"(?P<mon>{_MONTH_NAMES})\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
 _COUNT = r"(?P<count>\d+|(?:a\s+)?(?:couple|few)(?:\s+of)?|" + "|".join(_NUMBER_WORDS) + r")"
@@ -111,7 +113,7 @@ class _TimeParser:
             # "the 16th", "on the 22nd": that day of this month, or of the last month that has had it.
             (r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b", self._ordinal_day),
             # A weekday or "the weekend/week of" beside a date only restates it: the date decides.
-            (rf"\b(?:{'|'.join(_WEEKDAYS)}|{_WEEKDAY_SHORT}|(?:the\s+)?weekend\s+of)\b,?\s*(?=(?:the\s+)?{_MARK})", lambda m: None),
+            (rf"\b(?:{'|'.join(_WEEKDAYS)}|{_WEEKDAY_SHORT}|(?:the\s+)?weekend\s+of)\b\.?,?\s*(?=(?:the\s+)?{_MARK})", lambda m: None),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
             (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
@@ -119,10 +121,9 @@ class _TimeParser:
             (rf"\b{_COUNT}\s+{_UNIT}\s+ago\b", self._ago),
             (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
             # "since the start of april", "the end of march": the month, as near as a day range can say.
-            (r"\b(?:the\s+)?(?:start|beginning|end|middle|rest)\s+of\s+(?=(?:" + "|".join(_MONTHS) + r")\b)", lambda m: None),
+            (rf"\b(?:the\s+)?(?:start|beginning|end|middle|rest)\s+of\s+(?=(?:{_MONTH_NAMES})\b)", lambda m: None),
             # "april and may", "feb to mar": two months together (a bare "may" reads as a month beside another).
-            (r"\b(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\s+(?:and|&|to|through|thru|-)\s+(?P<mon2>"
-             + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b", self._month_pair),
+            (rf"\b(?P<mon>{_MONTH_NAMES})\s+(?:and|&|to|through|thru|-)\s+(?P<mon2>{_MONTH_NAMES})\b", self._month_pair),
             # A month by its full name, or "in feb" (a bare "may" or "mar" is a word as often as a month).
             (r"\b(?:in\s+(?P<may>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
         ]
@@ -281,9 +282,8 @@ class _TimeParser:
         return first, (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
 
     def _month_pair(self, m: re.Match[str]) -> _Moment | None:
-        (first, _), (second, last) = self._month_days(m["mon"]), self._month_days(m["mon2"])
-        if second < first:
-            return None  # "dec and jan" across a new year is read as neither
+        # In either order ("may and april"): from the earlier month's first day to the later one's last.
+        (first, _), (_, last) = sorted((self._month_days(m["mon"]), self._month_days(m["mon2"])))
         return _Moment(first=first, last=last, label=f"from {first:%B} to {last:%B %Y}")
 
     # --- step 2: marks combine into one range
@@ -436,17 +436,21 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
     start, end, label = found.start, found.end, found.label
     part = _PART.search(text)
     # A bare hour in the afternoon or evening is pm; in the morning or the small hours, am.
-    later = part is not None and _PARTS.get(part["part"], _PARTS["small hours"])[0] >= 12
-    if part:
-        first, last = _PARTS[part["part"] if part["part"] in _PARTS else "small hours"]
+    hours = _PARTS.get(part["part"], _PARTS["small hours"]) if part else None  # "wee hours", "early hours"
+    later = hours is not None and hours[0] >= 12
+    if part and hours:
+        first, last = hours
         start, end = _at_hour(day, first, tz), _at_hour(day, last, tz)
         label = f"in the {part['part']} of {day:%a %b} {day.day}"
         text = text[: part.start()] + " " + text[part.end() :]
     text = _HOUR_OF.sub(_as_clock_range, text)
     between = _CLOCK_RANGE.search(text)
     if between and (_read_clock(between, part) or between["ampm2"]) and _read_clock(between, part, "2"):
-        # "between 6 and 8am": a bare first hour takes the second's am or pm.
-        first_later = later if not (between["bare"] and between["ampm2"]) else between["ampm2"].startswith("p")
+        # "between 6 and 8am": a bare first hour takes the second's am or pm, unless that puts it after the
+        # second ("between 10 and 2pm" is 10am to 2pm).
+        first_later = later
+        if between["bare"] and between["ampm2"]:
+            first_later = between["ampm2"].startswith("p") and int(between["bare"]) % 12 <= int(between["hour2"]) % 12
         (hour, minute), (hour2, minute2) = _clock_time(between, first_later), _clock_time(between, later, "2")
         narrowed = (max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute)),
                     min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2)))
