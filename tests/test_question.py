@@ -506,3 +506,8 @@ def test_what_reads_close_to_a_rule_but_is_not_one():
 def test_a_second_name_left_out_that_is_no_person_is_left_out_as_what_it_names(lookup):
     ci = parse_question("mar 13 prs not by linus-t or ci", LA, MAR_14, lookup)
     assert ci.excluded == ["linus-t"] and ci.areas == [] and ci.excluded_areas == [("ci",)]
+
+
+def test_a_phrase_that_holds_the_words_asked_is_not_searched_again():
+    memory = synonyms_of(("memory",))
+    assert "extra gpu memory" not in memory.all and "more ram" in memory.all  # the first finds nothing "memory" does not

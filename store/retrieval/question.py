@@ -314,9 +314,18 @@ def synonyms_of(words: tuple[str, ...]) -> Phrases:
         related.extend(other)
         if words not in group.terms:  # asked for a narrower term: the group's terms are broader
             wider.extend(other)
+    # A phrase that holds the words asked ("extra gpu memory" for "memory") finds nothing they do not: left out,
+    # it costs no lookup in the index.
+    same = [phrase for phrase in same if phrase == words or not _holds_words(phrase, words)]
+    related = [phrase for phrase in related if not _holds_words(phrase, words)]
     same_text = tuple(dict.fromkeys(" ".join(phrase) for phrase in same))
     all_text = tuple(dict.fromkeys(same_text + tuple(" ".join(phrase) for phrase in related)))
-    return Phrases(same_text, all_text, tuple(dict.fromkeys(" ".join(phrase) for phrase in wider)))
+    return Phrases(same_text, all_text, tuple(dict.fromkeys(" ".join(phrase) for phrase in wider if phrase in related)))
+
+
+def _holds_words(phrase: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    size = len(words)
+    return any(phrase[i : i + size] == words for i in range(len(phrase) - size + 1))
 
 
 # ---------------------------------------------------------------- paths
