@@ -511,3 +511,11 @@ def test_a_second_name_left_out_that_is_no_person_is_left_out_as_what_it_names(l
 def test_a_phrase_that_holds_the_words_asked_is_not_searched_again():
     memory = synonyms_of(("memory",))
     assert "extra gpu memory" not in memory.all and "more ram" in memory.all  # the first finds nothing "memory" does not
+
+
+def test_operations_words_and_a_bare_pr_number_asked_about():
+    assert "kubernetes" in parse_question("k8s fixes", LA, MAR_14).concepts[0].phrases.same
+    assert "opentelemetry" in parse_question("otel changes", LA, MAR_14).concepts[0].phrases.same
+    assert "graceful shutdown" in parse_question("anything for zero-downtime rollouts?", LA, MAR_14).concepts[0].phrases.same
+    assert read_form("did 39617 get reverted?").asks_other
+    assert [c.said for c in parse_question("prs whose risks mention memory", LA, MAR_14).concepts] == ["memory"]

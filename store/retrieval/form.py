@@ -72,7 +72,7 @@ _ASKS_OTHER = LazyPattern(
     # "what did #N revert?", "which PR is #N following up on?": #N does it; the other side is asked for.
     r"|^\W{0,3}(?:what|which)(?:\s{1,3}(?:pr|change|commit|one))?\s{1,3}(?:did|does|is|was)\s{1,3}(?:#|pr\s{0,2}#?)\d"
     # "was #N reverted?", "did #N cause any follow-up?", "was any of that reverted?": what became of them is the other side.
-    r"|^\W{0,3}(?:did|does|has|was|is)\s{1,3}(?:#|pr\s{0,2}#?)\d"
+    r"|^\W{0,3}(?:did|does|has|was|is)\s{1,3}(?:(?:#|pr\s{0,2}#?)\d|\d{3,7}\b)"
     r"|^\W{0,3}(?:did|does|has|have|was|were|is|are)\s{1,3}(?:it|that|those|they|these|any\s{1,3}of\s{1,3}(?:that|those|them|these))\b"
     # "did anything follow up on #N?", "anything building on #N?": the PRs that did.
     r"|^\W{0,3}(?:(?:did|has|is|was)\s{1,3}(?:there\s{1,3})?)?(?:anything|anyone|someone|something|any\s{1,3}prs?)\b"
