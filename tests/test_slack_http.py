@@ -174,7 +174,10 @@ def test_a_malformed_body_is_refused_with_one_line(serve):
         response = httpx.post(serve.url, content=body, headers=signed_raw(body, JSON, str(stamp)), timeout=30)
         assert response.status_code == 400 and response.text == "a signed body that is not valid JSON"
     lines = serve.log_until(lambda lines: sum(refused in line for line in lines) == 2, "both refusals logged")
-    assert len(lines) == 2 and all(refused in line for line in lines), lines  # one line each, and nothing else
+    # One line each, and nothing else from the front door. The daily report's scheduler and its GitHub client may
+    # log their own work meanwhile, by the clock: that is the bot's background, not this request's.
+    front = [line for line in lines if "bot.slack.http" in line or "Traceback" in line or "ERROR" in line]
+    assert len(front) == 2 and all(refused in line for line in front), lines
 
 
 def test_a_replayed_request_is_answered_once(serve):
