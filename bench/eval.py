@@ -1,6 +1,6 @@
 """How well search finds and answers choose: search recall@10 and hit@3, and the precision and recall of citations.
 
-    python bench/eval.py [--set own|tune|tune2|measure|measure15 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
+    python bench/eval.py [--set own|tune|tune2|measure|measure17 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
 
 Imports the seed reports and our own reports (tests/eval/reports) into a fresh
 store, asks every question of the set without a model, and compares with the
@@ -18,12 +18,12 @@ Sets are scored apart: our own questions (`own`); the first blind set
 code, in the half that tuning may look at (`tune`) and the half it never did
 (`measure`); a second blind batch written later for tuning (`tune2`); two more
 in halves (`tune3` and `measure3`, `tune4` and `measure4`); a fifth, all for
-measuring (`measure5`); then ten more, two at a time, each read once as a
-whole when it arrived and then tuned on (`measure6` to `measure14`), and the
-last two (`measure15`, `measure16`), written while that tuning went on and read
-once after it. Batches 3 and 5-16 bring days of reports of their own. "said
+measuring (`measure5`); then twelve more, two at a time, each read once as a
+whole when it arrived and then tuned on (`measure6` to `measure16`), and the
+last two (`measure17`, `measure18`), written while that tuning went on and read
+once after it. Batches 3 and 5-18 bring days of reports of their own. "said
 none merged" counts first lines that say no PR merged in the time asked while
-PRs did. The figures to quote are `measure15` and `measure16`'s, which nothing
+PRs did. The figures to quote are `measure17` and `measure18`'s, which nothing
 was tuned on; the README says which sets were read and how often.
 """
 from __future__ import annotations
@@ -60,8 +60,8 @@ BLIND4 = ROOT / "tests" / "eval" / "blind4" / "questions.json"
 BLIND5 = ROOT / "tests" / "eval" / "blind5" / "questions.json"
 BLIND6 = ROOT / "tests" / "eval" / "blind6" / "questions.json"
 # A seventh and an eighth, written at the same time by two writers, each over one more day of reports;
-# then a ninth and a tenth, an eleventh and a twelfth, a thirteenth and a fourteenth, and a fifteenth and a
-# sixteenth, each pair written once tuning on the one before had begun.
+# then a ninth and a tenth, an eleventh and a twelfth, a thirteenth and a fourteenth, a fifteenth and a
+# sixteenth, and a seventeenth and an eighteenth, each pair written once tuning on the one before had begun.
 BLIND7 = ROOT / "tests" / "eval" / "blind7" / "questions.json"
 BLIND8 = ROOT / "tests" / "eval" / "blind8" / "questions.json"
 BLIND9 = ROOT / "tests" / "eval" / "blind9" / "questions.json"
@@ -72,6 +72,8 @@ BLIND13 = ROOT / "tests" / "eval" / "blind13" / "questions.json"
 BLIND14 = ROOT / "tests" / "eval" / "blind14" / "questions.json"
 BLIND15 = ROOT / "tests" / "eval" / "blind15" / "questions.json"
 BLIND16 = ROOT / "tests" / "eval" / "blind16" / "questions.json"
+BLIND17 = ROOT / "tests" / "eval" / "blind17" / "questions.json"
+BLIND18 = ROOT / "tests" / "eval" / "blind18" / "questions.json"
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
@@ -94,6 +96,8 @@ SETS = {
     "measure14": (BLIND14, None),
     "measure15": (BLIND15, None),
     "measure16": (BLIND16, None),
+    "measure17": (BLIND17, None),
+    "measure18": (BLIND18, None),
 }
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
