@@ -239,7 +239,8 @@ def store_as_of(path: Path, files: list[Path], now: datetime, tz: ZoneInfo, repo
 
 def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: dict, report: Report) -> None:
     expected = set(item["expected"])
-    history = item.get("history", [])
+    # Earlier questions of the thread, as text or as {"q": text} (one writer wrote them so).
+    history = [turn["q"] if isinstance(turn, dict) else turn for turn in item.get("history", [])]
     question = read_in_thread(db, item["q"], history, repo, tz, now)
     found = search(db, repo, question, limit=10).numbers
     answer = answer_question(db, settings, item["q"], history=history, now=now, repo=repo)
