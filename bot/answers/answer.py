@@ -338,10 +338,11 @@ def _count(total: int) -> str:
 def _people(choice: Choice, form: Form) -> str:
     """'ywang96 ([#34183]) and mgoin ([#34530], [#33936])': who did it, with their PRs."""
     mergers = bool(re.search(r"\bwho\s{1,3}merged\b", choice.question.text.lower()))
-    # Who reverted or fixed: the people on the stating side of the relation; who broke it: the other side.
-    stating = {link.other if form.culprit else link.number for link in choice.links}
+    # Who reverted or fixed: choose kept the stating side. Who broke it: the fix is cited beside the culprit,
+    # but only the culprit's people are named.
+    culprits = {link.other for link in choice.links} if form.culprit else set()
     people: dict[str, list[int]] = {}
-    for pr in [pr for pr in choice.answer if pr.number in stating] or choice.answer:
+    for pr in [pr for pr in choice.answer if pr.number in culprits] or choice.answer:
         person = (pr.merged_by or pr.author) if mergers else pr.author
         people.setdefault(person, []).append(pr.number)
     return join_words([f"{person} ({', '.join(f'[#{n}]' for n in numbers)})" for person, numbers in people.items()])

@@ -161,7 +161,7 @@ def _named(result: SearchResult, form: Form) -> Choice:
     relates in the kind asked, one that merely mentions a named PR is the best there is.
     """
     kinds = {hit.link.kind for hit in result.hits if hit.link is not None}
-    wanted = _ANSWERING.get(form.relation or "", (form.relation,)) if form.relation else STRONG
+    wanted = _answering(form.relation) if form.relation else STRONG
     if not kinds & set(wanted):
         wanted = (*wanted, "mentions")
     others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
@@ -178,6 +178,11 @@ def _named(result: SearchResult, form: Form) -> Choice:
         else:
             context.append(hit.pr)
     return Choice(answer, context[:CONTEXT], result.question, len(answer), False, None, links)
+
+
+def _answering(relation: str | None) -> tuple[str | None, ...]:
+    """The kinds of link that answer a question about `relation`."""
+    return _ANSWERING.get(relation or "", (relation,))
 
 
 def _stating_first(link: Link) -> Link:
@@ -224,7 +229,7 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
     answer: dict[int, PullRequest] = {}
     sources, links = set(), []
     for pr in choice.answer:
-        found = [link for link in related(db, repo, pr.number) if link.kind in _ANSWERING.get(kind or "", (kind,))]
+        found = [link for link in related(db, repo, pr.number) if link.kind in _answering(kind)]
         if not found and not (kind == "reverts" and revert_title(pr.title)):
             continue
         if not found:
@@ -260,13 +265,18 @@ def _kept(pr: PullRequest, question: Question) -> bool:
         return False
     if question.pr_type and pr.type != question.pr_type:
         return False
-    if question.paths and not any(path in file.lower() for path in question.paths for file in pr.files):
+    if question.paths and not _touches(pr, question.paths):
         return False
-    if any(path in file.lower() for path in question.excluded_paths for file in pr.files):
+    if _touches(pr, question.excluded_paths):
         return False
     if _excluded(pr, question):
         return False
     return question.in_areas(pr.areas)
+
+
+def _touches(pr: PullRequest, paths: list[str]) -> bool:
+    """Whether a changed file's path holds one of `paths` (search.path_condition, in Python)."""
+    return any(path in file.lower() for path in paths for file in pr.files)
 
 
 def _excluded(pr: PullRequest, question: Question) -> bool:
@@ -427,11 +437,8 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     result = search(db, repo, question, limit=POOL)
     if _relaxed(question, result):
         return _nothing(question, result)
-    # Search grades within the areas' PRs and those naming them; a type and what is left out are told apart here.
-    hits = [
-        hit for hit in result.hits
-        if (not question.pr_type or hit.pr.type == question.pr_type) and not _excluded(hit.pr, question)
-    ]
+    # Search keeps to the type and the people and files left out; areas and words left out are told apart here.
+    hits = [hit for hit in result.hits if not _excluded(hit.pr, question)]
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     floor = max(MIN_COVERAGE, NEAR_BEST * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]

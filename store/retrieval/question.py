@@ -260,6 +260,11 @@ def _subwords(text: str) -> tuple[str, ...]:
     return tuple(atoms(text))
 
 
+def _subwords_of(words: list[str]) -> tuple[str, ...]:
+    """The subwords of several words, as one phrase: what the synonyms are keyed by."""
+    return tuple(sub for word in words for sub in _subwords(word))
+
+
 @dataclass(frozen=True)
 class _SynonymGroup:
     terms: tuple[tuple[str, ...], ...]
@@ -621,7 +626,7 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
 
 
 def _words_concept(said: list[str]) -> Concept:
-    return Concept(" ".join(said), synonyms_of(tuple(sub for word in said for sub in _subwords(word))))
+    return Concept(" ".join(said), synonyms_of(_subwords_of(said)))
 
 
 def _negated_words(words: list[str]) -> list[str]:
@@ -638,7 +643,7 @@ def _negated_words(words: list[str]) -> list[str]:
 
 
 def _names_one_thing(words: list[str]) -> bool:
-    return tuple(sub for word in words for sub in _subwords(word)) in _synonyms()
+    return _subwords_of(words) in _synonyms()
 
 
 def is_bot(login: str) -> bool:
@@ -731,7 +736,7 @@ def _take_words(
             i += matched
             continue
         for size in range(longest, 0, -1):
-            said = tuple(sub for word in words[i : i + size] for sub in _subwords(word))
+            said = _subwords_of(words[i : i + size])
             if len(words[i : i + size]) == size and said in _synonyms():
                 question.concepts.append(Concept(" ".join(words[i : i + size]), synonyms_of(said)))
                 matched = size
@@ -825,7 +830,7 @@ def _area_nouns(words: list[str]) -> int:
 def _path_words(words: list[str], i: int, paths: list[str]) -> int:
     """How many words from `i` name files ("requirements files", "cmake"); their fragments join `paths`."""
     for size in (3, 2, 1):
-        said = tuple(sub for word in words[i : i + size] for sub in _subwords(word))
+        said = _subwords_of(words[i : i + size])
         fragments = vocabulary.path_words().get(said) if len(words[i : i + size]) == size else None
         if fragments:
             paths.extend(fragment for fragment in fragments if fragment not in paths)

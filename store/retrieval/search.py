@@ -89,6 +89,8 @@ class SearchResult:
 
 # A first name shorter than this ("al", "jo") is too often a word.
 _FIRST_NAME_MIN = 4
+# The index's columns a PR says things in; the login itself is indexed too, as author.
+_TEXT_COLUMNS = " ".join(column for column in FTS_COLUMNS if column != "author")
 
 
 class StoreLookup:
@@ -128,8 +130,7 @@ class StoreLookup:
         }
         if len(ends) != 1:
             return None
-        text = " ".join(column for column in FTS_COLUMNS if column != "author")  # the login itself is indexed as author
-        said = self.db.execute("select 1 from prs_fts where prs_fts match ? limit 1", [f"{{{text}}} : {quoted(name)}"]).fetchone()
+        said = self.db.execute("select 1 from prs_fts where prs_fts match ? limit 1", [f"{{{_TEXT_COLUMNS}}} : {quoted(name)}"]).fetchone()
         return None if said else next(iter(ends.values()))
 
     def is_pr(self, number: int) -> bool:
