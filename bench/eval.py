@@ -49,55 +49,28 @@ from store.retrieval.search import search  # noqa: E402
 from store.sources.importer import import_file  # noqa: E402
 
 QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
-BLIND = ROOT / "tests" / "eval" / "blind" / "questions.json"
-# A second blind batch, written later by someone else who had not read the code, all for tuning.
-BLIND2 = ROOT / "tests" / "eval" / "blind2" / "questions.json"
-# Two fresh blind batches, each split in halves: the third over two more days of reports of its
-# own (tests/eval/blind3/reports), the fourth over the six reports the others use.
-BLIND3 = ROOT / "tests" / "eval" / "blind3" / "questions.json"
-BLIND4 = ROOT / "tests" / "eval" / "blind4" / "questions.json"
-# A fifth and a sixth, each over one more day of reports, all for measuring; the sixth written last.
-BLIND5 = ROOT / "tests" / "eval" / "blind5" / "questions.json"
-BLIND6 = ROOT / "tests" / "eval" / "blind6" / "questions.json"
-# A seventh and an eighth, written at the same time by two writers, each over one more day of reports;
-# then a ninth and a tenth, an eleventh and a twelfth, a thirteenth and a fourteenth, a fifteenth and a
-# sixteenth, and a seventeenth and an eighteenth, each pair written once tuning on the one before had begun.
-BLIND7 = ROOT / "tests" / "eval" / "blind7" / "questions.json"
-BLIND8 = ROOT / "tests" / "eval" / "blind8" / "questions.json"
-BLIND9 = ROOT / "tests" / "eval" / "blind9" / "questions.json"
-BLIND10 = ROOT / "tests" / "eval" / "blind10" / "questions.json"
-BLIND11 = ROOT / "tests" / "eval" / "blind11" / "questions.json"
-BLIND12 = ROOT / "tests" / "eval" / "blind12" / "questions.json"
-BLIND13 = ROOT / "tests" / "eval" / "blind13" / "questions.json"
-BLIND14 = ROOT / "tests" / "eval" / "blind14" / "questions.json"
-BLIND15 = ROOT / "tests" / "eval" / "blind15" / "questions.json"
-BLIND16 = ROOT / "tests" / "eval" / "blind16" / "questions.json"
-BLIND17 = ROOT / "tests" / "eval" / "blind17" / "questions.json"
-BLIND18 = ROOT / "tests" / "eval" / "blind18" / "questions.json"
+
+
+def _blind(batch: str) -> Path:
+    return ROOT / "tests" / "eval" / f"blind{batch}" / "questions.json"
+
+
+# The first blind batch in halves; a second, written later by someone else who had not read the code, all for
+# tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
+# From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
+# they came two at a time, each pair written once tuning on the one before had begun.
+LAST_BATCH = 18
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
-    "tune": (BLIND, "tune"),
-    "tune2": (BLIND2, None),
-    "measure": (BLIND, "measure"),
-    "tune3": (BLIND3, "tune"),
-    "measure3": (BLIND3, "measure"),
-    "tune4": (BLIND4, "tune"),
-    "measure4": (BLIND4, "measure"),
-    "measure5": (BLIND5, None),
-    "measure6": (BLIND6, None),
-    "measure7": (BLIND7, None),
-    "measure8": (BLIND8, None),
-    "measure9": (BLIND9, None),
-    "measure10": (BLIND10, None),
-    "measure11": (BLIND11, None),
-    "measure12": (BLIND12, None),
-    "measure13": (BLIND13, None),
-    "measure14": (BLIND14, None),
-    "measure15": (BLIND15, None),
-    "measure16": (BLIND16, None),
-    "measure17": (BLIND17, None),
-    "measure18": (BLIND18, None),
+    "tune": (_blind(""), "tune"),
+    "tune2": (_blind("2"), None),
+    "measure": (_blind(""), "measure"),
+    "tune3": (_blind("3"), "tune"),
+    "measure3": (_blind("3"), "measure"),
+    "tune4": (_blind("4"), "tune"),
+    "measure4": (_blind("4"), "measure"),
+    **{f"measure{batch}": (_blind(str(batch)), None) for batch in range(5, LAST_BATCH + 1)},
 }
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
