@@ -760,3 +760,26 @@ def test_a_tally_stays_a_tally_through_several_follow_ups_and_a_relative_that_is
     # "anything that touched rocm" asks about ROCm, not about what the earlier answer cited.
     rocm = _ask(store, settings, "was anything that touched rocm reverted?", history=["what merged on mar 13?"])
     assert 507 not in rocm.citations
+
+
+def test_which_of_those_picks_among_what_the_earlier_answer_cited(store, settings):
+    # Mar 13 brought 501, 502, 507 and 510. Of those, 507 reverts 501 and 502 is ROCm (508, also ROCm, is Mar 14's).
+    thread = ["what merged on mar 13?"]
+    assert _ask(store, settings, "which of those was a revert?", history=thread).citations == [507]
+    assert _ask(store, settings, "which one of those touched rocm?", history=thread).citations == [502]
+    none = _ask(store, settings, "which of those were trivial?", history=thread)
+    assert none.citations == [] and "among those 4" in _first(none)
+    assert _ask(store, settings, "which of those got reverted?", history=thread).citations == [501]
+
+
+def test_newer_in_a_follow_up_is_after_the_earlier_time(store, settings):
+    # grace-h wrote 509 (Mar 2), 504 (Mar 12) and 501 (Mar 13).
+    newer = _ask(store, settings, "anything newer from her?", history=["what did grace-h write on mar 12?"])
+    assert newer.citations == [501] and "since then" in _first(newer)
+
+
+def test_a_tally_or_count_of_nothing_in_particular_is_of_every_pr(store, settings):
+    assert _first(_ask(store, settings, "who merged the most prs across all the reports?")).startswith(
+        "linus-t merged the most PRs in the store (6)")
+    assert _first(_ask(store, settings, "how many prs are there?")) == "10 PRs merged in the store."
+    assert _ask(store, settings, "which pr undid the admission change?").citations == [507]

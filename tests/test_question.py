@@ -48,6 +48,9 @@ def _days(text: str, now: datetime = NOW, tz: ZoneInfo = LA) -> tuple[date | Non
         ("this month", "2026-02-01", "2026-02-14"),
         ("last month", "2026-01-01", "2026-01-31"),
         ("in January", "2026-01-01", "2026-01-31"),
+        # "from" alone names the time itself: "rocm work from january" is January's.
+        ("rocm work from january", "2026-01-01", "2026-01-31"),
+        ("anything from tuesday?", "2026-02-10", "2026-02-10"),
         ("3 days ago", "2026-02-11", "2026-02-11"),
         # Without a year: the most recent one that is not in the future.
         ("on Feb 20", "2025-02-20", "2025-02-20"),
@@ -60,7 +63,8 @@ def test_days(text, first, last):
 
 @pytest.mark.parametrize(
     "text, first",
-    [("since Monday", "2026-02-09"), ("since Feb 10", "2026-02-10"), ("since yesterday", "2026-02-13"), ("after Feb 12", "2026-02-13")],
+    [("since Monday", "2026-02-09"), ("since Feb 10", "2026-02-10"), ("since yesterday", "2026-02-13"), ("after Feb 12", "2026-02-13"),
+     ("from january on", "2026-01-01"), ("from feb 3 onwards", "2026-02-03")],
 )
 def test_open_ended(text, first):
     # "since" runs until now, so a store ahead of the clock (a test, a bad import) adds nothing.
@@ -519,3 +523,12 @@ def test_operations_words_and_a_bare_pr_number_asked_about():
     assert "graceful shutdown" in parse_question("anything for zero-downtime rollouts?", LA, MAR_14).concepts[0].phrases.same
     assert read_form("did 39617 get reverted?").asks_other
     assert [c.said for c in parse_question("prs whose risks mention memory", LA, MAR_14).concepts] == ["memory"]
+
+
+def test_words_typed_without_their_apostrophe_and_the_way_a_count_is_asked():
+    untouched = parse_question("yesterdays prs that dont touch anything under docs/", LA, NOW)
+    assert untouched.excluded_paths == ["docs/"] and untouched.concepts == []
+    assert _days("yesterdays merges") == (date(2026, 2, 13), date(2026, 2, 13))
+    counted = parse_question("count of prs merged on feb 12?", LA, NOW)
+    assert counted.concepts == [] and read_form("count of prs merged on feb 12?").kind == "count"
+    assert [c.said for c in parse_question("the number of token count bugs", LA, NOW).concepts] == ["token", "count", "bugs"]

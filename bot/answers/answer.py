@@ -25,6 +25,7 @@ from store.retrieval.choose import Choice, choose, without_relation_words
 from store.retrieval.form import FIX_WORDS, Form, read_form
 from store.retrieval.question import Person, Question, continues
 from store.retrieval.search import COUNT_CAP, read_question
+from store.retrieval.when import EVER
 from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge
 from store.tables.structured_output import json_schema_support, remember_json_schema
@@ -91,9 +92,12 @@ def answer_question(
     if notice:
         return Answer(notice, [], [])
     asked = read_in_thread(db, question, history, repo, settings.timezone, now)
-    if asked.is_empty:
-        return Answer(help_text(repo, asked.problems), [], [])
     form = form_in_thread(asked, history)
+    if asked.is_empty:
+        if not (form.tally or form.kind == "count"):
+            return Answer(help_text(repo, asked.problems), [], [])
+        # "who authored the most PRs?", "how many PRs are there?": about every PR kept.
+        asked = replace(asked, time=EVER)
     choice = choose(db, repo, asked, form)
     if not choice.answer:
         choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
@@ -118,7 +122,11 @@ def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: Zone
 def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
     """The answer's shape; a follow-up that asks nothing of its own ("and on apr 9?") keeps the thread's."""
     form = read_form(asked.text)
-    return _thread_form(history) if history and form.kind == "lookup" and asked.continues else form
+    if history and form.kind == "lookup" and asked.continues:
+        return _thread_form(history)
+    # "which of those was the fix?" asks which of the earlier PRs, not what is on the other side of them
+    # ("was any of that reverted?" still asks for the revert).
+    return replace(form, asks_other=False) if history and asked.narrows and form.kind != "yesno" else form
 
 
 def _thread_form(history: Sequence[str]) -> Form:
@@ -153,6 +161,9 @@ def read_in_thread(
     if context is None:
         return asked
     followed = asked.following(context)
+    if followed.narrows:
+        cited = [pr.number for pr in _earlier_answer(db, repo, context, history).answer]
+        followed = replace(followed, within=cited)
     form = read_form(asked.text)
     if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
         return replace(followed, numbers=_pointed_prs(db, repo, context, history))

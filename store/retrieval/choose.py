@@ -81,7 +81,24 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
             choice = _at_the_end(db, repo, choice, question.order, form)
     if form.kind == "who" and choice.links and not form.culprit:
         choice = _the_doers(choice)
+    if question.within and not form.asks_other:
+        choice = _among(db, repo, choice, form)
     return replace(choice, note=missing)
+
+
+def _among(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
+    """"which of those was a regression fix?": only the earlier answer's PRs answer, and of a relation only those
+    that state it ("which of those got reverted?": that it was done to); what they relate to is context."""
+    within = choice.question.within
+    answer = [pr for pr in choice.answer if pr.number in within]
+    if form.relation:
+        answer = [pr for pr in answer if any(
+            link.kind in _answering(form.relation) and link.outgoing != form.passive for link in related(db, repo, pr.number)
+        )]
+    if len(answer) == len(choice.answer):
+        return choice
+    rest = [pr for pr in choice.answer if pr.number not in within]
+    return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer))
 
 
 def _by_number(db: Database, repo: str, question: Question, form: Form) -> Choice | None:
@@ -264,6 +281,8 @@ def _kept(pr: PullRequest, question: Question) -> bool:
     if question.people and not any(_by(pr, person) for person in question.people):
         return False
     if question.pr_type and pr.type != question.pr_type:
+        return False
+    if question.within and pr.number not in question.within:
         return False
     if question.paths and not _touches(pr, question.paths):
         return False

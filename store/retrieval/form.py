@@ -43,7 +43,7 @@ _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,
 _FIXES = r"\b(?:bug)?fix(?:es|ed|ing)?\b|\bresolve[sd]?\b"
 # A title that says a PR fixes something (a doubt's "still broken?" is answered no by it).
 FIX_WORDS = LazyPattern(_FIXES, re.IGNORECASE)
-_REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?)\b"
+_REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?|undid|undo(?:es|ne)?)\b"
 _REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
 # "did it cause problems later?": what a change broke is a regression its fixes name.
 _CAUSED_TROUBLE = r"\bcaus(?:e|ed|es|ing)\s{1,3}(?:\w+\s{1,3})?(?:problems?|issues?|bugs?|breakage|trouble)\b"
@@ -101,6 +101,8 @@ class Form:
     # A yes/no that doubts: "does X still crash?" ("persists": a fix says no), "did X stick?" ("kept") or
     # "is X on now?" ("now"): a revert says no.
     doubt: str | None = None
+    # "which of those got reverted?": about the PRs the relation was done to, not those that did it.
+    passive: bool = False
 
     @property
     def doubts_revert(self) -> bool:
@@ -135,7 +137,14 @@ def read_form(text: str) -> Form:
         relation = relation or "reverts"  # whether a change stuck, or stands now, is whether something reverted it
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
     culprit = relation == "fixes" and bool(_CULPRIT.search(head))
-    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt)
+    passive = relation is not None and bool(_PASSIVE.search(head))
+    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive)
+
+
+_PASSIVE = LazyPattern(
+    r"\b(?:was|were|got|get|gets|been|being|is|are)\s{1,3}(?:\w+\s{1,3})?"
+    r"(?:reverted|rolled\s{1,3}back|undone|fixed|followed\s{1,3}up|relanded|brought\s{1,3}back)\b"
+)
 
 
 # "does X still crash?", "is it still broken?": a fix answers no. "or is it still hardcoded" asks something else,

@@ -74,10 +74,13 @@ class Question:
     # "didn't touch anything under tests/": a PR that changed a file whose path holds one of these is left out.
     excluded_paths: list[str] = field(default_factory=list)
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
+    # "which of those …" in a thread: the earlier answer's PRs, the only ones this question may cite.
+    within: list[int] = field(default_factory=list)
+    since_earlier: bool = False  # "anything newer?", "anything since then?": after the earlier question's time
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.time or self.people or self.areas or self.paths)
+        return bool(self.time or self.people or self.areas or self.paths or self.within)
 
     def in_areas(self, areas: list[str]) -> bool:
         """Whether a PR of these areas is in the question's: one of them, or all when they were named together."""
@@ -87,7 +90,7 @@ class Question:
 
     @property
     def has_filters_besides_areas(self) -> bool:
-        return bool(self.time or self.people or self.paths)
+        return bool(self.time or self.people or self.paths or self.within)
 
     @property
     def leaves_out(self) -> bool:
@@ -120,6 +123,11 @@ class Question:
         return not names_its_own and bool(_POINTS_BACK.search(self.text.lower()))
 
     @property
+    def narrows(self) -> bool:
+        """Whether the question picks among what an earlier answer gave: "which of those touched ROCm?"."""
+        return bool(_NARROWS.search(self.text.lower()))
+
+    @property
     def points_at_people(self) -> bool:
         """Whether the question is about the people an earlier answer named: "what else did they land?"."""
         return not self.people and bool(_PEOPLE_BACK.search(self.text.lower()))
@@ -134,6 +142,8 @@ class Question:
         merged on Feb 28?" after a question about a leak is about every PR).
         """
         merged = replace(self)
+        if merged.time is None and self.since_earlier and earlier.time and earlier.time.end:
+            merged.time = TimeRange(earlier.time.end, None, "since then")
         if merged.time is None:
             merged.time = earlier.time
         if not self.elliptical:
@@ -172,6 +182,8 @@ class Question:
         parts = [f"{verb} by {logins}" if single_role else "merged"]
         if self.time:
             parts.append(self.time.label)
+        if self.within:
+            parts.append(f"among those {len(self.within)}")
         if self.people and not single_role:
             parts.append(_describe_people(self.people))
         if self.areas:
@@ -205,6 +217,7 @@ _POINTS_BACK = LazyPattern(
     r"\b(?:it|those|them|these|they|this\s+one|that\s+one)\b|\bof\s+that\b"
     r"|^\W*(?:was|were|is|are|did|does|has|had)\s+that\b"
 )
+_NARROWS = LazyPattern(r"\b(?:of|among)\s+(?:those|them|these|that)\b|^\W*(?:which|what)\s+one\b|\bwhich\s+one\s+of\b")
 _PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|her|their|his)\b")
 
 
@@ -221,7 +234,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand"]
 )
 
 def misspelt_filler(word: str) -> bool:
@@ -349,7 +362,7 @@ _TWO_PARTS = LazyPattern(r"[\w-]+/[\w-]+")
 
 # "didn't touch anything under tests/", "without touching any test files": files a PR must not have changed.
 _UNTOUCHED = LazyPattern(
-    r"\b(?:didn'?t|did\s+not|doesn'?t|does\s+not|never|without|not)\s+(?:touch(?:ing)?|chang(?:e|ing)|modify(?:ing)?|edit(?:ing)?)"
+    r"\b(?:(?:did|does|do)n'?t|(?:did|does|do)\s+not|never|without|not)\s+(?:touch(?:ing)?|chang(?:e|ing)|modify(?:ing)?|edit(?:ing)?)"
     r"\s+(?:any(?:thing)?\s+)?(?:(?:under|in)\s+)?(?:the\s+)?(?P<what>[\w./-]+)(?:\s+files?)?",
     re.IGNORECASE,
 )
@@ -436,6 +449,10 @@ _ORDER = LazyPattern(
     r"(?:pr|prs|merge|merges|merged|thing|one|change|commit|pull\s+request|to\s+(?:merge|land))\b"
     r"|\b(?:merged|landed|went\s+in)\s+(?P<after>first|last)\b"
 )
+# "anything newer?", "what merged since then?": later than what the thread asked about.
+_SINCE_EARLIER = LazyPattern(r"\b(?:newer|later|more\s+recent(?:ly)?|since\s+then|after\s+that|afterwards?)\b")
+# "count of PRs", "the number of merges": how the count is asked, not what is counted.
+_COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\b")
 _ORDERS = {"earliest": "first", "first": "first", "oldest": "first"}
 
 
@@ -469,11 +486,20 @@ _SLACK_LINK = LazyPattern(r"<(https?://[^>|]+)(?:\|[^>]*)?>")
 _BARE_NUMBER = LazyPattern(r"^\d{2,7}$")
 
 
+# Typed fast, without the apostrophe: "dont", "wasnt", "yesterdays".
+_NO_APOSTROPHE = LazyPattern(
+    r"\b(?P<stem>do|does|did|is|was|were|are|has|have|had|could|should|would|ca|wo)n(?P<t>t)\b"
+    r"|\b(?P<day>yesterday|today|tonight|tomorrow)(?P<s>s)\b",
+    re.IGNORECASE,
+)
+
+
 def _clean(text: str) -> str:
     text = _SLACK_MENTION.sub(" ", text)
     text = _SLACK_LINK.sub(r"\1", text)
     text = html.unescape(text)
-    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return _NO_APOSTROPHE.sub(lambda m: f"{m['stem']}n't" if m["stem"] else f"{m['day']}'s", text)
 
 
 def _take_numbers(text: str, numbers: list[int]) -> str:
@@ -887,6 +913,9 @@ def parse_question(
     question.time, rest, problems = read_time(rest, tz, now)
     question.problems.extend(problems)
     rest, question.order = _take_order(rest)
+    rest, later = _SINCE_EARLIER.subn(" ", rest)
+    question.since_earlier = later > 0
+    rest = _COUNTING.sub(" ", rest)
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
     rest = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", rest)

@@ -613,8 +613,15 @@ def narrowing_condition(question: Question) -> tuple[str, list[str]]:
 
 
 def kept_condition(question: Question) -> tuple[str, list[str]]:
-    """Everything a question keeps to but time and people: paths, the type asked, and the people it leaves out."""
-    return _all_of(path_condition(question), type_condition(question), left_out_condition(question))
+    """Everything a question keeps to but time and people: paths, the type asked, the people it leaves out, and the
+    earlier answer it picks among."""
+    return _all_of(path_condition(question), type_condition(question), left_out_condition(question), within_condition(question))
+
+
+def within_condition(question: Question) -> tuple[str, list[str]]:
+    if not question.within:
+        return "", []
+    return "prs.number in (select value from json_each(?))", [json.dumps(question.within)]
 
 
 def _all_of(*conditions: tuple[str, list[str]]) -> tuple[str, list[str]]:

@@ -23,6 +23,9 @@ class TimeRange:
     label: str  # how answers say it: "on Fri Feb 13", "this week (since Mon Feb 9)"
 
 
+# All time: what a question about everything ("who wrote the most PRs?") is kept to.
+EVER = TimeRange(None, None, "in the store")
+
 
 # ---------------------------------------------------------------- time
 
@@ -61,7 +64,6 @@ class _Moment:
     # A month-day without a year resolves against an anchor ("most recent not after it").
     month: int | None = None
     day: int | None = None
-    span: bool = False  # written as a range ("Feb 9-13"): "from" it means the range itself
 
 
 class _TimeParser:
@@ -180,7 +182,7 @@ class _TimeParser:
         if start > end[0]:
             self.problems.append(f"{m[0].strip()} ends before it starts")
             return None
-        return _Moment(first=start, last=end[0], span=True)
+        return _Moment(first=start, last=end[0])
 
     def _ordinal_day(self, m: re.Match[str]) -> _Moment | None:
         month = self.today.replace(day=1)
@@ -293,7 +295,10 @@ class _TimeParser:
             (rf"\b(?:between|from)\s+{token('a')}\s*(?:and|to|through|thru|until|till|-|–)\s*{token('b')}", self._between),
             (rf"{token('a')}\s*(?:-|–|—|\.\.|to|through|thru|until|till)\s*{token('b')}", self._between),
             (rf"\b(?:the\s+)?week\s+(?:of|starting)\s+{token('a')}", self._week_of),
-            (rf"\b(?:since|after|from|starting)\s+{token('a')}", self._since),
+            # "work from march" is march; "from march on" is since.
+            (rf"\b(?:since|after|starting)\s+{token('a')}", self._since),
+            (rf"\bfrom\s+{token('a')}(?=\s*(?:on|onwards?|forwards?)\b)", self._since),
+            (rf"\bfrom\s+{token('a')}", self._single),
             # "up to Feb 13" is a bound; "what has X been up to this week" is not.
             (rf"\b(?:before|until|till|(?<!\bbeen\s)(?<!\bis\s)(?<!'s\s)up\s+to|by)\s+{token('a')}", self._before),
             (rf"{token('a')}", self._single),
@@ -343,8 +348,6 @@ class _TimeParser:
     def _since(self, m: re.Match[str]) -> TimeRange | None:
         moment = self._moment(m, "a")
         verb = m[0].split()[0]
-        if moment.span and verb == "from":
-            return self._single_moment(moment)
         if moment.start is not None:
             return TimeRange(moment.start, self.now, moment.label)
         days = self._days(moment, self.today)
