@@ -783,3 +783,17 @@ def test_a_tally_or_count_of_nothing_in_particular_is_of_every_pr(store, setting
         "linus-t merged the most PRs in the store (6)")
     assert _first(_ask(store, settings, "how many prs are there?")) == "10 PRs merged in the store."
     assert _ask(store, settings, "which pr undid the admission change?").citations == [507]
+
+
+def test_the_biggest_or_the_largest_gain_is_one_pr(store, settings):
+    save_prs(store, [
+        make_pr(550, "[Perf] Batch the sampler", merged_at=_at(13, 14), areas=["core"], files=["a.py", "b.py", "c.py"],
+                summary=Summary("Sampling runs once per batch, so decode is 1.3x faster.", "", "", "", "imported")),
+        make_pr(551, "[Perf] Fuse the rotary kernel", merged_at=_at(13, 15), areas=["kernels"], files=["k.cu"],
+                summary=Summary("A fused rotary kernel makes decode 45% faster on long prompts.", "", "", "", "imported")),
+    ])
+    biggest = _ask(store, settings, "biggest pr yesteday by files changed")
+    assert biggest.citations == [550] and _first(biggest) == "The largest PR (most files changed) merged yesterday (Fri Mar 13):"
+    assert _ask(store, settings, "which pr yesterday claimed the largest decode speedup?").citations == [551]
+    first = _ask(store, settings, "what was the first pr merged yesterday?")
+    assert first.citations == [501] and _first(first) == "The first PR merged yesterday (Fri Mar 13):"

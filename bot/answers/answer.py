@@ -256,9 +256,18 @@ def _lead(choice: Choice, form: Form) -> str:
         return f"{note}{sentence(links)}"
     if choice.question.numbers:
         return f"{note}About {join_words([f'[#{n}]' for n in choice.question.numbers])}:"
+    order = choice.question.order
+    if order and (len(choice.answer) == 1 or order in ("largest", "gain")):  # the largest may be several, as large
+        return f"{note}{_ORDER_LEAD[order].format(noun=choice.question.noun(len(choice.answer)))} {described}:"
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
     return f"{note}{count} {choice.question.noun(choice.total)} {described}{tail}"
+
+
+_ORDER_LEAD = {
+    "first": "The first {noun}", "last": "The last {noun}", "largest": "The largest {noun} (most files changed)",
+    "gain": "The {noun} stating the largest gain",
+}
 
 
 def _doubted(choice: Choice, form: Form, links: str) -> str | None:

@@ -12,6 +12,7 @@ What did not make the cut but came close is kept as context, never cited as an a
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -32,6 +33,7 @@ from store.retrieval.search import (
     without_unknown_words,
 )
 from store.tables.prs import first_id, get_pr, pr_from_row
+from store.text.patterns import LazyPattern
 from store.text.prose import atoms, lead_and_rest, stem
 from store.understanding.areas import classify
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
@@ -123,13 +125,38 @@ def _the_doers(choice: Choice) -> Choice:
 
 
 def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form) -> Choice:
-    """The one PR that merged first or last of those chosen (all of them, when the list shown was cut)."""
+    """The one PR that merged first or last of those chosen, or is the largest or states the largest gain (of all of
+    them, when the list shown was cut; the best-graded among equals)."""
     prs = choice.answer
-    if choice.whole_set and choice.total > len(prs) and order == "first":
+    if choice.whole_set and choice.total > len(prs) and order != "last":
         prs = [hit.pr for hit in search(db, repo, replace(choice.question, order=None), limit=COUNT_CAP).hits if _kept(hit.pr, choice.question)]
-    pick = min if order == "first" else max
-    end = pick(prs or choice.answer, key=lambda pr: pr.merged_at)
+    prs = prs or choice.answer
+    if order == "first":
+        end = min(prs, key=lambda pr: pr.merged_at)
+    elif order == "last":
+        end = max(prs, key=lambda pr: pr.merged_at)
+    else:
+        # As large as each other: every one of them is the largest.
+        measure = _gain if order == "gain" else _size
+        most = max(measure(pr) for pr in prs)
+        ends = [pr for pr in prs if measure(pr) == most]
+        return replace(choice, answer=ends, context=[], total=len(ends), whole_set=False)
     return replace(choice, answer=[end], context=[], total=1, whole_set=False)
+
+
+def _size(pr: PullRequest) -> tuple[bool, int]:
+    return pr.type == "substantial", len(pr.files)
+
+
+_STATED_GAIN = LazyPattern(r"(\d+(?:\.\d+)?)\s*(?:(?P<times>x|\u00d7)(?![\w\u00d7])|(?P<percent>%|\s?percent\b))", re.IGNORECASE)
+
+
+def _gain(pr: PullRequest) -> float:
+    """The largest improvement a PR states, as a factor: "2.3x" is 2.3, "40%" is 1.4."""
+    summary = pr.summary
+    text = " ".join((pr.title, summary.what_changed, summary.impact) if summary else (pr.title,))
+    factors = [float(m[1]) if m["times"] else 1 + float(m[1]) / 100 for m in _STATED_GAIN.finditer(text)]
+    return max(factors, default=0.0)
 
 
 def _choose(db: Database, repo: str, question: Question, form: Form) -> Choice:

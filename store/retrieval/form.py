@@ -13,6 +13,10 @@ from store.text.patterns import LazyPattern
 # Questions are short; only their start is read for the form, and every repeat is bounded.
 _HEAD_CHARS = 200
 
+# "the biggest PR by files changed", "the largest TTFT improvement": the one PR that is most of something.
+SUPERLATIVE = LazyPattern(
+    r"\b(?:the\s+)?(?:single\s+)?(?:biggest|largest|best|greatest|most\s+(?:important|impactful|significant|notable))\b"
+)
 _COUNT = LazyPattern(r"\b(?:how\s{1,3}many|number\s{1,3}of|count\s{1,3}(?:of|the))\b")
 _WHO = LazyPattern(
     r"^(?:\W{0,3})(?:who|whose|whom|which\s{1,3}(?:person|people|humans?|author|authors|contributor|contributors|maintainer|maintainers))\b"
@@ -120,7 +124,7 @@ def read_form(text: str) -> Form:
         relation = "follows"  # "was the split-K revert ever undone?": the reland is asked for
     if _HOWTO.search(head):
         kind = "howto"
-    elif _COUNT.search(head):
+    elif _COUNT.search(head) and not SUPERLATIVE.search(head):  # "the largest number of files" is no count
         kind = "count"
     elif _WHO.search(head):
         kind = "who"

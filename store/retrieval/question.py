@@ -16,6 +16,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from store.model import TYPES
+from store.retrieval.form import SUPERLATIVE
 from store.retrieval.when import TimeRange, read_time
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms
@@ -62,7 +63,9 @@ class Question:
     concepts: list[Concept] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     pr_type: str | None = None  # "trivial" or "substantial" when the question names one
-    order: str | None = None  # "first" or "last": the one PR that merged first or last of those asked about
+    # "first" or "last": the one PR that merged first or last of those asked about; "largest" (most files changed) or
+    # "gain" (the largest improvement stated): the one PR that is most of it.
+    order: str | None = None
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     any_area: bool = False  # areas named as alternatives ("speech / audio", "rocm or cuda"); else a PR is in all of them
@@ -234,7 +237,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed"]
 )
 
 def misspelt_filler(word: str) -> bool:
@@ -456,6 +459,26 @@ _COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\
 _ORDERS = {"earliest": "first", "first": "first", "oldest": "first"}
 
 
+_BY_FILES = LazyPattern(r"\b(?:by\s+)?(?:the\s+)?(?:changed[\s-]+)?files?(?:[\s-]+(?:changed|touched|list))?\b")
+# What a PR says it gained: "2.3x faster", "40% lower TTFT".
+_GAIN_WORDS = LazyPattern(
+    r"\b(?:speed[\s-]?ups?|faster|improvements?|gains?|wins?|throughput|ttft|tpot|latency|reductions?|savings?)\b"
+)
+
+
+def _take_top(text: str) -> tuple[str, str | None]:
+    """The measure a superlative asks for (its words removed): "largest" (changed files; the size of a change,
+    also what "the most important X change" is read by) or "gain" (the largest improvement a PR states)."""
+    found = SUPERLATIVE.search(text)
+    if found is None:
+        return text, None
+    rest = text[: found.start()] + " " + text[found.end() :]
+    by_files = _BY_FILES.search(rest)
+    if by_files:
+        return rest[: by_files.start()] + " " + rest[by_files.end() :], "largest"
+    return rest, "gain" if _GAIN_WORDS.search(rest) else "largest"
+
+
 def _take_order(text: str) -> tuple[str, str | None]:
     """"the earliest merge", "the very last PR": which end of the range is asked for (its word removed)."""
     found = _ORDER.search(text)
@@ -494,12 +517,23 @@ _NO_APOSTROPHE = LazyPattern(
 )
 
 
+# Time words typed with one slip ("yesteday") still name the time.
+_TIME_WORDS = ("yesterday", "today")
+_LONG_WORD = LazyPattern(r"\b[a-z]{4,10}\b", re.IGNORECASE)
+
+
+def _time_word(m: re.Match[str]) -> str:
+    word = m[0].lower()
+    return next((time for time in _TIME_WORDS if word != time and _one_slip(word, time)), m[0])
+
+
 def _clean(text: str) -> str:
     text = _SLACK_MENTION.sub(" ", text)
     text = _SLACK_LINK.sub(r"\1", text)
     text = html.unescape(text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    return _NO_APOSTROPHE.sub(lambda m: f"{m['stem']}n't" if m["stem"] else f"{m['day']}'s", text)
+    text = _NO_APOSTROPHE.sub(lambda m: f"{m['stem']}n't" if m["stem"] else f"{m['day']}'s", text)
+    return _LONG_WORD.sub(_time_word, text)
 
 
 def _take_numbers(text: str, numbers: list[int]) -> str:
@@ -916,6 +950,8 @@ def parse_question(
     rest, later = _SINCE_EARLIER.subn(" ", rest)
     question.since_earlier = later > 0
     rest = _COUNTING.sub(" ", rest)
+    if question.order is None:
+        rest, question.order = _take_top(rest)
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
     rest = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", rest)
