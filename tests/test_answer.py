@@ -797,3 +797,19 @@ def test_the_biggest_or_the_largest_gain_is_one_pr(store, settings):
     assert _ask(store, settings, "which pr yesterday claimed the largest decode speedup?").citations == [551]
     first = _ask(store, settings, "what was the first pr merged yesterday?")
     assert first.citations == [501] and _first(first) == "The first PR merged yesterday (Fri Mar 13):"
+
+
+def test_who_wrote_a_named_pr_or_the_original_in_a_thread_is_its_author(store, settings):
+    # 507 reverts 501 (grace-h's): "who wrote #501?" is grace-h, not the author of the revert.
+    named = _ask(store, settings, "who wrote #501?")
+    assert named.citations == [501] and _first(named) == "grace-h ([#501])."
+    original = _ask(store, settings, "who wrote the original one?", history=["any reverts yday?"])
+    assert original.citations == [501]
+
+
+def test_a_known_phrase_no_pr_says_is_asked_as_its_words(db, settings):
+    save_prs(db, [*CORPUS, make_pr(560, "[Spec Decode] Add a suffix-tree proposer", merged_at=_at(13, 16), author="mei-l",
+                                     areas=["speculative-decoding"],
+                                     summary=Summary("A suffix tree of earlier outputs proposes draft tokens.", "", "", "", "imported"))])
+    # "suffix decoding" is a kind of speculative decoding; no PR says the phrase, 560 says "suffix".
+    assert _first(_ask(db, settings, "who wrote the suffix decoding pr?")) == "mei-l ([#560])."

@@ -139,6 +139,7 @@ def _thread_form(history: Sequence[str]) -> Form:
     return read_form(history[0])
 
 
+_ORIGINAL = LazyPattern(r"\boriginal\b", re.IGNORECASE)
 # An earlier answer's PRs a follow-up may ask about, at most, and the people who wrote them.
 MAX_POINTED_AT = 10
 MAX_POINTED_AT_PEOPLE = 3
@@ -161,6 +162,11 @@ def read_in_thread(
     if context is None:
         return asked
     followed = asked.following(context)
+    if _ORIGINAL.search(asked.text):
+        # "who wrote the original?" after a revert or a follow-up: the PR it undid or followed.
+        originals = [link.other for link in _earlier_answer(db, repo, context, history).links]
+        if originals:
+            return replace(followed, numbers=originals, within=originals, concepts=[], areas=[], area_phrases=[], area_same=[])
     if followed.narrows:
         cited = [pr.number for pr in _earlier_answer(db, repo, context, history).answer]
         followed = replace(followed, within=cited)

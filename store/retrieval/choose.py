@@ -82,7 +82,8 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
         if question.order and choice.answer:
             choice = _at_the_end(db, repo, choice, question.order, form)
     if form.kind == "who" and choice.links and not form.culprit:
-        choice = _the_doers(choice)
+        # "who reverted #N?", "who wrote it?" after a relation: who did it. "who wrote #N?": #N's author.
+        choice = _the_doers(choice) if form.relation or asked.elliptical else _the_named(choice)
     if question.within and not form.asks_other:
         choice = _among(db, repo, choice, form)
     return replace(choice, note=missing)
@@ -122,6 +123,15 @@ def _the_doers(choice: Choice) -> Choice:
         return choice
     rest = [pr for pr in choice.answer if pr.number not in doers]
     return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer))
+
+
+def _the_named(choice: Choice) -> Choice:
+    named = set(choice.question.numbers)
+    answer = [pr for pr in choice.answer if pr.number in named]
+    if not answer:
+        return choice
+    rest = [pr for pr in choice.answer if pr.number not in named]
+    return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer), links=[])
 
 
 def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form) -> Choice:

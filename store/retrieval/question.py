@@ -237,7 +237,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed", "original"]
 )
 
 def misspelt_filler(word: str) -> bool:
@@ -509,12 +509,19 @@ _SLACK_LINK = LazyPattern(r"<(https?://[^>|]+)(?:\|[^>]*)?>")
 _BARE_NUMBER = LazyPattern(r"^\d{2,7}$")
 
 
-# Typed fast, without the apostrophe: "dont", "wasnt", "yesterdays".
+# Typed fast, without the apostrophe ("dont", "wasnt", "yesterdays") or short ("yday").
 _NO_APOSTROPHE = LazyPattern(
     r"\b(?P<stem>do|does|did|is|was|were|are|has|have|had|could|should|would|ca|wo)n(?P<t>t)\b"
-    r"|\b(?P<day>yesterday|today|tonight|tomorrow)(?P<s>s)\b",
+    r"|\b(?P<day>yesterday|today|tonight|tomorrow)(?P<s>s)\b"
+    r"|\b(?P<yday>yday|yest)\b",
     re.IGNORECASE,
 )
+
+
+def _as_typed_in_full(m: re.Match[str]) -> str:
+    if m["stem"]:
+        return f"{m['stem']}n't"
+    return f"{m['day']}'s" if m["day"] else "yesterday"
 
 
 # Time words typed with one slip ("yesteday") still name the time.
@@ -532,7 +539,7 @@ def _clean(text: str) -> str:
     text = _SLACK_LINK.sub(r"\1", text)
     text = html.unescape(text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    text = _NO_APOSTROPHE.sub(lambda m: f"{m['stem']}n't" if m["stem"] else f"{m['day']}'s", text)
+    text = _NO_APOSTROPHE.sub(_as_typed_in_full, text)
     return _LONG_WORD.sub(_time_word, text)
 
 
@@ -687,6 +694,11 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
 
 def _words_concept(said: list[str]) -> Concept:
     return Concept(" ".join(said), synonyms_of(_subwords_of(said)))
+
+
+def word_concept(word: str) -> Concept:
+    """One word asked on its own, with what means the same."""
+    return _words_concept([word])
 
 
 def _negated_words(words: list[str]) -> list[str]:

@@ -24,7 +24,7 @@ from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.fts import any_of, quoted, store_size
-from store.retrieval.question import Concept, Phrases, Question, misspelt_filler, parse_question
+from store.retrieval.question import Concept, Phrases, Question, misspelt_filler, parse_question, word_concept
 from store.retrieval.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
@@ -220,19 +220,37 @@ def without_unknown_words(db: Database, repo: str, question: Question, stands: b
     what is left still `stands` as a question (a relation, a tally)."""
     known: list[Concept] = []
     unknown: list[Concept] = []
-    for concept in question.concepts:
-        found = db.execute(
-            f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [any_of(concept.phrases.all), repo]
-        ).fetchone()
+    concepts = _with_unsaid_phrases_split(db, repo, question.concepts)
+    question = replace(question, concepts=concepts)
+    for concept in concepts:
+        found = _says_any(db, repo, concept.phrases.all)
         if not found and misspelt_filler(concept.said):
             continue  # "waht", "workin": a common word mistyped says nothing, and no note is owed
         (known if found else unknown).append(concept)
-    if len(known) + len(unknown) < len(question.concepts) and not unknown:
+    if len(known) + len(unknown) < len(concepts) and not unknown:
         return replace(question, concepts=known)
     if not unknown or not (known or stands or question.has_filters or question.areas):
         return question  # nothing to drop, or nothing would be left to search for
     words = ", ".join(f'"{concept.said}"' for concept in unknown)
     return replace(question, concepts=known, unknown=unknown, problems=[*question.problems, f"no PR mentions {words}"])
+
+
+def _says_any(db: Database, repo: str, phrases: tuple[str, ...]) -> bool:
+    row = db.execute(f"select 1 from {_FROM} where prs_fts match ? and prs.repo = ? limit 1", [any_of(phrases), repo]).fetchone()
+    return row is not None
+
+
+def _with_unsaid_phrases_split(db: Database, repo: str, concepts: list[Concept]) -> list[Concept]:
+    """A known phrase no PR says ("suffix decoding") is asked as its words: a PR may say them apart ("suffix-tree
+    proposer for speculative decoding"), and what the phrase is a kind of would otherwise be all that is left."""
+    split: list[Concept] = []
+    for concept in concepts:
+        words = concept.said.split()
+        if len(words) > 1 and concept.phrases.all != concept.phrases.same and not _says_any(db, repo, concept.phrases.same):
+            split.extend(word_concept(word) for word in words)
+        else:
+            split.append(concept)
+    return split
 
 
 # ---------------------------------------------------------------- relaxing
