@@ -532,3 +532,10 @@ def test_words_typed_without_their_apostrophe_and_the_way_a_count_is_asked():
     counted = parse_question("count of prs merged on feb 12?", LA, NOW)
     assert counted.concepts == [] and read_form("count of prs merged on feb 12?").kind == "count"
     assert [c.said for c in parse_question("the number of token count bugs", LA, NOW).concepts] == ["token", "count", "bugs"]
+
+
+def test_a_clock_range_needs_no_between():
+    assert _local_span(parse_question("mar 13 afternoon (noon-6pm) merges", LA, MAR_14)) == ("Mar 13 12:00", "Mar 13 18:00")
+    # Around lunch, "1:30" comes after "11:30": the afternoon's.
+    assert _local_span(parse_question("mar 13, like 11:30 to 1:30", LA, MAR_14)) == ("Mar 13 11:30", "Mar 13 13:30")
+    assert _local_span(parse_question("anything on 3/12 from 9-11am", LA, MAR_14)) == ("Mar 12 09:00", "Mar 12 11:00")

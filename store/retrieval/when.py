@@ -424,7 +424,11 @@ _AT = (
     r"|(?P<bare{n}>1[0-2]|0?[1-9])(?![\d:]))"
 )
 _CLOCK = LazyPattern(r"\b(?P<rel>before|after|since|until|till)\s+" + _AT.format(n="") + r"\b")
-_CLOCK_RANGE = LazyPattern(r"\b(?:between|btwn|from)\s+" + _AT.format(n="") + r"\s+(?:and|to|-|until|till)\s+" + _AT.format(n="2") + r"\b")
+# "between 6 and 8am", "noon-6pm", "11:30 to 1:30".
+_CLOCK_RANGE = LazyPattern(
+    r"(?:\b(?:between|btwn|from)\s+)?(?<![\w/:.-])" + _AT.format(n="") + r"(?:\s*[-\u2013]\s*|\s+(?:and|to|until|till)\s+)"
+    + _AT.format(n="2") + r"\b"
+)
 # "in the 8pm hour": that hour, as a range.
 _HOUR_OF = LazyPattern(r"\b(?:in|during)\s+the\s+(?P<hour>1[0-2]|0?[1-9])\s*(?P<ampm>[ap]\.?m\.?)\s+hour\b")
 
@@ -455,6 +459,8 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         if between["bare"] and between["ampm2"]:
             first_later = between["ampm2"].startswith("p") and int(between["bare"]) % 12 <= int(between["hour2"]) % 12
         (hour, minute), (hour2, minute2) = _clock_time(between, first_later), _clock_time(between, later, "2")
+        if (hour2, minute2) <= (hour, minute) and hour2 < 12 and not between["ampm2"]:
+            hour2 += 12  # "11:30 to 1:30" ends after noon
         narrowed = (max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute)),
                     min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2)))
         start, end, label = _narrowed(start, end, label, narrowed, between[0])
