@@ -813,3 +813,17 @@ def test_a_known_phrase_no_pr_says_is_asked_as_its_words(db, settings):
                                      summary=Summary("A suffix tree of earlier outputs proposes draft tokens.", "", "", "", "imported"))])
     # "suffix decoding" is a kind of speculative decoding; no PR says the phrase, 560 says "suffix".
     assert _first(_ask(db, settings, "who wrote the suffix decoding pr?")) == "mei-l ([#560])."
+
+
+def test_a_relation_asked_of_a_named_pr_cites_the_other_side_the_way_it_was_asked(db, settings):
+    # 521 follows up on 520, which follows up on 501.
+    save_prs(db, [
+        *CORPUS,
+        make_pr(520, "[Core] Tune the admission step", merged_at=_at(14, 8),
+                summary=Summary("Follow-up to #501: the admission step waits for one more token.", "", "", "", "imported")),
+        make_pr(521, "[Doc] Describe the admission step", merged_at=_at(14, 9),
+                summary=Summary("Follow-up to #520 that documents the new wait.", "", "", "", "imported")),
+    ])
+    assert _ask(db, settings, "follow-ups to #520?").citations == [521]
+    assert _ask(db, settings, "which pr was the followup to 520").citations == [521]
+    assert _ask(db, settings, "what did #520 follow up on?").citations == [501]

@@ -219,7 +219,13 @@ def _named(result: SearchResult, form: Form) -> Choice:
     if not kinds & set(wanted):
         wanted = (*wanted, "mentions")
     others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
-    named_only = form.asks_other and others
+    if form.relation:
+        # "follow-ups to #N?" asks for what follows #N, not what #N follows; "what did #N revert?" the other way.
+        outgoing = _named_does_it(result.question, form)
+        others = [hit for hit in others if hit.link and hit.link.outgoing == outgoing] or others
+    # "follow-ups to #N?": the PRs that follow it answer; #N, already known, is context.
+    asked_of_named = form.relation is not None and not form.culprit and not result.question.within
+    named_only = (form.asks_other or asked_of_named) and others
     answer: list[PullRequest] = []
     context: list[PullRequest] = []
     links: list[Link] = []
@@ -232,6 +238,15 @@ def _named(result: SearchResult, form: Form) -> Choice:
         else:
             context.append(hit.pr)
     return Choice(answer, context[:CONTEXT], result.question, len(answer), False, None, links)
+
+
+def _named_does_it(question: Question, form: Form) -> bool:
+    """Whether the PR named does what the relation says ("#N fixed what?", "did #N revert anything?"), not has it
+    done to it ("what reverted #N?", "was #N reverted?"): named before the relation's word, in the active voice."""
+    text = question.text.lower()
+    said = RELATION_WORDS[form.relation or ""].search(text)
+    named = re.search(rf"(?<!\d)(?:{'|'.join(str(n) for n in question.numbers)})(?!\d)", text) if question.numbers else None
+    return bool(said and named and named.start() < said.start() and not form.passive)
 
 
 def _answering(relation: str | None) -> tuple[str | None, ...]:
