@@ -223,8 +223,12 @@ def _named(result: SearchResult, form: Form) -> Choice:
         # "follow-ups to #N?" asks for what follows #N, not what #N follows; "what did #N revert?" the other way.
         outgoing = _named_does_it(result.question, form)
         others = [hit for hit in others if hit.link and hit.link.outgoing == outgoing] or others
-    # "follow-ups to #N?": the PRs that follow it answer; #N, already known, is context.
-    asked_of_named = form.relation is not None and not form.culprit and not result.question.within
+    # "follow-ups to #N?": the PRs that follow it answer; #N, already known, is context ("why was #N reverted?"
+    # is about both).
+    asked_of_named = (
+        form.relation is not None and not form.culprit and not result.question.within
+        and not _EXPLAINS.search(result.question.text)
+    )
     named_only = (form.asks_other or asked_of_named) and others
     answer: list[PullRequest] = []
     context: list[PullRequest] = []
@@ -238,6 +242,9 @@ def _named(result: SearchResult, form: Form) -> Choice:
         else:
             context.append(hit.pr)
     return Choice(answer, context[:CONTEXT], result.question, len(answer), False, None, links)
+
+
+_EXPLAINS = LazyPattern(r"^\W*(?:why|how|what\s+happened|tell|explain|summari[sz]e|what'?s\s+the\s+(?:story|deal))\b", re.IGNORECASE)
 
 
 def _named_does_it(question: Question, form: Form) -> bool:
