@@ -827,3 +827,14 @@ def test_a_relation_asked_of_a_named_pr_cites_the_other_side_the_way_it_was_aske
     assert _ask(db, settings, "follow-ups to #520?").citations == [521]
     assert _ask(db, settings, "which pr was the followup to 520").citations == [521]
     assert _ask(db, settings, "what did #520 follow up on?").citations == [501]
+
+
+def test_what_the_bot_merged_is_what_any_bot_merged(db, settings):
+    save_prs(db, [
+        *CORPUS,
+        make_pr(570, "[CI] Bump the runner image", merged_at=_at(13, 7), merged_by="vllm-bot", type="trivial"),
+        make_pr(571, "[Core] Drop a dead branch", merged_at=_at(13, 8), merged_by="mergify[bot]"),
+    ])
+    merged = _ask(db, settings, "what did the bot merge yesterday?")
+    assert merged.citations == [571, 570] and _first(merged) == "2 PRs merged by bots yesterday (Fri Mar 13):"
+    assert _ask(db, settings, "prs the bot merged yesterday, leaving out the trivial ones").citations == [571]

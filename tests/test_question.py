@@ -539,3 +539,9 @@ def test_a_clock_range_needs_no_between():
     # Around lunch, "1:30" comes after "11:30": the afternoon's.
     assert _local_span(parse_question("mar 13, like 11:30 to 1:30", LA, MAR_14)) == ("Mar 13 11:30", "Mar 13 13:30")
     assert _local_span(parse_question("anything on 3/12 from 9-11am", LA, MAR_14)) == ("Mar 12 09:00", "Mar 12 11:00")
+
+
+def test_leaving_out_a_type_asks_for_the_other():
+    for text in ("prs the bot merged yesterday, leaving out the trivial ones", "what merged apart from the trivial stuff"):
+        question = parse_question(text, LA, NOW)
+        assert question.pr_type == "substantial" and question.excluded_words == [], text

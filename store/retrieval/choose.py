@@ -22,7 +22,7 @@ from store.model import PullRequest
 from store.retrieval.evidence import gather
 from store.retrieval.form import RELATION_TOPIC_WORDS, RELATION_WORDS, Form
 from store.retrieval.fts import any_of
-from store.retrieval.question import Concept, Person, Phrases, Question, is_bot
+from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import (
     COUNT_CAP,
     POOL,
@@ -391,8 +391,12 @@ def _holds(said: list[str], phrase: list[str]) -> bool:
 
 def _by(pr: PullRequest, person: Person) -> bool:
     login = person.login.lower()
-    authored = pr.author.lower() == login and person.role in ("any", "author")
-    merged = (pr.merged_by or "").lower() == login and person.role in ("any", "merger")
+
+    def is_them(who: str) -> bool:
+        return is_bot(who) if login == BOTS else who.lower() == login
+
+    authored = is_them(pr.author) and person.role in ("any", "author")
+    merged = is_them(pr.merged_by or "") and person.role in ("any", "merger")
     return authored or merged
 
 
@@ -425,7 +429,7 @@ def _tally_keys(pr: PullRequest, tally: str, excluded: list[str]) -> list[str]:
 
 
 def _left_out(login: str, excluded: list[str]) -> bool:
-    return login.lower() in excluded or ("bots" in excluded and is_bot(login))
+    return login.lower() in excluded or (BOTS in excluded and is_bot(login))
 
 
 # ---------------------------------------------------------------- whole sets

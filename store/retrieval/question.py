@@ -195,10 +195,10 @@ class Question:
             parts.append("touching " + " or ".join(f"`{path}`" for path in self.paths))
         if self.concepts:
             parts.append("about " + ", ".join(f'"{concept.said}"' for concept in self.concepts))
-        bots = "bots" in self.excluded
+        bots = BOTS in self.excluded
         left_out = [
-            *(["bots"] if bots else []),
-            *(login for login in self.excluded if login != "bots" and not (bots and is_bot(login))),
+            *([BOTS] if bots else []),
+            *(login for login in self.excluded if login != BOTS and not (bots and is_bot(login))),
             *(" ".join(group) for group in self.excluded_areas),
             *(f'"{concept.said}"' for concept in self.excluded_words),
             *(f"what touches `{path}`" for path in self.excluded_paths),
@@ -584,7 +584,7 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
 
     def leave_out(m: re.Match[str]) -> str:
         said = [login.lower() for login in (m["login"] or m["login3"], m["login2"]) if login]
-        people = ["bots" if login in ("bot", "bots") else lookup.login(login) if lookup else None for login in said]
+        people = [BOTS if login in ("bot", "bots") else lookup.login(login) if lookup else None for login in said]
         if people[0] is None:
             return m[0]
         for person in people:
@@ -595,7 +595,7 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
 
     human = _HUMANS.search(text)
     if human and not _NEGATION_BEFORE.search(text[: human.start()]):
-        exclude("bots")  # "which human maintainer merged the most": every bot is left out
+        exclude(BOTS)  # "which human maintainer merged the most": every bot is left out
     return _EXCEPT.sub(leave_out, text)
 
 
@@ -718,6 +718,15 @@ def _names_one_thing(words: list[str]) -> bool:
     return _subwords_of(words) in _synonyms()
 
 
+# Every bot at once: a person asked about ("what did the bot merge?") or left out ("not counting the bot").
+BOTS = "bots"
+_BOT_MERGED = LazyPattern(
+    r"\bmerged\s+by\s+(?:the\s+)?(?:merge\s+)?bots?\b|\b(?:the\s+)?(?:merge\s+)?bots?\s+merged\b"
+    r"|\bdid\s+the\s+(?:merge\s+)?bot\s+merge\b|\bbot[\s-]merged\b",
+    re.IGNORECASE,
+)
+
+
 def is_bot(login: str) -> bool:
     lowered = login.lower()
     return lowered.endswith(("[bot]", "-bot", "_bot")) or lowered == "bot"
@@ -757,6 +766,12 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
 
     wrote = in_role("author", lambda m: f"{m['aux'] or ''} {m['verb']}")
     merged = in_role("merger", lambda m: f"{m['what']} merged")
+
+    def bots(m: re.Match[str]) -> str:
+        add(BOTS, "merger")
+        return " "
+
+    text = _BOT_MERGED.sub(bots, text)
     return _ROLE_LOGIN.sub(by, _MERGED.sub(merged, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text))))
 
 
@@ -912,7 +927,11 @@ def _path_words(words: list[str], i: int, paths: list[str]) -> int:
 
 # "non-trivial PRs" are the substantial ones, and "non-substantial" the trivial ones: the report has these two types.
 _NOT_TYPE = LazyPattern(
-    r"\b(?:non[\s-]?|(?:not|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:an?\s+|one\s+of\s+the\s+)?)(trivial|substantial)\b", re.IGNORECASE
+    r"\b(?:non[\s-]?|(?:not|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:an?\s+|one\s+of\s+the\s+)?"
+    # "apart from the trivial stuff", "leaving out the trivial ones"
+    r"|(?:apart\s+from|besides|except(?:\s+for)?|excluding|other\s+than|leaving\s+out|ignoring|skipping|without)\s+(?:the\s+|any\s+)?)"
+    r"(trivial|substantial)\b",
+    re.IGNORECASE,
 )
 
 

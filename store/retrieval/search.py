@@ -24,7 +24,7 @@ from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.fts import any_of, quoted, store_size
-from store.retrieval.question import Concept, Phrases, Question, misspelt_filler, parse_question, word_concept
+from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, misspelt_filler, parse_question, word_concept
 from store.retrieval.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
@@ -653,15 +653,19 @@ def type_condition(question: Question) -> tuple[str, list[str]]:
 
 def left_out_condition(question: Question) -> tuple[str, list[str]]:
     """Neither author nor merger is a person the question leaves out ("besides vllm-bot"), or a bot when it leaves bots out."""
-    logins = [login for login in question.excluded if login != "bots"]
+    logins = [login for login in question.excluded if login != BOTS]
     where: list[str] = []
     for column in ("lower(prs.author)", "lower(coalesce(prs.merged_by, ''))"):
         if logins:
             where.append(f"{column} not in ({', '.join('?' for _ in logins)})")
-        if "bots" in question.excluded:
-            # store.retrieval.question.is_bot, in SQL.
-            where.append(f"not ({column} like '%[bot]' or {column} like '%-bot' or {column} like '%\\_bot' escape '\\' or {column} = 'bot')")
+        if BOTS in question.excluded:
+            where.append(f"not {_is_bot(column)}")
     return " and ".join(where), logins * 2 if logins else []
+
+
+def _is_bot(column: str) -> str:
+    """store.retrieval.question.is_bot, in SQL, of a lowercased login column."""
+    return f"({column} like '%[bot]' or {column} like '%-bot' or {column} like '%\\_bot' escape '\\' or {column} = 'bot')"
 
 
 def path_condition(question: Question) -> tuple[str, list[str]]:
@@ -680,13 +684,23 @@ def _files_holding(paths: list[str], negation: str) -> tuple[str, list[str]]:
 def people_condition(question: Question) -> tuple[str, list[str]]:
     either, args = [], []
     for person in question.people:
-        if person.role in ("any", "author"):
-            either.append("prs.author = ? collate nocase")
-            args.append(person.login)
-        if person.role in ("any", "merger"):
-            either.append("prs.merged_by = ? collate nocase")
-            args.append(person.login)
+        for _, where, person_args in _person_conditions(person):
+            either.append(where)
+            args.extend(person_args)
     return ("(" + " or ".join(either) + ")" if either else ""), args
+
+
+def _person_conditions(person: Person) -> list[tuple[str, str, list[str]]]:
+    """For each role a person is asked in: the role, and the SQL condition that a PR's login in it is theirs."""
+    conditions: list[tuple[str, str, list[str]]] = []
+    for role, column in (("author", "prs.author"), ("merger", "prs.merged_by")):
+        if person.role not in ("any", role):
+            continue
+        if person.login == BOTS:
+            conditions.append((role, _is_bot(f"lower(coalesce({column}, ''))"), []))
+        else:
+            conditions.append((role, f"{column} = ? collate nocase", [person.login]))
+    return conditions
 
 
 def _squash(raw: float, band: int) -> float:
@@ -710,13 +724,12 @@ class _Arm:
 def _arms(question: Question) -> list[_Arm]:
     if not question.people:
         return [_Arm("", (), 0)]
-    arms = []
-    for person in question.people:
-        if person.role in ("any", "author"):
-            arms.append(_Arm(" and author = ? collate nocase", (person.login,), 0))
-        if person.role in ("any", "merger"):
-            arms.append(_Arm(" and merged_by = ? collate nocase", (person.login,), int(person.role == "any")))
-    return arms
+    # What a person asked about in any role wrote comes before what they merged.
+    return [
+        _Arm(f" and {where}", tuple(args), int(role == "merger" and person.role == "any"))
+        for person in question.people
+        for role, where, args in _person_conditions(person)
+    ]
 
 
 def _listing(
