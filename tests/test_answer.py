@@ -838,3 +838,10 @@ def test_what_the_bot_merged_is_what_any_bot_merged(db, settings):
     merged = _ask(db, settings, "what did the bot merge yesterday?")
     assert merged.citations == [571, 570] and _first(merged) == "2 PRs merged by bots yesterday (Fri Mar 13):"
     assert _ask(db, settings, "prs the bot merged yesterday, leaving out the trivial ones").citations == [571]
+
+
+def test_a_short_plural_is_said_only_as_itself(db, settings):
+    # The index stems "mps" to "mp", which 580's file name says.
+    save_prs(db, [*CORPUS, make_pr(580, "[KV Connector] Clean up the connectors", merged_at=_at(13, 16),
+                                     files=["engine/kv_connector/lmcache_mp_connector.py"])])
+    assert _ask(db, settings, "anything for apple silicon / mps?").citations == []

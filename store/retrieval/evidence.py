@@ -91,9 +91,11 @@ def _fields(db: Database, phrases: tuple[str, ...]) -> dict[int, list[str]]:
     marked = ", ".join(f"highlight(answer_candidates, {i}, char(1), char(2))" for i in range(len(COLUMNS)))
     rows = db.execute(f"select rowid, {marked} from temp.answer_candidates where answer_candidates match ?", [any_of(phrases)])
     components = {word for phrase in phrases for word in phrase.split() if _COMPONENT.search(word)}
+    # Porter stems "mps" to "mp", which an "lmcache_mp_connector.py" says: a short word is said only as itself.
+    short = {word[:-1] for phrase in phrases for word in phrase.split() if len(word) <= 3 and word.endswith("s")}
     found = {}
     for pr_id, *texts in rows:
-        columns = [column for column, text in zip(COLUMNS, texts) if text and _says(text, components)]
+        columns = [column for column, text in zip(COLUMNS, texts) if text and _says(text, components, short)]
         if columns:
             found[pr_id] = columns
     return found
@@ -104,14 +106,16 @@ _COMPONENT = LazyPattern(r"i[sz]ers?$")
 _MARKED = LazyPattern("\x01([^\x02]{0,200})\x02")
 
 
-def _says(text: str, components: set[str]) -> bool:
-    """Whether a marked match in `text` says the phrase: "tokens" does not say "tokenizer"."""
+def _says(text: str, components: set[str], short: set[str] = frozenset()) -> bool:
+    """Whether a marked match in `text` says the phrase: "tokens" does not say "tokenizer", nor "mp" "mps"."""
     if "\x01" not in text:
         return False
-    if not components:
+    if not components and not short:
         return True
     for span in _MARKED.findall(text):
         word = span.lower()
+        if word in short:
+            continue
         if not any(word.startswith(component[:4]) for component in components) or "izer" in word or "iser" in word:
             return True
     return False
