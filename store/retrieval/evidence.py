@@ -106,7 +106,7 @@ _COMPONENT = LazyPattern(r"i[sz]ers?$")
 _MARKED = LazyPattern("\x01([^\x02]{0,200})\x02")
 
 
-def _says(text: str, components: set[str], short: set[str] = frozenset()) -> bool:
+def _says(text: str, components: set[str], short: set[str]) -> bool:
     """Whether a marked match in `text` says the phrase: "tokens" does not say "tokenizer", nor "mp" "mps"."""
     if "\x01" not in text:
         return False
