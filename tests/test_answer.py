@@ -845,3 +845,10 @@ def test_a_short_plural_is_said_only_as_itself(db, settings):
     save_prs(db, [*CORPUS, make_pr(580, "[KV Connector] Clean up the connectors", merged_at=_at(13, 16),
                                      files=["engine/kv_connector/lmcache_mp_connector.py"])])
     assert _ask(db, settings, "anything for apple silicon / mps?").citations == []
+
+
+def test_a_topic_word_typed_with_one_slip_is_the_word_meant(store, settings):
+    # No PR says "attnetion"; one slip from the attention area's name, it is that area.
+    assert _ask(store, settings, "rocm attnetion work?").citations == [502]
+    # A word some PR says is taken as typed, even one slip from a topic word.
+    assert _ask(store, settings, "anything about the docker base image?").citations == [506]

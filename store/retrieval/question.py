@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
 from itertools import pairwise
-from typing import Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from store.model import TYPES
@@ -21,6 +21,7 @@ from store.retrieval.when import TimeRange, read_time
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms
 from store.understanding import vocabulary
+from store.understanding.areas import aliases as area_aliases
 from store.understanding.areas import resolve_area
 
 
@@ -32,6 +33,8 @@ class Lookup(Protocol):
     def is_pr(self, number: int) -> bool: ...
 
     def is_path(self, fragment: str) -> bool: ...
+
+    def says(self, word: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -294,15 +297,21 @@ class _SynonymGroup:
 
 
 @cache
-def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
-    """Every term and narrower term, as its subwords, to the groups that hold it."""
+def _synonym_specs() -> list[dict[str, Any]]:
+    """The groups of synonyms.toml and of vLLM's vocabulary."""
     # Imported here: only a question with words in it reads the synonyms.
     import tomllib
     from importlib import resources
 
     text = resources.files("store.retrieval").joinpath("synonyms.toml").read_text(encoding="utf-8")
+    return list(tomllib.loads(text)["group"]) + vocabulary.groups()
+
+
+@cache
+def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
+    """Every term and narrower term, as its subwords, to the groups that hold it."""
     index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
-    for spec in tomllib.loads(text)["group"] + vocabulary.groups():
+    for spec in _synonym_specs():
         group = _SynonymGroup(
             terms=tuple(_subwords(term) for term in spec["terms"]),
             narrower=tuple(_subwords(term) for term in spec.get("narrower", [])),
@@ -524,14 +533,42 @@ def _as_typed_in_full(m: re.Match[str]) -> str:
     return f"{m['day']}'s" if m["day"] else "yesterday"
 
 
-# Time words typed with one slip ("yesteday") still name the time.
+# Time words typed with one slip ("yesteday") still name the time, and the long words of areas and vLLM's
+# vocabulary their topic ("strucutred output", "decodng").
 _TIME_WORDS = ("yesterday", "today")
-_LONG_WORD = LazyPattern(r"\b[a-z]{4,10}\b", re.IGNORECASE)
+_LONG_WORD = LazyPattern(r"(?<![\w/.-])[a-z]{4,16}(?![\w/.-])", re.IGNORECASE)
+# Shorter words are one slip from too many others ("loader", "leader").
+_TOPIC_WORD_MIN = 7
+
+
+@cache
+def _topic_words() -> tuple[str, ...]:
+    """The long words of area names and of every synonym group, in order (the first near one wins, every time)."""
+    names = [*area_aliases(), *(term for spec in _synonym_specs() for key in ("terms", "narrower") for term in spec.get(key, []))]
+    return tuple(sorted({word for name in names for word in re.findall(r"[a-z]+", name.lower()) if len(word) >= _TOPIC_WORD_MIN}))
+
+
+@cache
+def _is_topic_word() -> frozenset[str]:
+    return frozenset(_topic_words())
 
 
 def _time_word(m: re.Match[str]) -> str:
     word = m[0].lower()
     return next((time for time in _TIME_WORDS if word != time and _one_slip(word, time)), m[0])
+
+
+def _topic_typos_fixed(text: str, lookup: Lookup) -> str:
+    """Long words no PR says, one slip from a word of an area's name or vLLM's vocabulary, as that word."""
+
+    def as_meant(m: re.Match[str]) -> str:
+        word = m[0].lower()
+        if len(word) < _TOPIC_WORD_MIN or word in _STOPWORDS or word in _is_topic_word():
+            return m[0]
+        meant = next((topic for topic in _topic_words() if _one_slip(word, topic)), None)
+        return meant if meant and not lookup.says(word) else m[0]
+
+    return _LONG_WORD.sub(as_meant, text)
 
 
 def _clean(text: str) -> str:
@@ -985,6 +1022,8 @@ def parse_question(
         rest, question.order = _take_top(rest)
     rest = _take_paths(rest, question.paths, lookup)
     rest, question.about_risks = _take_risk_words(rest)
+    if lookup is not None:
+        rest = _topic_typos_fixed(rest, lookup)
     rest = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", rest)
     # " / " between names is "or" ("speech / audio").
     words = [

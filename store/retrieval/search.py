@@ -130,8 +130,11 @@ class StoreLookup:
         }
         if len(ends) != 1:
             return None
-        said = self.db.execute("select 1 from prs_fts where prs_fts match ? limit 1", [f"{{{_TEXT_COLUMNS}}} : {quoted(name)}"]).fetchone()
-        return None if said else next(iter(ends.values()))
+        return None if self.says(name) else next(iter(ends.values()))
+
+    def says(self, word: str) -> bool:
+        """Whether a PR of any repository says the word in its text."""
+        return self.db.execute("select 1 from prs_fts where prs_fts match ? limit 1", [f"{{{_TEXT_COLUMNS}}} : {quoted(word)}"]).fetchone() is not None
 
     def is_pr(self, number: int) -> bool:
         return self.db.execute(
