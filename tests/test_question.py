@@ -336,7 +336,7 @@ def test_a_24_hour_clock_and_a_bare_hour_after_a_part_of_the_day():
 def test_lists_and_idioms_that_are_no_filters():
     # A comma after two areas does not make them alternatives; "been up to" is no time bound.
     both = parse_question("LoRA x multimodal, anything this week?", LA, MAR_14)
-    assert both.areas == ["lora", "multimodal"] and not both.any_area
+    assert both.areas == ["lora", "multimodal"] and both.areas_together() == [("lora",), ("multimodal",)]
     assert parse_question("what has grace-h been up to this week?", LA, MAR_14).time.label.startswith("this week")
     assert parse_question("leaving the bot out, who merged the most today?", LA, MAR_14).excluded == ["bots"]
     parsers = parse_question("frontend changes today other than the tool-call and reasoning parsers?", LA, MAR_14)
@@ -355,10 +355,14 @@ def test_who_wrote_and_who_merged_said_with_verbs():
 
 def test_areas_are_alternatives_only_when_or_stands_between_them():
     months = parse_question("any amd moe kernel work in february or march?", LA, MAR_14)
-    assert set(months.areas) == {"rocm", "moe", "kernels"} and not months.any_area
-    assert parse_question("rocm / cuda fixes", LA, MAR_14).any_area
+    assert set(months.areas) == {"rocm", "moe", "kernels"} and len(months.areas_together()) == 3
+    assert parse_question("rocm / cuda fixes", LA, MAR_14).areas_together() == [("rocm", "nvidia")]
     either = parse_question("either TPU or XPU changes", LA, MAR_14)
-    assert either.any_area and either.concepts == []
+    assert either.areas_together() == [("tpu", "xpu")] and either.concepts == []
+    # One area, and one of two others: LoRA on TPU, or LoRA on XPU.
+    lora = parse_question("lora on tpu or xpu", LA, MAR_14)
+    assert lora.areas_together() == [("lora",), ("tpu", "xpu")]
+    assert lora.in_areas(["lora", "xpu"]) and not lora.in_areas(["xpu"]) and not lora.in_areas(["lora"])
 
 
 def test_a_compound_with_a_filler_half_is_its_first_half(lookup):

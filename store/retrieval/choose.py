@@ -488,8 +488,7 @@ def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED
     time, lists them newest first without sorting: the cost stays flat as the store grows.
     """
     where = ["prs_fts match ?", "prs.repo = ?"]
-    names = [" ".join(area.split("-")) for area in question.areas]
-    joined = any_of(names) if question.any_area else " AND ".join(any_of([name]) for name in names)
+    joined = " AND ".join(any_of([" ".join(area.split("-")) for area in group]) for group in question.areas_together())
     args: list[object] = [f"{{areas}} : ({joined})", repo]
     if question.time and question.time.start is not None:
         where.append("prs_fts.rowid >= ?")

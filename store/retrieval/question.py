@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
-from itertools import pairwise
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -71,7 +70,9 @@ class Question:
     order: str | None = None
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
-    any_area: bool = False  # areas named as alternatives ("speech / audio", "rocm or cuda"); else a PR is in all of them
+    # Areas named as alternatives ("speech / audio", "LoRA on TPU or XPU"): a PR is in one area of each group.
+    # Empty, or not of the areas asked (they were dropped): a PR is in all of them.
+    area_groups: list[tuple[str, ...]] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)  # logins left out ("besides the bot"); "bots" for every bot
     # "not about CI", "isn't ROCm CI", "not CI or docs": a PR in every area of one of these groups is left out.
     excluded_areas: list[tuple[str, ...]] = field(default_factory=list)
@@ -89,10 +90,14 @@ class Question:
         return bool(self.time or self.people or self.areas or self.paths or self.within)
 
     def in_areas(self, areas: list[str]) -> bool:
-        """Whether a PR of these areas is in the question's: one of them, or all when they were named together."""
-        if not self.areas:
-            return True
-        return bool(set(areas) & set(self.areas)) if self.any_area else set(self.areas) <= set(areas)
+        """Whether a PR of these areas is in the question's: all named together, one of those named as alternatives."""
+        return all(set(group) & set(areas) for group in self.areas_together())
+
+    def areas_together(self) -> list[tuple[str, ...]]:
+        """The groups a PR must be in one area of each: alternatives in one group, areas named together apart."""
+        if sorted({area for group in self.area_groups for area in group}) == sorted(self.areas):
+            return self.area_groups
+        return [(area,) for area in self.areas]
 
     @property
     def has_filters_besides_areas(self) -> bool:
@@ -167,6 +172,7 @@ class Question:
         if not merged.has_topic and not merged.paths:
             merged.paths = list(earlier.paths)
             merged.areas = list(earlier.areas)
+            merged.area_groups = list(earlier.area_groups)
             merged.area_phrases = list(earlier.area_phrases)
             merged.area_same = list(earlier.area_same)
             merged.concepts = list(earlier.concepts)
@@ -192,8 +198,12 @@ class Question:
             parts.append(f"among those {len(self.within)}")
         if self.people and not single_role:
             parts.append(_describe_people(self.people))
-        if self.areas:
-            parts.append("in " + (" or " if self.any_area else " and ").join(self.areas))
+        groups = self.areas_together()
+        if groups:
+            alternatives = [" or ".join(group) for group in groups]
+            if len(groups) > 1:
+                alternatives = [f"({names})" if len(group) > 1 else names for names, group in zip(alternatives, groups)]
+            parts.append("in " + " and ".join(alternatives))
         if self.paths:
             parts.append("touching " + " or ".join(f"`{path}`" for path in self.paths))
         if self.concepts:
@@ -829,7 +839,7 @@ def _take_words(
 ) -> None:
     """Areas, people and topics from the words left after times, PR numbers and @people."""
     longest = _longest_synonym()
-    area_spans: list[tuple[int, int]] = []
+    area_spans: list[tuple[int, int, str]] = []
     i = 0
     while i < len(words):
         matched = _path_words(words, i, question.paths)
@@ -854,7 +864,7 @@ def _take_words(
                     if phrase not in question.area_phrases:
                         question.area_phrases.append(phrase)
                 matched = size + _area_nouns(words[i + size :])
-                area_spans.append((i, i + matched))
+                area_spans.append((i, i + matched, area))
                 break
         if matched:
             i += matched
@@ -891,10 +901,19 @@ def _take_words(
             if len(telling) < len(said) and telling in _synonyms():
                 said, word = telling, " ".join(telling)
             question.concepts.append(Concept(word, synonyms_of(said)))
-    question.any_area = len(question.areas) > 1 and any(
-        end < start <= end + _ALTERNATIVE_GAP and _ALTERNATIVE_WORDS & set(words[end:start])
-        for (_, end), (start, _) in pairwise(area_spans)
-    )
+    question.area_groups = _area_groups(area_spans, words)
+
+
+def _area_groups(spans: list[tuple[int, int, str]], words: list[str]) -> list[tuple[str, ...]]:
+    """Areas one "or" apart in one group ("tpu or xpu"), the others each in their own ("lora on tpu")."""
+    groups: list[list[str]] = []
+    for index, (start, _, area) in enumerate(spans):
+        end = spans[index - 1][1] if index else None
+        if end is not None and end < start <= end + _ALTERNATIVE_GAP and _ALTERNATIVE_WORDS & set(words[end:start]):
+            groups[-1].append(area)
+        else:
+            groups.append([area])
+    return list(dict.fromkeys(tuple(dict.fromkeys(group)) for group in groups))  # "moe … moe" is one group
 
 
 _SLASH = LazyPattern(r"\s+/\s+")
