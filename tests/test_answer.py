@@ -734,9 +734,11 @@ def test_a_narrower_word_among_the_risks_stands_beside_the_word_asked(store, set
 
 
 def test_they_in_a_follow_up_are_the_people_who_wrote_the_earlier_answer(store, settings):
-    # 503 and 505 are ken-t's; after a question that cited 503, "they" is ken-t, about anything.
+    # 503, 505 and 510 are ken-t's; after a question that cited 503, "they" is ken-t, about anything, and "else"
+    # leaves out 503.
     they = _ask(store, settings, "what else did they land this week?", history=["who wrote the EAGLE tied embeddings change?"])
-    assert set(they.citations) >= {503, 505} and _first(they).startswith("3 PRs authored by ken-t")
+    assert they.citations == [510, 505] and _first(they).startswith("2 PRs authored by ken-t this week")
+    assert set(_ask(store, settings, "what did they land this week?", history=["who wrote the EAGLE tied embeddings change?"]).citations) == {503, 505, 510}
     # "them" is the PRs: "who merged them?" keeps to what the earlier question asked.
     assert _ask(store, settings, "who merged them?", history=["ROCm PRs on Mar 13"]).citations == [502]
     assert read_form("did it cause problems later?").relation == "fixes"
@@ -852,3 +854,10 @@ def test_a_topic_word_typed_with_one_slip_is_the_word_meant(store, settings):
     assert _ask(store, settings, "rocm attnetion work?").citations == [502]
     # A word some PR says is taken as typed, even one slip from a topic word.
     assert _ask(store, settings, "anything about the docker base image?").citations == [506]
+
+
+def test_it_in_a_follow_up_is_the_one_pr_the_earlier_answer_put_first(store, settings):
+    earlier = _ask(store, settings, "anything on MI300?")
+    assert len(earlier.citations) > 1
+    who = _ask(store, settings, "who wrote it?", history=["anything on MI300?"])
+    assert who.citations == earlier.citations[:1]

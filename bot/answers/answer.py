@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -162,37 +163,47 @@ def read_in_thread(
     if context is None:
         return asked
     followed = asked.following(context)
+    answered = cache(lambda: choose(db, repo, context, _thread_form(history)))
     if _ORIGINAL.search(asked.text):
         # "who wrote the original?" after a revert or a follow-up: the PR it undid or followed.
-        originals = [link.other for link in _earlier_answer(db, repo, context, history).links]
+        originals = [link.other for link in answered().links]
         if originals:
             return replace(followed, numbers=originals, within=originals, concepts=[], areas=[], area_phrases=[], area_same=[])
+    one = bool(_ONE.search(asked.text))
     if followed.narrows:
-        cited = [pr.number for pr in _earlier_answer(db, repo, context, history).answer]
-        followed = replace(followed, within=cited)
+        followed = replace(followed, within=[pr.number for pr in answered().answer])
     form = read_form(asked.text)
     if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
-        return replace(followed, numbers=_pointed_prs(db, repo, context, history))
+        return replace(followed, numbers=_pointed_prs(answered(), one))
+    if form.kind == "who" and one and asked.points_back and not followed.within and answered().answer:
+        # "who wrote it?": the one PR the earlier answer put first.
+        return replace(followed, within=[answered().answer[0].number])
     if not form.relation and asked.points_at_people:
-        authors = list(dict.fromkeys(pr.author for pr in _earlier_answer(db, repo, context, history).answer))
+        authors = list(dict.fromkeys(pr.author for pr in answered().answer))
         if 0 < len(authors) <= MAX_POINTED_AT_PEOPLE:
             people = [Person(author, "author") for author in authors]
+            # "what else did they land?": besides what the earlier answer cited.
+            besides = [pr.number for pr in answered().answer] if _ELSE.search(asked.text) else []
             if asked.has_topic:
-                return replace(followed, people=people)
+                return replace(followed, people=people, besides=besides)
             # About those people now: the earlier topic is theirs no longer.
-            return replace(followed, people=people, areas=[], area_phrases=[], area_same=[], concepts=[])
+            return replace(followed, people=people, besides=besides, areas=[], area_phrases=[], area_same=[], concepts=[])
     return followed
 
 
-def _earlier_answer(db: Database, repo: str, context: Question, history: Sequence[str]) -> Choice:
-    return choose(db, repo, context, _thread_form(history))
+# "it", "that one": one PR, the first the earlier answer gave, and what it relates to.
+_ONE = LazyPattern(r"\b(?:it|this\s+one|that\s+one)\b", re.IGNORECASE)
+_ELSE = LazyPattern(r"\b(?:else|other|others)\b", re.IGNORECASE)
 
 
-def _pointed_prs(db: Database, repo: str, context: Question, history: Sequence[str]) -> list[int]:
-    """What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted)."""
-    answered = _earlier_answer(db, repo, context, history)
-    pointed = [pr.number for pr in answered.answer] + [n for link in answered.links for n in (link.number, link.other)]
-    return list(dict.fromkeys(pointed))[:MAX_POINTED_AT]
+def _pointed_prs(answered: Choice, one: bool) -> list[int]:
+    """What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted);
+    of "it", only the first PR and the PRs on the other side of its relations."""
+    cited = [pr.number for pr in answered.answer]
+    if one and cited:
+        cited = cited[:1]
+    linked = [n for link in answered.links if not one or cited[0] in (link.number, link.other) for n in (link.number, link.other)]
+    return list(dict.fromkeys(cited + linked))[:MAX_POINTED_AT]
 
 
 def help_text(repo: str, problems: Sequence[str] = ()) -> str:

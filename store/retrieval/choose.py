@@ -341,7 +341,7 @@ def _kept(pr: PullRequest, question: Question) -> bool:
         return False
     if question.pr_type and pr.type != question.pr_type:
         return False
-    if question.within and pr.number not in question.within:
+    if (question.within and pr.number not in question.within) or pr.number in question.besides:
         return False
     if question.paths and not _touches(pr, question.paths):
         return False

@@ -84,6 +84,7 @@ class Question:
     # "which of those …" in a thread: the earlier answer's PRs, the only ones this question may cite.
     within: list[int] = field(default_factory=list)
     since_earlier: bool = False  # "anything newer?", "anything since then?": after the earlier question's time
+    besides: list[int] = field(default_factory=list)  # "what else did they land?": what the earlier answer cited
 
     @property
     def has_filters(self) -> bool:
@@ -105,7 +106,7 @@ class Question:
 
     @property
     def leaves_out(self) -> bool:
-        return bool(self.excluded or self.excluded_areas or self.excluded_words or self.excluded_paths)
+        return bool(self.excluded or self.excluded_areas or self.excluded_words or self.excluded_paths or self.besides)
 
     @property
     def has_topic(self) -> bool:

@@ -640,9 +640,11 @@ def kept_condition(question: Question) -> tuple[str, list[str]]:
 
 
 def within_condition(question: Question) -> tuple[str, list[str]]:
-    if not question.within:
-        return "", []
-    return "prs.number in (select value from json_each(?))", [json.dumps(question.within)]
+    """Among the PRs a follow-up picks from ("which of those …"), and not those it asks beside ("what else …")."""
+    return _all_of(
+        ("prs.number in (select value from json_each(?))", [json.dumps(question.within)]) if question.within else ("", []),
+        ("prs.number not in (select value from json_each(?))", [json.dumps(question.besides)]) if question.besides else ("", []),
+    )
 
 
 def _all_of(*conditions: tuple[str, list[str]]) -> tuple[str, list[str]]:
