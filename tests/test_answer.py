@@ -861,3 +861,14 @@ def test_it_in_a_follow_up_is_the_one_pr_the_earlier_answer_put_first(store, set
     assert len(earlier.citations) > 1
     who = _ask(store, settings, "who wrote it?", history=["anything on MI300?"])
     assert who.citations == earlier.citations[:1]
+
+
+def test_which_pr_asks_for_one(db, settings):
+    save_prs(db, [
+        *CORPUS,
+        make_pr(590, "[Frontend] Add the --stream-budget flag", merged_at=_at(10, 9)),
+        make_pr(591, "[Bugfix] Honour the --stream-budget flag when streaming", merged_at=_at(12, 9)),
+    ])
+    # Both say it in their titles; the one that added it came first.
+    assert _ask(db, settings, "which pr added --stream-budget?").citations == [590]
+    assert set(_ask(db, settings, "prs about --stream-budget?").citations) == {590, 591}

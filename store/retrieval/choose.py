@@ -523,6 +523,11 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     floor = max(MIN_COVERAGE, NEAR_BEST * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
+    if form.one and not form.relation and not question.order and len(answer) > 1:
+        # "which PR added X?": the one that says it best, and of those saying it as well, the first (what came
+        # later fixed or followed it); the others are context.
+        first = min((hit for hit in hits if hit.coverage == best), key=lambda hit: hit.pr.merged_at)
+        answer = [first.pr]
     chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
     return Choice(answer, context, result.question, len(answer), False, candidates=[hit.pr for hit in hits])

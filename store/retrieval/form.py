@@ -107,6 +107,8 @@ class Form:
     doubt: str | None = None
     # "which of those got reverted?": about the PRs the relation was done to, not those that did it.
     passive: bool = False
+    # "which PR added X?", "the one where …": one PR is asked for, the one that says it best.
+    one: bool = False
 
     @property
     def doubts_revert(self) -> bool:
@@ -142,7 +144,15 @@ def read_form(text: str) -> Form:
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
     culprit = relation == "fixes" and bool(_CULPRIT.search(head))
     passive = relation is not None and bool(_PASSIVE.search(head))
-    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive)
+    one = kind in ("list", "lookup") and bool(_ONE_PR.search(head))
+    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive, one)
+
+
+_ONE_PR = LazyPattern(
+    r"^\W{0,3}(?:which|what)\s{1,3}(?:single\s{1,3})?(?:pr|pull\s{1,3}request|change|commit)\b(?!s)"
+    r"|\b(?:what|which)\s{1,3}(?:was|is)\s{1,3}the\s{1,3}(?:pr|change|commit)\b"
+    r"|^\W{0,3}(?:the\s{1,3})?(?:pr|one|change)\s{1,3}(?:that|where|which|about)\b"
+)
 
 
 _PASSIVE = LazyPattern(
