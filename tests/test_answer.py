@@ -872,3 +872,15 @@ def test_which_pr_asks_for_one(db, settings):
     # Both say it in their titles; the one that added it came first.
     assert _ask(db, settings, "which pr added --stream-budget?").citations == [590]
     assert set(_ask(db, settings, "prs about --stream-budget?").citations) == {590, 591}
+
+
+def test_what_a_named_pr_does_cites_it_and_tells_what_relates_as_context(store, settings):
+    does = _ask(store, settings, "what does #501 do?")
+    assert does.citations == [501] and _first(does) == "[#507] reverts [#501]." and 507 in {pr.number for pr in does.prs}
+
+
+def test_earlier_in_a_follow_up_is_before_the_earlier_time_and_a_superlative_alone_is_of_every_pr(store, settings):
+    # grace-h wrote 509 (Mar 2), 504 (Mar 12) and 501 (Mar 13).
+    earlier = _ask(store, settings, "and her earlier work?", history=["what did grace-h write on mar 12?"])
+    assert earlier.citations == [509] and "before then" in _first(earlier)
+    assert _first(_ask(store, settings, "largest pr by files changed?")).startswith("The largest PRs (most files changed) merged in the store")

@@ -230,6 +230,8 @@ def _named(result: SearchResult, form: Form) -> Choice:
         and not _EXPLAINS.search(result.question.text)
     )
     named_only = (form.asks_other or asked_of_named) and others
+    # "what does #N do?": #N answers; what relates to it is told, as context ("tell me about #N" is its story).
+    only_named = form.relation is None and bool(_ABOUT_NAMED.search(result.question.text))
     answer: list[PullRequest] = []
     context: list[PullRequest] = []
     links: list[Link] = []
@@ -237,13 +239,18 @@ def _named(result: SearchResult, form: Form) -> Choice:
         if hit.link is None:
             (context if named_only else answer).append(hit.pr)
         elif hit in others:
-            answer.append(hit.pr)
+            (context if only_named else answer).append(hit.pr)
             links.append(_stating_first(hit.link))
         else:
             context.append(hit.pr)
     return Choice(answer, context[:CONTEXT], result.question, len(answer), False, None, links)
 
 
+_ABOUT_NAMED = LazyPattern(
+    r"^\W*(?:what\s+(?:does|did|is|was)\s+|what'?s\s+|(?:summary|details|tl;?dr)\s+(?:of|for)\s+)?(?:#|pr\s*#?)?\d{2,7}\b"
+    r"(?:\s+(?:summary|details|tl;?dr|do|does|change|changes)\b|\W*$)",
+    re.IGNORECASE,
+)
 _EXPLAINS = LazyPattern(r"^\W*(?:why|how|what\s+happened|tell|explain|summari[sz]e|what'?s\s+the\s+(?:story|deal))\b", re.IGNORECASE)
 
 

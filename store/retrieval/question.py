@@ -83,7 +83,8 @@ class Question:
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
     # "which of those …" in a thread: the earlier answer's PRs, the only ones this question may cite.
     within: list[int] = field(default_factory=list)
-    since_earlier: bool = False  # "anything newer?", "anything since then?": after the earlier question's time
+    # "anything newer?" ("after") or "his earlier work?" ("before"): the earlier question's time, from its other side.
+    relative: str | None = None
     besides: list[int] = field(default_factory=list)  # "what else did they land?": what the earlier answer cited
 
     @property
@@ -154,8 +155,11 @@ class Question:
         merged on Feb 28?" after a question about a leak is about every PR).
         """
         merged = replace(self)
-        if merged.time is None and self.since_earlier and earlier.time and earlier.time.end:
-            merged.time = TimeRange(earlier.time.end, None, "since then")
+        if merged.time is None and earlier.time:
+            if self.relative == "after" and earlier.time.end:
+                merged.time = TimeRange(earlier.time.end, None, "since then")
+            elif self.relative == "before" and earlier.time.start:
+                merged.time = TimeRange(None, earlier.time.start, "before then")
         if merged.time is None:
             merged.time = earlier.time
         if not self.elliptical:
@@ -472,8 +476,18 @@ _ORDER = LazyPattern(
     r"(?:pr|prs|merge|merges|merged|thing|one|change|commit|pull\s+request|to\s+(?:merge|land))\b"
     r"|\b(?:merged|landed|went\s+in)\s+(?P<after>first|last)\b"
 )
-# "anything newer?", "what merged since then?": later than what the thread asked about.
-_SINCE_EARLIER = LazyPattern(r"\b(?:newer|later|more\s+recent(?:ly)?|since\s+then|after\s+that|afterwards?)\b")
+# "anything newer?", "what merged since then?": later than what the thread asked about; "his earlier work?": before.
+_RELATIVE = LazyPattern(
+    r"\b(?:(?P<after>newer|later|more\s+recent(?:ly)?|since\s+then|after\s+that|afterwards?)"
+    r"|(?P<before>earlier|older|before\s+(?:that|then)|previously|prior))\b"
+)
+
+
+def _take_relative(text: str) -> tuple[str, str | None]:
+    found = _RELATIVE.search(text)
+    if found is None:
+        return text, None
+    return _RELATIVE.sub(" ", text), "after" if found["after"] else "before"
 # "count of PRs", "the number of merges": how the count is asked, not what is counted.
 _COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\b")
 _ORDERS = {"earliest": "first", "first": "first", "oldest": "first"}
@@ -1035,8 +1049,7 @@ def parse_question(
     question.time, rest, problems = read_time(rest, tz, now)
     question.problems.extend(problems)
     rest, question.order = _take_order(rest)
-    rest, later = _SINCE_EARLIER.subn(" ", rest)
-    question.since_earlier = later > 0
+    rest, question.relative = _take_relative(rest)
     rest = _COUNTING.sub(" ", rest)
     if question.order is None:
         rest, question.order = _take_top(rest)
