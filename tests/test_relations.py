@@ -21,6 +21,9 @@ def _kinds(pr) -> dict[int, str]:
 def test_revert_titles():
     assert revert_title('Revert "[Core] Faster batching (#101)"') == ("[Core] Faster batching", 101)
     assert revert_title('Revert "[Core] Faster batching"') == ("[Core] Faster batching", None)
+    # Written by hand, the number may follow the quotes; a body may say it "backs out" the PR.
+    assert revert_title('Revert "[Core] Faster batching" (#101)') == ("[Core] Faster batching", 101)
+    assert _kinds(make_pr(201, "[Core] Undo the batching change", body="This backs out #101.")) == {101: "reverts"}
     assert revert_title("[Core] Revert to the old allocator") is None
     assert _kinds(make_pr(200, 'Revert "[Core] Faster batching (#101)"')) == {101: "reverts"}
     assert _kinds(make_pr(201, "Revert #150")) == {150: "reverts"}

@@ -37,6 +37,7 @@ _CUE = {
         rf"\brevert(?:s|ing)?{_GAP}(?:(?:the|a|of|change|changes|commit|from|in){_GAP}){{0,4}}",
         rf"\breverted{_GAP}(?:(?:the|a|of|change|changes|commit){_GAP}){{0,4}}",
         rf"\brolls?{_GAP}back{_GAP}(?:(?:the|change|changes|from|in){_GAP}){{0,4}}",
+        rf"\bback(?:s|ed|ing)?{_GAP}out{_GAP}(?:(?:the|change|changes|commit|of){_GAP}){{0,4}}",
     ],
     "fixes": [
         rf"\b(?:broken|broke|caused|introduced|regressed){_GAP}(?:by|in){_GAP}",
@@ -58,8 +59,11 @@ _MAYBE_REF = LazyPattern(r"(?:#|/pull/|pr\b|request)\s{0,3}#?\s{0,3}\d")
 # Only so much of a title or text is read: relations are stated early, and regexes then stay cheap.
 MAX_TITLE_CHARS = 500
 MAX_TEXT_CHARS = 50_000
-# GitHub's revert button titles a PR `Revert "<title of the reverted PR's commit> (#N)"`.
-_REVERT_TITLE = LazyPattern(r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"\s*$', re.IGNORECASE)
+# GitHub's revert button titles a PR `Revert "<title of the reverted PR's commit> (#N)"`; written by hand it is
+# often `Revert "<title>" (#N)`.
+_REVERT_TITLE = LazyPattern(
+    r'^\s*Revert\s+"(?P<title>.+?)(?:\s*\(#(?P<number>\d+)\))?"(?:\s*\(#(?P<outside>\d+)\))?\s*$', re.IGNORECASE
+)
 # PR templates: code and commented-out instructions are not statements about other PRs.
 _NOISE = LazyPattern(r"```.*?(?:```|$)|<!--.*?(?:-->|$)", re.DOTALL)
 
@@ -124,7 +128,8 @@ def revert_title(title: str) -> tuple[str, int | None] | None:
     match = _REVERT_TITLE.match(title[:MAX_TITLE_CHARS])
     if not match:
         return None
-    return match["title"].strip(), int(match["number"]) if match["number"] else None
+    number = match["number"] or match["outside"]
+    return match["title"].strip(), int(number) if number else None
 
 
 def extract_relations(pr: PullRequest) -> list[Relation]:
@@ -187,8 +192,8 @@ def _record(db: Database, repo: str, stated: list[tuple[int, str, list[str]]]) -
     for number, title, texts in stated:
         relations.extend(_from_texts(repo, number, title, texts))
         reverted = revert_title(title)
-        if reverted and reverted[1] is None:
-            # A revert titled without the number: find the PR by its title.
+        if reverted and reverted[1] in (None, number):
+            # A revert titled without the number (or with its own): find the PR by its title.
             relations.extend(
                 Relation(number, row[0], "reverts")
                 for row in db.execute(
