@@ -578,6 +578,15 @@ def _is_topic_word() -> frozenset[str]:
     return frozenset(_topic_words())
 
 
+@cache
+def _topic_words_by_letter() -> dict[str, tuple[str, ...]]:
+    """The topic words by first letter: one slip keeps the first letter, so only those are compared."""
+    by_letter: dict[str, list[str]] = {}
+    for word in _topic_words():
+        by_letter.setdefault(word[0], []).append(word)
+    return {letter: tuple(words) for letter, words in by_letter.items()}
+
+
 def _time_word(m: re.Match[str]) -> str:
     word = m[0].lower()
     return next((time for time in _TIME_WORDS if word != time and _one_slip(word, time)), m[0])
@@ -590,7 +599,7 @@ def _topic_typos_fixed(text: str, lookup: Lookup) -> str:
         word = m[0].lower()
         if len(word) < _TOPIC_WORD_MIN or word in _STOPWORDS or word in _is_topic_word():
             return m[0]
-        meant = next((topic for topic in _topic_words() if _one_slip(word, topic)), None)
+        meant = next((topic for topic in _topic_words_by_letter().get(word[0], ()) if _one_slip(word, topic)), None)
         return meant if meant and not lookup.says(word) else m[0]
 
     return _LONG_WORD.sub(as_meant, text)
