@@ -549,3 +549,9 @@ def test_leaving_out_a_type_asks_for_the_other():
     for text in ("prs the bot merged yesterday, leaving out the trivial ones", "what merged apart from the trivial stuff"):
         question = parse_question(text, LA, NOW)
         assert question.pr_type == "substantial" and question.excluded_words == [], text
+
+
+def test_a_yes_no_asked_in_the_last_words():
+    assert read_form("vllm was quietly ignoring our adapters... fixed yet?").kind == "yesno"
+    assert read_form("the nixl crash on hangup, resolved?").kind == "yesno"
+    assert read_form("ROCm CI flakes and timeouts: what got fixed?").kind != "yesno"

@@ -30,6 +30,8 @@ _YESNO_LATER = LazyPattern(
     r"(?:[,;:\u2014\u2013]|\s-)\s{0,3}(?:and\s{1,3}|so\s{1,3})?"
     r"(?:did|does|do|was|were|is|are|has|have|had|can|could|will)\s{1,3}(?:\w+\s{1,3}){0,11}\w+\W{0,3}$"
 )
+# "… was quietly ignoring them, fixed yet?", "any fix for X, resolved?": a yes/no in its last words.
+_YESNO_TAIL = LazyPattern(r"^(?!.*\b(?:what|which|who)\b).*\b(?:fixed|addressed|resolved|sorted|solved|handled)(?:\s{1,3}(?:yet|now))?\s{0,3}\?\W{0,3}$")
 _ASKS_WHAT = LazyPattern(r"^(?:\W{0,3})(?:what|which|who|whose|how|why|when|where|list|show|give|tell|find|summari[sz]e)\b")
 # "how do I enable X?": answered with the sentence that tells how.
 _HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3}(?:i|we|you|one|people)\b|^(?:\W{0,3})how\s{1,3}to\b")
@@ -130,7 +132,7 @@ def read_form(text: str) -> Form:
         kind = "count"
     elif _WHO.search(head):
         kind = "who"
-    elif _YESNO.search(head) or (_YESNO_LATER.search(head) and not _ASKS_WHAT.search(head)):
+    elif _YESNO.search(head) or ((_YESNO_LATER.search(head) or _YESNO_TAIL.search(head)) and not _ASKS_WHAT.search(head)):
         kind = "yesno"
     elif _LIST.search(head):
         kind = "list"
