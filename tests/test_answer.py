@@ -884,3 +884,17 @@ def test_earlier_in_a_follow_up_is_before_the_earlier_time_and_a_superlative_alo
     earlier = _ask(store, settings, "and her earlier work?", history=["what did grace-h write on mar 12?"])
     assert earlier.citations == [509] and "before then" in _first(earlier)
     assert _first(_ask(store, settings, "largest pr by files changed?")).startswith("The largest PRs (most files changed) merged in the store")
+
+
+def test_how_to_cites_the_one_pr_that_tells_how(db, settings):
+    save_prs(db, [
+        *CORPUS,
+        make_pr(600, "[Frontend] Shed load when the waiting queue is long", merged_at=_at(12, 9),
+                summary=Summary("With `--max-waiting-requests N`, a request that would make the waiting queue longer than N "
+                                "gets a 503 at once.", "", "", "", "imported")),
+        make_pr(601, "[Metrics] Count the requests shed from the waiting queue", merged_at=_at(13, 9),
+                summary=Summary("Counts the requests that `--max-waiting-requests` turned away with a 503 when the "
+                                "waiting queue was too long.", "", "", "", "imported")),
+    ])
+    answer = _ask(db, settings, "how do i make the server return 503s when the waiting queue is too long?")
+    assert answer.citations == [600] and "`--max-waiting-requests N`" in _first(answer)

@@ -146,7 +146,8 @@ def read_form(text: str) -> Form:
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
     culprit = relation == "fixes" and bool(_CULPRIT.search(head))
     passive = relation is not None and bool(_PASSIVE.search(head))
-    one = kind in ("list", "lookup") and bool(_ONE_PR.search(head))
+    # "how do I …?" is answered by the one PR that tells how.
+    one = kind == "howto" or (kind in ("list", "lookup") and bool(_ONE_PR.search(head)))
     return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive, one)
 
 
