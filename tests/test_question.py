@@ -555,3 +555,15 @@ def test_a_yes_no_asked_in_the_last_words():
     assert read_form("vllm was quietly ignoring our adapters... fixed yet?").kind == "yesno"
     assert read_form("the nixl crash on hangup, resolved?").kind == "yesno"
     assert read_form("ROCm CI flakes and timeouts: what got fixed?").kind != "yesno"
+
+
+def test_names_as_people_say_them(db):
+    for number, author in ((3001, "AndreasKaratzas"), (3002, "raj-v"), (3003, "bigPYJ1151"), (3004, "rajeshwar")):
+        save_pr(db, make_pr(number, "[Core] Something", author=author))
+    lookup = StoreLookup(db, REPO)
+    ask = lambda text: parse_question(text, LA, NOW, lookup).people
+    # A first name run into the login, or first and last name together; a short one only before a dash.
+    assert ask("andreas's prs?") == [Person("AndreasKaratzas", "any")]
+    assert ask("everything andreas karatzas wrote") == [Person("AndreasKaratzas", "any")]
+    assert ask("what did raj merge yesterday") == [Person("raj-v", "any")]
+    assert ask("the kv cache too big?") == []

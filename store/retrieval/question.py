@@ -904,6 +904,16 @@ def _take_words(
             continue
         word = words[i]
         i += 1
+        if lookup and i < len(words) and _NAME_PART.fullmatch(word) and _NAME_PART.fullmatch(words[i]) and not (
+            {word, words[i]} & stopwords
+        ):
+            # "andreas karatzas" for AndreasKaratzas: a first and last name, run together as logins are.
+            login = lookup.login(word + words[i])
+            if login:
+                if all(p.login.lower() != login.lower() for p in question.people):
+                    question.people.append(Person(login, "any"))
+                i += 1
+                continue
         if word in TYPES:  # the report's own two kinds of PR
             question.pr_type = word
             continue
@@ -940,6 +950,7 @@ def _area_groups(spans: list[tuple[int, int, str]], words: list[str]) -> list[tu
     return list(dict.fromkeys(tuple(dict.fromkeys(group)) for group in groups))  # "moe … moe" is one group
 
 
+_NAME_PART = LazyPattern(r"[a-z]{3,20}")
 _SLASH = LazyPattern(r"\s+/\s+")
 # Areas named as alternatives rather than together: "speech / audio", "ROCm or CUDA", "either TPU or XPU".
 _ALTERNATIVE_WORDS = frozenset({"or", "either"})

@@ -88,7 +88,9 @@ class SearchResult:
 
 
 # A first name shorter than this ("al", "jo") is too often a word.
-_FIRST_NAME_MIN = 4
+_FIRST_NAME_MIN = 3
+# A first name run into the rest of a login ("AndreasKaratzas") is at least this long.
+_CAMEL_NAME_MIN = 5
 # The index's columns a PR says things in; the login itself is indexed too, as author.
 _TEXT_COLUMNS = " ".join(column for column in FTS_COLUMNS if column != "author")
 
@@ -113,11 +115,25 @@ class StoreLookup:
         return row[0] if row else self._by_first_name(name)
 
     def _by_first_name(self, name: str) -> str | None:
-        """"evelyn" for evelyn-zhou: the one login that starts with the word and a dash, when no PR says the word."""
+        """"evelyn" for evelyn-zhou, "andreas" for AndreasKaratzas: the one login that starts with the word and then
+        a new part (a dash or an underscore; for a longer name, a capital or a digit), when no PR says the word."""
         if len(name) < _FIRST_NAME_MIN or not name.isalpha():
             return None
-        # Logins continue with "-"; "." is the character after it, so the range holds just "name-…". The first and
-        # the last login of the range, for authors and mergers, are four seeks of an index, at any store size.
+        # Each range holds the logins that start with the name and that character ("." follows "-", "`" follows "_",
+        # "{" follows "z": then every login that starts with the name).
+        ranges = [(f"{name}-", f"{name}."), (f"{name}_", f"{name}`")]
+        if len(name) >= _CAMEL_NAME_MIN:
+            ranges.append((name, f"{name}{{"))
+        for low, high in ranges:
+            login = self._only_login_between(low, high)
+            after = login[len(name) : len(name) + 1] if login else ""
+            if after and (after in "-_" or after.isupper() or after.isdigit()):  # "rajesh" is no "raj"
+                return None if self.says(name) else login
+        return None
+
+    def _only_login_between(self, low: str, high: str) -> str | None:
+        """The one login in [low, high), if one: the first and last of the range, for authors and mergers, are four
+        seeks of an index, at any store size."""
         ends = {
             row[0].lower(): row[0]
             for column in ("author", "merged_by")
@@ -125,12 +141,10 @@ class StoreLookup:
             for row in self.db.execute(
                 f"select {column} from prs where repo = ? and {column} >= ? collate nocase and {column} < ? collate nocase "
                 f"order by {column} collate nocase {order} limit 1",
-                [self.repo, f"{name}-", f"{name}."],
+                [self.repo, low, high],
             )
         }
-        if len(ends) != 1:
-            return None
-        return None if self.says(name) else next(iter(ends.values()))
+        return next(iter(ends.values())) if len(ends) == 1 else None
 
     def says(self, word: str) -> bool:
         """Whether a PR of any repository says the word in its text."""
