@@ -119,21 +119,21 @@ class StoreLookup:
         a new part (a dash or an underscore; for a longer name, a capital or a digit), when no PR says the word."""
         if len(name) < _FIRST_NAME_MIN or not name.isalpha():
             return None
-        # Each range holds the logins that start with the name and that character ("." follows "-", "`" follows "_",
-        # "{" follows "z": then every login that starts with the name).
-        ranges = [(f"{name}-", f"{name}."), (f"{name}_", f"{name}`")]
-        if len(name) >= _CAMEL_NAME_MIN:
-            ranges.append((name, f"{name}{{"))
-        for low, high in ranges:
-            login = self._only_login_between(low, high)
-            after = login[len(name) : len(name) + 1] if login else ""
-            if after and (after in "-_" or after.isupper() or after.isdigit()):  # "rajesh" is no "raj"
-                return None if self.says(name) else login
-        return None
+        # "{" follows "z": the range holds every login that starts with the name. Most words start none.
+        logins = self._ends_between(name, f"{name}{{")
+        if len(logins) > 1:
+            # Several do ("raj-v", "rajeshwar"): those that start with the name and a dash, or an underscore.
+            logins = self._ends_between(f"{name}-", f"{name}.") or self._ends_between(f"{name}_", f"{name}`")
+        if len(logins) != 1:
+            return None
+        login = logins.pop()
+        after = login[len(name) : len(name) + 1]
+        # "rajesh" is no "raj", and a short word ("big") is a name only before a dash.
+        new_part = after in ("-", "_") or (len(name) >= _CAMEL_NAME_MIN and (after.isupper() or after.isdigit()))
+        return login if new_part and not self.says(name) else None
 
-    def _only_login_between(self, low: str, high: str) -> str | None:
-        """The one login in [low, high), if one: the first and last of the range, for authors and mergers, are four
-        seeks of an index, at any store size."""
+    def _ends_between(self, low: str, high: str) -> set[str]:
+        """The first and the last login in [low, high), for authors and mergers: four seeks of an index at any size."""
         ends = {
             row[0].lower(): row[0]
             for column in ("author", "merged_by")
@@ -144,7 +144,7 @@ class StoreLookup:
                 [self.repo, low, high],
             )
         }
-        return next(iter(ends.values())) if len(ends) == 1 else None
+        return set(ends.values())
 
     def says(self, word: str) -> bool:
         """Whether a PR of any repository says the word in its text."""
