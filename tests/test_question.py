@@ -567,3 +567,10 @@ def test_names_as_people_say_them(db):
     assert ask("everything andreas karatzas wrote") == [Person("AndreasKaratzas", "any")]
     assert ask("what did raj merge yesterday") == [Person("raj-v", "any")]
     assert ask("the kv cache too big?") == []
+
+
+def test_a_fix_for_a_named_pr_and_just_the_ones_of_a_kind():
+    assert read_form("anything that fixes #39560?").relation == "fixes"
+    assert read_form("is there a fix for pr 39560").relation == "fixes"
+    assert parse_question("just the tool calling ones", LA, NOW).narrows
+    assert not parse_question("just tool calling changes this week", LA, NOW).narrows

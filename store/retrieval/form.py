@@ -68,6 +68,8 @@ RELATION_WORDS = {
 
 
 _FIXED_BY_NAMED = LazyPattern(r"\b(?:did|does|has)\s{1,3}(?:#|pr\s{0,2}#?)\d{1,7}\s{1,3}fix")
+# "anything that fixes #N?", "a fix for #N": what repaired what #N broke.
+_FIXES_NAMED = LazyPattern(r"\b(?:fix(?:es|ed|ing)?|fix\s{1,3}for|fixes\s{1,3}for)\s{1,3}(?:#|pr\s{0,2}#?)\d{1,7}\b")
 # What became of a revert: "undone", "relanded", "brought back".
 _RELANDED = LazyPattern(rf"{_FOLLOWS}|\bundone\b")
 
@@ -122,8 +124,8 @@ def read_form(text: str) -> Form:
     """The answer's shape for `text`, a question as typed (Slack markup already removed)."""
     head = " ".join((text or "")[:_HEAD_CHARS].lower().split())
     relation = next((kind for kind, words in RELATION_WORDS.items() if words.search(head)), None)
-    if relation is None and _FIXED_BY_NAMED.search(head):
-        relation = "fixes"  # "which PR did #N fix?": what the named PR repaired
+    if relation is None and (_FIXED_BY_NAMED.search(head) or _FIXES_NAMED.search(head)):
+        relation = "fixes"  # "which PR did #N fix?", "anything that fixes #N?"
     if relation == "reverts" and _RELANDED.search(head):
         relation = "follows"  # "was the split-K revert ever undone?": the reland is asked for
     if _HOWTO.search(head):

@@ -238,7 +238,7 @@ _POINTS_BACK = LazyPattern(
     r"\b(?:it|those|them|these|they|this\s+one|that\s+one)\b|\bof\s+that\b"
     r"|^\W*(?:was|were|is|are|did|does|has|had)\s+that\b"
 )
-_NARROWS = LazyPattern(r"\b(?:of|among)\s+(?:those|them|these|that)\b|^\W*(?:which|what)\s+one\b|\bwhich\s+one\s+of\b")
+_NARROWS = LazyPattern(r"\b(?:of|among)\s+(?:those|them|these|that)\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+one\b|\bwhich\s+one\s+of\b")
 _PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|her|their|his)\b")
 
 
@@ -479,7 +479,7 @@ _ORDER = LazyPattern(
 # "anything newer?", "what merged since then?": later than what the thread asked about; "his earlier work?": before.
 _RELATIVE = LazyPattern(
     r"\b(?:(?P<after>newer|later|more\s+recent(?:ly)?|since\s+then|after\s+that|afterwards?)"
-    r"|(?P<before>earlier|older|before\s+(?:that|then)|previously|prior))\b"
+    r"|(?P<before>earlier|before\s+(?:that|then)|previously|prior))\b"
 )
 
 
