@@ -16,6 +16,7 @@ _HEAD_CHARS = 200
 # "the biggest PR by files changed", "the largest TTFT improvement": the one PR that is most of something.
 SUPERLATIVE = LazyPattern(
     r"\b(?:the\s+)?(?:single\s+)?(?:biggest|largest|best|greatest|most\s+(?:important|impactful|significant|notable))\b"
+    r"|\b(?:the\s+)?most(?=\s+(?:changed\s+)?files\b)"
 )
 _COUNT = LazyPattern(r"\b(?:how\s{1,3}many|number\s{1,3}of|count\s{1,3}(?:of|the))\b")
 _WHO = LazyPattern(
