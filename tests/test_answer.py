@@ -898,3 +898,9 @@ def test_how_to_cites_the_one_pr_that_tells_how(db, settings):
     ])
     answer = _ask(db, settings, "how do i make the server return 503s when the waiting queue is too long?")
     assert answer.citations == [600] and "`--max-waiting-requests N`" in _first(answer)
+
+
+def test_what_a_question_leaves_out_alone_is_of_every_pr(store, settings):
+    # Nothing but whom to leave out: every PR kept, not "no PR merged".
+    answer = _ask(store, settings, "prs not merged by linus-t")
+    assert set(answer.citations) == {502, 504, 505, 508} and _first(answer).startswith("4 PRs merged in the store leaving out")

@@ -574,3 +574,11 @@ def test_a_fix_for_a_named_pr_and_just_the_ones_of_a_kind():
     assert read_form("is there a fix for pr 39560").relation == "fixes"
     assert parse_question("just the tool calling ones", LA, NOW).narrows
     assert not parse_question("just tool calling changes this week", LA, NOW).narrows
+
+
+def test_several_people_left_out_an_aside_and_areas_joined_by_a_slash(lookup):
+    assert parse_question("mar 13 merges not merged by vllm-bot, linus or ada-l", LA, NOW, lookup).excluded == [
+        "vllm-bot", "linus-t", "ada-l"]
+    assert read_form("which person (not the bot) merged the most prs yesterday").tally == "merger"
+    assert parse_question("ci/build prs, not counting the amd/rocm ones", LA, NOW).excluded_areas == [("rocm",)]
+    assert parse_question("wat did ada-l merge", LA, NOW, lookup).concepts == []

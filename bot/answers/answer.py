@@ -94,10 +94,11 @@ def answer_question(
         return Answer(notice, [], [])
     asked = read_in_thread(db, question, history, repo, settings.timezone, now)
     form = form_in_thread(asked, history)
-    if asked.is_empty:
-        if not (form.tally or form.kind == "count" or asked.order):
+    if not (asked.has_filters or asked.has_topic):
+        if asked.is_empty and not (form.tally or form.kind == "count" or asked.order):
             return Answer(help_text(repo, asked.problems), [], [])
-        # "who authored the most PRs?", "how many PRs are there?", "the largest PR?": about every PR kept.
+        # "who authored the most PRs?", "how many PRs are there?", "the largest PR?", "PRs not by the bot": about
+        # every PR kept.
         asked = replace(asked, time=EVER)
     choice = choose(db, repo, asked, form)
     if not choice.answer:

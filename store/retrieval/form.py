@@ -12,6 +12,7 @@ from store.text.patterns import LazyPattern
 
 # Questions are short; only their start is read for the form, and every repeat is bounded.
 _HEAD_CHARS = 200
+_ASIDE = LazyPattern(r"\([^()]{0,60}\)")
 
 # "the biggest PR by files changed", "the largest TTFT improvement": the one PR that is most of something.
 SUPERLATIVE = LazyPattern(
@@ -123,7 +124,8 @@ class Form:
 
 def read_form(text: str) -> Form:
     """The answer's shape for `text`, a question as typed (Slack markup already removed)."""
-    head = " ".join((text or "")[:_HEAD_CHARS].lower().split())
+    # An aside in parentheses ("which person (not the bot) merged the most?") is no part of the question's shape.
+    head = " ".join(_ASIDE.sub(" ", (text or "")[:_HEAD_CHARS].lower()).split())
     relation = next((kind for kind, words in RELATION_WORDS.items() if words.search(head)), None)
     if relation is None and (_FIXED_BY_NAMED.search(head) or _FIXES_NAMED.search(head)):
         relation = "fixes"  # "which PR did #N fix?", "anything that fixes #N?"

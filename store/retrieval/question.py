@@ -255,7 +255,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed", "original", "among", "amongst"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed", "original", "among", "amongst", "wat", "asking", "asked", "folks", "wondering"]
 )
 
 def misspelt_filler(word: str) -> bool:
@@ -269,6 +269,7 @@ _OFTEN_MISTYPED = (
     "what", "which", "when", "where", "anything", "anyone", "anybody", "something", "someone", "change", "changes",
     "changed", "merged", "landed", "working", "happened", "between", "please", "about", "there", "these", "those",
     "yesterday", "today", "recent", "recently", "lately", "related", "thanks", "work", "worked", "things",
+    "everything",
 )
 
 
@@ -636,10 +637,12 @@ _LEAVING_OUT = (
     r"besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|apart\s+from|aside\s+from|ignoring|minus|leave\s+out|leaving(?:\s+out)?"
     r"|without|unrelated\s+to|(?:had|has|have)\s+nothing\s+to\s+do\s+with|not|isn'?t|aren'?t|wasn'?t|weren'?t|non|skip(?:ping)?"
 )
+_AND_ANOTHER = rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?{_LOGIN}(?:'s)?\b"
+_ANOTHER = LazyPattern(rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b", re.IGNORECASE)
 _EXCEPT = LazyPattern(
     rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b"
-    # "not merged by mthornbury or the bot": the second person is left out too.
-    rf"(?:\s+(?:or|nor|and)\s+(?:by\s+)?(?:the\s+)?@?(?P<login2>{_LOGIN})(?:'s)?\b)?"
+    # "not merged by mthornbury or the bot", "not by vllm-bot, raj or evelyn": the others are left out too.
+    rf"(?P<more>(?:{_AND_ANOTHER}){{0,4}})"
     # "feb 13 merges that vllm-bot didn't merge": the person before the negated verb.
     rf"|\b(?:that|which)\s+(?:the\s+)?@?(?P<login3>{_LOGIN})\s+(?:didn'?t|did\s+not|never)\s+(?:merge|write|author|open)\b",
     re.IGNORECASE,
@@ -653,16 +656,22 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
         if login not in excluded:
             excluded.append(login)
 
+    def person(login: str) -> str | None:
+        login = login.lower()
+        return BOTS if login in ("bot", "bots") else lookup.login(login) if lookup else None
+
     def leave_out(m: re.Match[str]) -> str:
-        said = [login.lower() for login in (m["login"] or m["login3"], m["login2"]) if login]
-        people = [BOTS if login in ("bot", "bots") else lookup.login(login) if lookup else None for login in said]
-        if people[0] is None:
+        first = person(m["login"] or m["login3"])
+        if first is None:
             return m[0]
-        for person in people:
-            if person is not None:
-                exclude(person.lower())
-        # A second name that is no person ("not by vllm-bot or ci") is left out as whatever else it names.
-        return " " if len(people) == 1 or people[1] is not None else f" not {m[0].split()[-1]}"
+        exclude(first.lower())
+        for other in _ANOTHER.finditer(m["more"] or ""):
+            found = person(other["login"])
+            if found is None:
+                # A name that is no person ("not by vllm-bot or ci") is left out as whatever else it names.
+                return f" not {m['more'][other.start('login'):]}"
+            exclude(found.lower())
+        return " "
 
     human = _HUMANS.search(text)
     if human and not _NEGATION_BEFORE.search(text[: human.start()]):
@@ -705,6 +714,12 @@ def _negated_areas(words: list[str], repo: str | None) -> tuple[list[tuple[str, 
         word = words[taken].strip(".,?!").lower()
         if groups and word in ("or", "and", "nor"):
             taken, joined = taken + 1, True
+            continue
+        slashed = [_area_of([part], repo) for part in word.split("/")] if "/" in word else []
+        if slashed and all(slashed):
+            # "the amd/rocm ones", "ci/docs changes": each area named is left out.
+            groups.extend([area or ""] for area in dict.fromkeys(slashed) if [area] not in groups)
+            taken, joined = taken + 1, False
             continue
         size = next((n for n in (3, 2, 1) if _area_of(words[taken : taken + n], repo)), 0)
         if not size:
