@@ -904,3 +904,8 @@ def test_what_a_question_leaves_out_alone_is_of_every_pr(store, settings):
     # Nothing but whom to leave out: every PR kept, not "no PR merged".
     answer = _ask(store, settings, "prs not merged by linus-t")
     assert set(answer.citations) == {502, 504, 505, 508} and _first(answer).startswith("4 PRs merged in the store leaving out")
+
+
+def test_a_compound_made_up_for_the_question_is_asked_as_its_words(store, settings):
+    # No PR says "admit-short-prompts-sooner" in one piece; 501 says its words.
+    assert _ask(store, settings, "anything about the admit-short-prompts-sooner thing?").citations == [501]

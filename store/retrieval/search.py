@@ -263,11 +263,18 @@ def _with_unsaid_phrases_split(db: Database, repo: str, concepts: list[Concept])
     split: list[Concept] = []
     for concept in concepts:
         words = concept.said.split()
+        hyphenated = [part for part in re.split(r"[-_]", concept.said) if len(part) > 2 and part not in _SPLIT_FILLERS]
         if len(words) > 1 and concept.phrases.all != concept.phrases.same and not _says_any(db, repo, concept.phrases.same):
             split.extend(word_concept(word) for word in words)
+        elif len(words) == 1 and len(hyphenated) > 2 and not _says_any(db, repo, concept.phrases.all):
+            # "async-scheduling-on-by-default": a compound made up for the question, said by no PR in one piece.
+            split.extend(word_concept(part) for part in hyphenated)
         else:
             split.append(concept)
     return split
+
+
+_SPLIT_FILLERS = frozenset({"the", "and", "for", "with", "from", "only", "into"})
 
 
 # ---------------------------------------------------------------- relaxing
