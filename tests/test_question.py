@@ -582,3 +582,10 @@ def test_several_people_left_out_an_aside_and_areas_joined_by_a_slash(lookup):
     assert read_form("which person (not the bot) merged the most prs yesterday").tally == "merger"
     assert parse_question("ci/build prs, not counting the amd/rocm ones", LA, NOW).excluded_areas == [("rocm",)]
     assert parse_question("wat did ada-l merge", LA, NOW, lookup).concepts == []
+
+
+def test_how_to_after_what_it_is_about_and_why_it_is_asked_after_it():
+    assert read_form("huge schemas get rejected after 30s now, how do i raise that").kind == "howto"
+    assert read_form("what changed and how do i use it").kind != "howto"
+    context = parse_question("which prs touched docs/? trying to figure out where the new pages came from", LA, NOW)
+    assert context.paths == ["docs/"] and context.concepts == []

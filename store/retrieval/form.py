@@ -36,7 +36,11 @@ _YESNO_LATER = LazyPattern(
 _YESNO_TAIL = LazyPattern(r"^(?!.*\b(?:what|which|who)\b).*\b(?:fixed|addressed|resolved|sorted|solved|handled)(?:\s{1,3}(?:yet|now))?\s{0,3}\?\W{0,3}$")
 _ASKS_WHAT = LazyPattern(r"^(?:\W{0,3})(?:what|which|who|whose|how|why|when|where|list|show|give|tell|find|summari[sz]e)\b")
 # "how do I enable X?": answered with the sentence that tells how.
-_HOWTO = LazyPattern(r"^(?:\W{0,3})how\s{1,3}(?:do|can|should|would|could)\s{1,3}(?:i|we|you|one|people)\b|^(?:\W{0,3})how\s{1,3}to\b")
+# Also after what it is about: "huge schemas get rejected after 30s, how do I raise that?".
+_HOWTO = LazyPattern(
+    r"(?:^|[,;:\u2014\u2013]|\s-)\W{0,3}how\s{1,3}(?:do|can|should|would|could)\s{1,3}(?:i|we|you|one|people)\b"
+    r"|^(?:\W{0,3})how\s{1,3}to\b"
+)
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
 _MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:pr\s{1,3})?(?:authors?|mergers?|contributors?|committers?)\b")
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")

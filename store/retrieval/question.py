@@ -1054,6 +1054,13 @@ _LEAD_IN = LazyPattern(
 )
 
 
+# Why it is asked, after the question: "which PRs touched envs.py? trying to figure out where new env vars came from".
+_TRAILING_CONTEXT = LazyPattern(
+    r"\?\s+(?:i'?m\s+|we'?re\s+|just\s+)?(?:trying|asking|need|needed|because|bc|for\s+(?:my|our|a|the)|context|wondering)\b.*$",
+    re.IGNORECASE,
+)
+
+
 def parse_question(
     text: str,
     tz: ZoneInfo,
@@ -1069,6 +1076,7 @@ def parse_question(
         now = now.replace(tzinfo=tz)
     # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.
     cleaned = _LEAD_IN.sub("", " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split()), count=1)
+    cleaned = _TRAILING_CONTEXT.sub("?", cleaned, count=1)
     question = Question(text=cleaned)
     if not cleaned:
         return question  # an empty question holds nothing to read, and reading it costs a process's start
