@@ -909,3 +909,30 @@ def test_what_a_question_leaves_out_alone_is_of_every_pr(store, settings):
 def test_a_compound_made_up_for_the_question_is_asked_as_its_words(store, settings):
     # No PR says "admit-short-prompts-sooner" in one piece; 501 says its words.
     assert _ask(store, settings, "anything about the admit-short-prompts-sooner thing?").citations == [501]
+
+
+def test_relations_read_right_way_round_in_threads_and_by_number(db, settings):
+    save_prs(db, [*CORPUS, make_pr(511, "[Bugfix] Fix the barrier broken by #508", merged_at=_at(14, 12),
+                                     summary=Summary("Restores a fence that #508 broke.", "", "", "", "imported"))])
+    # 508 fixed a problem from 502; 511 fixed one from 508.
+    assert _ask(db, settings, "what did #508 fix?").citations == [502]
+    assert _ask(db, settings, "what did #508 break?").citations == [511]
+    assert _ask(db, settings, "which of those broke something?", history=["what merged on mar 13?"]).citations == [502]
+    assert _ask(db, settings, "what reverted any of those?", history=["what merged on mar 13 in the scheduler?"]).citations == [507]
+    assert _first(_ask(db, settings, "who wrote it?", history=["what does #501 do?"])) == "grace-h ([#501])."
+    # Leaving out what the earlier answer cited says so, rather than that nothing was written.
+    assert _first(_ask(db, settings, "what else did she land?", history=["what did ada-l write?"])) == (
+        "No PR authored by ada-l besides those 2.")
+
+
+def test_a_superlative_is_one_only_when_it_ranks_prs(db, settings):
+    save_prs(db, [
+        *CORPUS,
+        make_pr(612, "[CI] Run the multi-node job on 8x H100 nodes", merged_at=_at(13, 6), files=["a", "b", "c", "d"]),
+        make_pr(613, "[Perf] Batch the detokenizer", merged_at=_at(13, 7),
+                summary=Summary("Detokenizing in batches makes streaming 20% faster.", "", "", "", "imported")),
+    ])
+    # "8x H100" is no gain; 613's 20% is.
+    assert _ask(db, settings, "biggest speedup yesterday?").citations == [613]
+    assert read_form("who merged the largest number of prs?").tally == "merger"
+    assert _ask(db, settings, "best-of-n sampling changes?").citations == []

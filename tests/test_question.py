@@ -589,3 +589,11 @@ def test_how_to_after_what_it_is_about_and_why_it_is_asked_after_it():
     assert read_form("what changed and how do i use it").kind != "howto"
     context = parse_question("which prs touched docs/? trying to figure out where the new pages came from", LA, NOW)
     assert context.paths == ["docs/"] and context.concepts == []
+
+
+def test_bot_merges_left_out_are_not_asked_for():
+    for text in ("what merged yesterday, not counting what the bot merged?", "PRs not bot-merged yesterday",
+                 "dont show the bot merged ones from yesterday"):
+        question = parse_question(text, LA, NOW)
+        assert question.people == [] and question.excluded == ["bots"], text
+    assert parse_question("prs the bot merged yesterday", LA, NOW).people == [Person("bots", "merger")]

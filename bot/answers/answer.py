@@ -127,8 +127,15 @@ def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
     if history and form.kind == "lookup" and asked.continues:
         return _thread_form(history)
     # "which of those was the fix?" asks which of the earlier PRs, not what is on the other side of them
-    # ("was any of that reverted?" still asks for the revert).
-    return replace(form, asks_other=False) if history and asked.narrows and form.kind != "yesno" else form
+    # ("what reverted any of those?" and "was any of that reverted?" still ask for the revert).
+    return replace(form, asks_other=False) if history and _PICKS_AMONG.search(asked.text) and form.kind != "yesno" else form
+
+
+_PICKS_AMONG = LazyPattern(
+    r"^\W*(?:(?:which|what)(?:\s+one)?\s+of\s+(?:those|them|these|that)|(?:which|what)\s+one"
+    r"|(?:(?:is|are|was|were)\s+)?any\s+of\s+(?:those|them|these|that))\b",
+    re.IGNORECASE,
+)
 
 
 def _thread_form(history: Sequence[str]) -> Form:
@@ -171,9 +178,11 @@ def read_in_thread(
         if originals:
             return replace(followed, numbers=originals, within=originals, concepts=[], areas=[], area_phrases=[], area_same=[])
     one = bool(_ONE.search(asked.text))
-    if followed.narrows:
-        followed = replace(followed, within=[pr.number for pr in answered().answer])
     form = read_form(asked.text)
+    # "which of those touched ROCm?", "which of those got reverted?": the earlier PRs, picked among. "what reverted
+    # any of those?" asks for other PRs, related to them.
+    if followed.narrows and (not form.relation or _PICKS_AMONG.search(asked.text)):
+        followed = replace(followed, within=[pr.number for pr in answered().answer])
     if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
         return replace(followed, numbers=_pointed_prs(answered(), one))
     if form.kind == "who" and one and asked.points_back and not followed.within and answered().answer:
@@ -201,7 +210,8 @@ def _pointed_prs(answered: Choice, one: bool) -> list[int]:
     """What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted);
     of "it", only the first PR and the PRs on the other side of its relations."""
     cited = [pr.number for pr in answered.answer]
-    if one and cited:
+    one = one and bool(cited)
+    if one:
         cited = cited[:1]
     linked = [n for link in answered.links if not one or cited[0] in (link.number, link.other) for n in (link.number, link.other)]
     return list(dict.fromkeys(cited + linked))[:MAX_POINTED_AT]

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from sqlite_utils import Database
 
 from store.model import PullRequest
 from store.retrieval.evidence import gather
-from store.retrieval.form import RELATION_TOPIC_WORDS, RELATION_WORDS, Form
+from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form
 from store.retrieval.fts import any_of
 from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import (
@@ -81,7 +82,7 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
         choice = _choose(db, repo, question, form)
         if question.order and choice.answer:
             choice = _at_the_end(db, repo, choice, question.order, form)
-    if form.kind == "who" and choice.links and not form.culprit:
+    if form.kind == "who" and choice.links and not form.culprit and not question.within:
         # "who reverted #N?", "who wrote it?" after a relation: who did it. "who wrote #N?": #N's author.
         choice = _the_doers(choice) if form.relation or asked.elliptical else _the_named(choice)
     if question.within and not form.asks_other:
@@ -91,17 +92,27 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
 
 def _among(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
     """"which of those was a regression fix?": only the earlier answer's PRs answer, and of a relation only those
-    that state it ("which of those got reverted?": that it was done to); what they relate to is context."""
-    within = choice.question.within
-    answer = [pr for pr in choice.answer if pr.number in within]
-    if form.relation:
-        answer = [pr for pr in answer if any(
-            link.kind in _answering(form.relation) and link.outgoing != form.passive for link in related(db, repo, pr.number)
-        )]
+    that state it ("which of those got reverted?", "which of those broke something?": that it was done to)."""
+    within = set(choice.question.within)
+    done_to = form.passive or form.culprit
+
+    def answers(pr: PullRequest) -> bool:
+        links = related(db, repo, pr.number) if form.relation else []
+        return pr.number in within and (
+            not form.relation or any(link.kind in _answering(form.relation) and link.outgoing != done_to for link in links)
+        )
+
+    return _only(choice, answers)
+
+
+def _only(choice: Choice, answers: Callable[[PullRequest], bool], links: list[Link] | None = None) -> Choice:
+    """The choice with only the PRs that `answers` keeps answering; the others become context."""
+    answer = [pr for pr in choice.answer if answers(pr)]
     if len(answer) == len(choice.answer):
         return choice
-    rest = [pr for pr in choice.answer if pr.number not in within]
-    return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer))
+    rest = [pr for pr in choice.answer if not answers(pr)]
+    return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer),
+                   links=choice.links if links is None else links)
 
 
 def _by_number(db: Database, repo: str, question: Question, form: Form) -> Choice | None:
@@ -118,54 +129,66 @@ def _the_doers(choice: Choice) -> Choice:
     """"who fixed it?", "who wrote it?" after a relation: the PRs that state it (the fix, the revert) answer; the rest is
     context. "who broke it?" cites the fix beside the culprit, as what tells of the breakage."""
     doers = {link.number for link in choice.links}
-    answer = [pr for pr in choice.answer if pr.number in doers]
-    if not answer:
+    if not any(pr.number in doers for pr in choice.answer):
         return choice
-    rest = [pr for pr in choice.answer if pr.number not in doers]
-    return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer))
+    return _only(choice, lambda pr: pr.number in doers)
 
 
 def _the_named(choice: Choice) -> Choice:
     named = set(choice.question.numbers)
-    answer = [pr for pr in choice.answer if pr.number in named]
-    if not answer:
+    if not any(pr.number in named for pr in choice.answer):
         return choice
-    rest = [pr for pr in choice.answer if pr.number not in named]
-    return replace(choice, answer=answer, context=[*rest, *choice.context][:CONTEXT], total=len(answer), links=[])
+    return _only(choice, lambda pr: pr.number in named, links=[])
 
 
 def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form) -> Choice:
     """The one PR that merged first or last of those chosen, or is the largest or states the largest gain (of all of
-    them, when the list shown was cut; the best-graded among equals)."""
+    them, when the list shown was cut, up to the newest COUNT_CAP; every one of them when several are as large)."""
     prs = choice.answer
+    question = choice.question
     if choice.whole_set and choice.total > len(prs) and order != "last":
-        prs = [hit.pr for hit in search(db, repo, replace(choice.question, order=None), limit=COUNT_CAP).hits if _kept(hit.pr, choice.question)]
+        prs = [hit.pr for hit in search(db, repo, replace(question, order=None), limit=COUNT_CAP).hits if _kept(hit.pr, question)]
+        if choice.total > COUNT_CAP and order != "first":
+            question = replace(question, problems=[*question.problems, f"only the newest {COUNT_CAP:,} of them were compared"])
     prs = prs or choice.answer
-    if order == "first":
-        end = min(prs, key=lambda pr: pr.merged_at)
-    elif order == "last":
-        end = max(prs, key=lambda pr: pr.merged_at)
-    else:
-        # As large as each other: every one of them is the largest.
-        measure = _gain if order == "gain" else _size
-        most = max(measure(pr) for pr in prs)
-        ends = [pr for pr in prs if measure(pr) == most]
-        return replace(choice, answer=ends, context=[], total=len(ends), whole_set=False)
-    return replace(choice, answer=[end], context=[], total=1, whole_set=False)
+    if order in ("first", "last"):
+        end = (min if order == "first" else max)(prs, key=lambda pr: pr.merged_at)
+        return replace(choice, answer=[end], context=[], total=1, whole_set=False, question=question)
+    measure = _gain if order == "gain" else _size
+    most = max(measure(pr) for pr in prs)
+    if not most:  # no PR states a gain
+        return replace(choice, answer=[], context=prs[:CONTEXT], total=0, whole_set=False, question=question)
+    ends = [pr for pr in prs if measure(pr) == most]
+    return replace(choice, answer=ends[:MAX_LISTED], context=[], total=len(ends), whole_set=False, question=question)
 
 
-def _size(pr: PullRequest) -> tuple[bool, int]:
-    return pr.type == "substantial", len(pr.files)
+def _size(pr: PullRequest) -> tuple[int, bool]:
+    """Files changed, then substantial before trivial."""
+    return len(pr.files), pr.type == "substantial"
 
 
-_STATED_GAIN = LazyPattern(r"(\d+(?:\.\d+)?)\s*(?:(?P<times>x|\u00d7)(?![\w\u00d7])|(?P<percent>%|\s?percent\b))", re.IGNORECASE)
+# "2.3x faster", "40% lower TTFT", "cuts latency by 30%": a number beside what got better. "8x H100" is no gain,
+# nor "2x slower".
+_STATED_NUMBER = LazyPattern(r"(?P<number>\d+(?:\.\d+)?)\s*(?:(?P<times>x|\u00d7)(?![\w\u00d7])|%|\s?percent\b)", re.IGNORECASE)
+_GAIN_BESIDE = LazyPattern(
+    r"\b(?:faster|speed[\s-]?ups?|higher|more|better|improv\w*|throughput|fewer|less|lower|reduc\w*|cuts?|drops?|falls?"
+    r"|rises?|gains?|ttft|tpot|itl|latency)\b",
+    re.IGNORECASE,
+)
+_LOSS_BESIDE = LazyPattern(r"\b(?:slower|worse|regress\w*)\b", re.IGNORECASE)
+# How far from the number its words are read, before and after.
+_GAIN_WINDOW = 40
 
 
 def _gain(pr: PullRequest) -> float:
-    """The largest improvement a PR states, as a factor: "2.3x" is 2.3, "40%" is 1.4."""
+    """The largest improvement a PR states, as a factor: "2.3x" is 2.3, "40%" is 1.4; 0 when it states none."""
     summary = pr.summary
     text = " ".join((pr.title, summary.what_changed, summary.impact) if summary else (pr.title,))
-    factors = [float(m[1]) if m["times"] else 1 + float(m[1]) / 100 for m in _STATED_GAIN.finditer(text)]
+    factors = []
+    for found in _STATED_NUMBER.finditer(text):
+        beside = text[max(0, found.start() - _GAIN_WINDOW) : found.end() + _GAIN_WINDOW]
+        if _GAIN_BESIDE.search(beside) and not _LOSS_BESIDE.search(beside):
+            factors.append(float(found["number"]) if found["times"] else 1 + float(found["number"]) / 100)
     return max(factors, default=0.0)
 
 
@@ -255,12 +278,17 @@ _EXPLAINS = LazyPattern(r"^\W*(?:why|how|what\s+happened|tell|explain|summari[sz
 
 
 def _named_does_it(question: Question, form: Form) -> bool:
-    """Whether the PR named does what the relation says ("#N fixed what?", "did #N revert anything?"), not has it
-    done to it ("what reverted #N?", "was #N reverted?"): named before the relation's word, in the active voice."""
+    """Whether the PR named states the relation ("#N fixed what?", "did #N revert anything?"), not has it stated of it
+    ("what reverted #N?", "was #N reverted?", "what did #N break?"): named before the verb, in the active voice.
+
+    Of a regression fix, the fixing PR states it: "what did #N fix?" asks what #N fixed, while "what did #N
+    break?" asks what fixed a problem #N caused."""
     text = question.text.lower()
-    said = RELATION_WORDS[form.relation or ""].search(text)
     named = re.search(rf"(?<!\d)(?:{'|'.join(str(n) for n in question.numbers)})(?!\d)", text) if question.numbers else None
-    return bool(said and named and named.start() < said.start() and not form.passive)
+    fixed = FIX_WORDS.search(text) if form.relation == "fixes" else None
+    said = fixed or RELATION_WORDS[form.relation or ""].search(text)
+    active = bool(said and named and named.start() < said.start() and not form.passive)
+    return active if form.relation != "fixes" or fixed else False
 
 
 def _answering(relation: str | None) -> tuple[str | None, ...]:

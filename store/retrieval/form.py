@@ -17,6 +17,9 @@ _ASIDE = LazyPattern(r"\([^()]{0,60}\)")
 # "the biggest PR by files changed", "the largest TTFT improvement": the one PR that is most of something.
 SUPERLATIVE = LazyPattern(
     r"\b(?:the\s+)?(?:single\s+)?(?:biggest|largest|best|greatest|most\s+(?:important|impactful|significant|notable))\b"
+    # "best-of-n sampling", "the largest number of PRs" (a tally), "the biggest issue with X" (no PR is the answer)
+    r"(?![-\w])(?!\s+(?:number|amount|share|count)\s+of\b)"
+    r"(?!\s+(?:\w+\s+)?(?:issues?|problems?|risks?|concerns?|questions?|bottlenecks?|blockers?|complaints?|differences?)\b)"
     r"|\b(?:the\s+)?most(?=\s+(?:changed\s+)?files\b)"
 )
 _COUNT = LazyPattern(r"\b(?:how\s{1,3}many|number\s{1,3}of|count\s{1,3}(?:of|the))\b")
@@ -42,7 +45,10 @@ _HOWTO = LazyPattern(
     r"|^(?:\W{0,3})how\s{1,3}to\b"
 )
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
-_MOST = LazyPattern(r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:pr\s{1,3})?(?:authors?|mergers?|contributors?|committers?)\b")
+_MOST = LazyPattern(
+    r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:pr\s{1,3})?(?:authors?|mergers?|contributors?|committers?)\b"
+    r"|\b(?:largest|biggest|greatest|highest)\s{1,3}(?:number|amount|share|count)\s{1,3}of\b"
+)
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
 _MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one|humans?))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")
 # "who", "top authors", "which human maintainer": the most of something is counted by person.

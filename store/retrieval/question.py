@@ -201,6 +201,8 @@ class Question:
             parts.append(self.time.label)
         if self.within:
             parts.append(f"among those {len(self.within)}")
+        if self.besides:
+            parts.append(f"besides those {len(self.besides)}")
         if self.people and not single_role:
             parts.append(_describe_people(self.people))
         groups = self.areas_together()
@@ -673,10 +675,22 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
             exclude(found.lower())
         return " "
 
+    def leave_out_bots(m: re.Match[str]) -> str:
+        exclude(BOTS)
+        return " "
+
     human = _HUMANS.search(text)
     if human and not _NEGATION_BEFORE.search(text[: human.start()]):
         exclude(BOTS)  # "which human maintainer merged the most": every bot is left out
-    return _EXCEPT.sub(leave_out, text)
+    return _EXCEPT.sub(leave_out, _BOT_MERGES_LEFT_OUT.sub(leave_out_bots, text))
+
+
+# "not counting what the bot merged", "PRs not bot-merged", "don't show the bot merged ones": every bot is left out.
+_BOT_MERGES_LEFT_OUT = LazyPattern(
+    rf"\b(?:{_LEAVING_OUT}|don'?t\s+(?:show|count|include))\s+(?:(?:what|anything|the\s+ones?|ones?|prs)\s+)?"
+    r"(?:the\s+)?(?:merge\s+)?bots?[\s-]+merged\b(?:\s+ones?)?",
+    re.IGNORECASE,
+)
 
 
 # People said to be human, or not bots: "merged by a human", "which human maintainer", "non-bot authors".
@@ -854,7 +868,7 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
     merged = in_role("merger", lambda m: f"{m['what']} merged")
 
     def bots(m: re.Match[str]) -> str:
-        add(BOTS, "merger")
+        add(BOTS, "merger")  # what is left out ("not counting what the bot merged") was taken before
         return " "
 
     text = _BOT_MERGED.sub(bots, text)

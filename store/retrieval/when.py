@@ -459,7 +459,7 @@ def _within_day(text: str, found: TimeRange | None, tz: ZoneInfo) -> tuple[str, 
         if between["bare"] and between["ampm2"]:
             first_later = between["ampm2"].startswith("p") and int(between["bare"]) % 12 <= int(between["hour2"]) % 12
         (hour, minute), (hour2, minute2) = _clock_time(between, first_later), _clock_time(between, later, "2")
-        if (hour2, minute2) <= (hour, minute) and hour2 < 12 and not between["ampm2"]:
+        if (hour2, minute2) < (hour, minute) and hour2 < 12 and not between["ampm2"]:
             hour2 += 12  # "11:30 to 1:30" ends after noon
         narrowed = (max(start, _at_hour(day, hour, tz) + timedelta(minutes=minute)),
                     min(end, _at_hour(day, hour2, tz) + timedelta(minutes=minute2)))

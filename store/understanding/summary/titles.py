@@ -10,7 +10,9 @@ from store.understanding.areas import title_tags
 from store.understanding.summary.verbs import action, gerund
 
 _FINITE = LazyPattern(r"\b(?:should|must|is|are|was|were|will|can|cannot|now|no longer|does|do|doesn't|don't)\b", re.I)
-_REVERT_QUOTED = LazyPattern(r'^\s*revert\s*"(?P<inner>.*?)(?:\s*\((?P<ref>#\d+)\))?"\s*(?:\((?P<self>#\d+)\))?\s*$', re.I)
+# A number after the quotes is the revert's own (a squash commit's title) or, written by hand, the reverted PR's
+# (store.understanding.relations.revert_title): the sentence names only the one inside.
+_REVERT_QUOTED = LazyPattern(r'^\s*revert\s*"(?P<inner>.*?)(?:\s*\((?P<ref>#\d+)\))?"\s*(?:\(#\d+\))?\s*$', re.I)
 _REVERT_REF = LazyPattern(r"^\s*revert\s+(?:pr\s+)?(?P<ref>#\d+)\b(?P<rest>.*)$", re.I)
 _REVERT = LazyPattern(r"^\s*revert\b", re.I)
 PREFIX = LazyPattern(
