@@ -936,3 +936,10 @@ def test_a_superlative_is_one_only_when_it_ranks_prs(db, settings):
     assert _ask(db, settings, "biggest speedup yesterday?").citations == [613]
     assert read_form("who merged the largest number of prs?").tally == "merger"
     assert _ask(db, settings, "best-of-n sampling changes?").citations == []
+
+
+def test_picking_among_the_earlier_prs_keeps_to_them_whatever_time_the_thread_asked(store, settings):
+    # 507 reverted 501 on Mar 13: "later" is about what relates to those PRs, not a time they must fall in.
+    later = _ask(store, settings, "which of those got reverted later?", history=["what merged on mar 13?"])
+    assert later.citations == [501] and _first(later) == "[#507] reverts [#501]."
+    assert _ask(store, settings, "which of those landed on mar 12?", history=["what did grace-h write?"]).citations == [504]

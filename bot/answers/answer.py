@@ -182,7 +182,9 @@ def read_in_thread(
     # "which of those touched ROCm?", "which of those got reverted?": the earlier PRs, picked among. "what reverted
     # any of those?" asks for other PRs, related to them.
     if followed.narrows and (not form.relation or _PICKS_AMONG.search(asked.text)):
-        followed = replace(followed, within=[pr.number for pr in answered().answer])
+        # Those PRs are the earlier answer's: only a time of this question's own ("which of those landed friday?")
+        # narrows them, not the thread's, nor "later" ("were any of those fixed later?", of what relates to them).
+        followed = replace(followed, within=[pr.number for pr in answered().answer], time=asked.time)
     if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
         return replace(followed, numbers=_pointed_prs(answered(), one))
     if form.kind == "who" and one and asked.points_back and not followed.within and answered().answer:

@@ -94,15 +94,17 @@ def _among(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
     """"which of those was a regression fix?": only the earlier answer's PRs answer, and of a relation only those
     that state it ("which of those got reverted?", "which of those broke something?": that it was done to)."""
     within = set(choice.question.within)
+    if not form.relation:
+        return _only(choice, lambda pr: pr.number in within)
     done_to = form.passive or form.culprit
-
-    def answers(pr: PullRequest) -> bool:
-        links = related(db, repo, pr.number) if form.relation else []
-        return pr.number in within and (
-            not form.relation or any(link.kind in _answering(form.relation) and link.outgoing != done_to for link in links)
-        )
-
-    return _only(choice, answers)
+    # The relations that make each of those PRs answer, stated as the first line tells them.
+    stated = {
+        pr.number: [_stating_first(link) for link in related(db, repo, pr.number)
+                    if link.kind in _answering(form.relation) and link.outgoing != done_to]
+        for pr in choice.answer if pr.number in within
+    }
+    links = [link for found in stated.values() for link in found]
+    return _only(choice, lambda pr: bool(stated.get(pr.number)), links=links)
 
 
 def _only(choice: Choice, answers: Callable[[PullRequest], bool], links: list[Link] | None = None) -> Choice:
