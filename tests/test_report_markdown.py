@@ -83,3 +83,14 @@ def test_a_day_without_prs_round_trips(run_cli, tmp_path):
 def test_a_header_cut_off_is_truncated():
     with pytest.raises(ReportFormatError, match="truncated"):
         parse_report(EMPTY_DAY[: EMPTY_DAY.index("---")], LA)
+
+
+def test_an_app_login_round_trips(db, tmp_path):
+    # GitHub apps merge as "mergify[bot]": the brackets sit inside the link's text.
+    text = (FIXTURES / "report-2026-03-08.md").read_text().replace(
+        "- **Merged By:** [merge-bot](https://github.com/merge-bot)", "- **Merged By:** [mergify[bot]](https://github.com/apps/mergify)", 1)
+    assert "mergify[bot]" in text
+    assert parse_report(text, LA).prs[0].merged_by == "mergify[bot]"
+    path = tmp_path / "report-2026-03-08.md"
+    path.write_text(text)
+    assert "[mergify[bot]](" in _round_trip(db, path)

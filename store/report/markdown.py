@@ -28,8 +28,9 @@ _REPO_URL = LazyPattern(r"^https?://[^/]+/(?P<repo>[^/]+/[^/]+)/pull/\d+$")
 # The Base Information lines, each value in a group named for its field; no value runs past its line.
 _FIELD_LINES = {
     "number": r"- \*\*PR Number:\*\* #(?P<number>\d+)",
-    "author": r"- \*\*Author:\*\* \[(?P<author>[^\]\n]+)\]\(\S+\)",
-    "merged_by": r"- \*\*Merged By:\*\* \[(?P<merged_by>[^\]\n]+)\]\(\S+\)",
+    # App logins end in "[bot]" ("mergify[bot]"), brackets inside the link's text.
+    "author": r"- \*\*Author:\*\* \[(?P<author>[^\[\]\n]+(?:\[bot\])?)\]\(\S+\)",
+    "merged_by": r"- \*\*Merged By:\*\* \[(?P<merged_by>[^\[\]\n]+(?:\[bot\])?)\]\(\S+\)",
     "merged_time": r"- \*\*Merged time:\*\* (?P<merged_time>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})",
     "type": r"- \*\*Type:\*\* `(?P<type>[A-Za-z]+)`",
     "files": r"- \*\*\[Changed Files\]\(\S+\) \((?P<files>\d+)\):\*\*",
