@@ -597,3 +597,10 @@ def test_bot_merges_left_out_are_not_asked_for():
         question = parse_question(text, LA, NOW)
         assert question.people == [] and question.excluded == ["bots"], text
     assert parse_question("prs the bot merged yesterday", LA, NOW).people == [Person("bots", "merger")]
+
+
+def test_a_name_before_its_login_and_bots_excluded_after(lookup):
+    named = parse_question("what did linus torvalds (linus-t) merge", LA, NOW, lookup)
+    assert named.people == [Person("linus-t", "any")] and named.concepts == []
+    assert parse_question("who merged the most yesterday, bots excluded", LA, NOW, lookup).excluded == ["bots"]
+    assert read_form("most prolific author overall?").tally == "author"

@@ -54,6 +54,7 @@ _MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one|humans?))\s{1,
 # "who", "top authors", "which human maintainer": the most of something is counted by person.
 _ABOUT_PEOPLE = LazyPattern(
     r"\bwho\b|\btop\s|\bwhich\s{1,3}(?:\w+\s{1,3})?(?:person|people|human|author|merger|login|maintainer|contributor)s?\b"
+    r"|\bmost\s{1,3}(?:\w+\s{1,3})?(?:author|merger|contributor|committer)s?\b"  # "the most prolific author"
 )
 _AUTHORED = LazyPattern(r"\b(?:wrote|written|authored|opened|authors?)\b")
 _LIST = LazyPattern(r"^(?:\W{0,3})(?:list|show|which|what\s{1,3}(?:prs|pull\s{1,3}requests|changes|fixes))\b")

@@ -257,7 +257,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed", "original", "among", "amongst", "wat", "asking", "asked", "folks", "wondering"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed", "original", "among", "amongst", "wat", "asking", "asked", "folks", "wondering", "re", "ve", "ll", "older"]
 )
 
 def misspelt_filler(word: str) -> bool:
@@ -685,10 +685,12 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
     return _EXCEPT.sub(leave_out, _BOT_MERGES_LEFT_OUT.sub(leave_out_bots, text))
 
 
-# "not counting what the bot merged", "PRs not bot-merged", "don't show the bot merged ones": every bot is left out.
+# "not counting what the bot merged", "PRs not bot-merged", "don't show the bot merged ones", "bots excluded":
+# every bot is left out.
 _BOT_MERGES_LEFT_OUT = LazyPattern(
     rf"\b(?:{_LEAVING_OUT}|don'?t\s+(?:show|count|include))\s+(?:(?:what|anything|the\s+ones?|ones?|prs)\s+)?"
-    r"(?:the\s+)?(?:merge\s+)?bots?[\s-]+merged\b(?:\s+ones?)?",
+    r"(?:the\s+)?(?:merge\s+)?bots?[\s-]+merged\b(?:\s+ones?)?"
+    r"|\b(?:the\s+)?bots?\s+(?:excluded|left\s+out|aside|not\s+counted)\b",
     re.IGNORECASE,
 )
 
@@ -871,8 +873,19 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
         add(BOTS, "merger")  # what is left out ("not counting what the bot merged") was taken before
         return " "
 
-    text = _BOT_MERGED.sub(bots, text)
+    def named(m: re.Match[str]) -> str:
+        known = lookup.login(m["login"]) if lookup else None
+        if known is None:
+            return m[0]
+        add(known, "any")
+        return " "
+
+    text = _NAME_THEN_LOGIN.sub(named, _BOT_MERGED.sub(bots, text))
     return _ROLE_LOGIN.sub(by, _MERGED.sub(merged, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text))))
+
+
+# "nick hill (njhill)": a person's name, then their login; the name is no topic.
+_NAME_THEN_LOGIN = LazyPattern(rf"\b[a-z]{{2,20}}(?:\s+[a-z]{{2,20}})?\s*\(\s*@?(?P<login>{_LOGIN})\s*\)", re.IGNORECASE)
 
 
 # "what did mgoin author last month?", "anything njhill wrote?": the person wrote them.
