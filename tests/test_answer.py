@@ -852,8 +852,9 @@ def test_a_short_plural_is_said_only_as_itself(db, settings):
 def test_a_topic_word_typed_with_one_slip_is_the_word_meant(store, settings):
     # No PR says "attnetion"; one slip from the attention area's name, it is that area.
     assert _ask(store, settings, "rocm attnetion work?").citations == [502]
-    # A word some PR says is taken as typed, even one slip from a topic word.
+    # A word some PR says is taken as typed, even one slip from a topic word; six letters are enough to mend.
     assert _ask(store, settings, "anything about the docker base image?").citations == [506]
+    assert _ask(store, settings, "anything about a bakend?").citations == [505]
 
 
 def test_it_in_a_follow_up_is_the_one_pr_the_earlier_answer_put_first(store, settings):

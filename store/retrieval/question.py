@@ -565,8 +565,8 @@ def _as_typed_in_full(m: re.Match[str]) -> str:
 # vocabulary their topic ("strucutred output", "decodng").
 _TIME_WORDS = ("yesterday", "today")
 _LONG_WORD = LazyPattern(r"(?<![\w/.-])[a-z]{4,16}(?![\w/.-])", re.IGNORECASE)
-# Shorter words are one slip from too many others ("loader", "leader").
-_TOPIC_WORD_MIN = 7
+# Shorter words are one slip from too many others ("cache", "catch").
+_TOPIC_WORD_MIN = 6
 
 
 @cache
