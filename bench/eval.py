@@ -1,6 +1,6 @@
 """How well search finds and answers choose: search recall@10 and hit@3, and the precision and recall of citations.
 
-    python bench/eval.py [--set own|tune|tune2|measure|measure26 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
+    python bench/eval.py [--set own|tune|tune2|measure|measure28 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
 
 Imports the seed reports and our own reports (tests/eval/reports) into a fresh
 store, asks every question of the set without a model, and compares with the
@@ -18,12 +18,12 @@ Sets are scored apart: our own questions (`own`); the first blind set
 code, in the half that tuning may look at (`tune`) and the half it never did
 (`measure`); a second blind batch written later for tuning (`tune2`); two more
 in halves (`tune3` and `measure3`, `tune4` and `measure4`); a fifth, all for
-measuring (`measure5`); then twenty more, two or three at a time, each read
-once as a whole when it arrived and then tuned on (`measure6` to `measure25`),
-and the last two (`measure26`, `measure27`), written while that tuning went on
-and read once after it. Batches 3 and 5-27 bring days of reports of their own.
+measuring (`measure5`); then twenty-two more, two or three at a time, each read
+once as a whole when it arrived and then tuned on (`measure6` to `measure27`),
+and the last two (`measure28`, `measure29`), written while that tuning went on
+and read once after it. Batches 3 and 5-29 bring days of reports of their own.
 "said none merged" counts first lines that say no PR merged in the time asked
-while PRs did. The figures to quote are `measure26` and `measure27`'s, which
+while PRs did. The figures to quote are `measure28` and `measure29`'s, which
 nothing was tuned on; the README says which sets were read and how often.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _blind(batch: str) -> Path:
 # tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
 # From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
 # they came two (the last, three) at a time, each written once tuning on the ones before had begun.
-LAST_BATCH = 27
+LAST_BATCH = 29
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
