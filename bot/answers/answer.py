@@ -128,14 +128,7 @@ def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
         return _thread_form(history)
     # "which of those was the fix?" asks which of the earlier PRs, not what is on the other side of them
     # ("what reverted any of those?" and "was any of that reverted?" still ask for the revert).
-    return replace(form, asks_other=False) if history and _PICKS_AMONG.search(asked.text) and form.kind != "yesno" else form
-
-
-_PICKS_AMONG = LazyPattern(
-    r"^\W*(?:(?:which|what)(?:\s+one)?\s+of\s+(?:those|them|these|that)|(?:which|what)\s+one"
-    r"|(?:(?:is|are|was|were)\s+)?any\s+of\s+(?:those|them|these|that))\b",
-    re.IGNORECASE,
-)
+    return replace(form, asks_other=False) if history and asked.picks_among and form.kind != "yesno" else form
 
 
 def _thread_form(history: Sequence[str]) -> Form:
@@ -181,7 +174,7 @@ def read_in_thread(
     form = read_form(asked.text)
     # "which of those touched ROCm?", "which of those got reverted?": the earlier PRs, picked among. "what reverted
     # any of those?" asks for other PRs, related to them.
-    if followed.narrows and (not form.relation or _PICKS_AMONG.search(asked.text)):
+    if followed.narrows and (not form.relation or asked.picks_among):
         # Those PRs are the earlier answer's: only a time of this question's own ("which of those landed friday?")
         # narrows them, not the thread's, nor "later" ("were any of those fixed later?", of what relates to them).
         followed = replace(followed, within=[pr.number for pr in answered().answer], time=asked.time)

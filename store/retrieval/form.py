@@ -14,11 +14,13 @@ from store.text.patterns import LazyPattern
 _HEAD_CHARS = 200
 _ASIDE = LazyPattern(r"\([^()]{0,60}\)")
 
+# "the largest number of PRs" is how many, not how large.
+_AMOUNT_OF = r"\s{1,3}(?:number|amount|share|count)\s{1,3}of\b"
 # "the biggest PR by files changed", "the largest TTFT improvement": the one PR that is most of something.
 SUPERLATIVE = LazyPattern(
     r"\b(?:the\s+)?(?:single\s+)?(?:biggest|largest|best|greatest|most\s+(?:important|impactful|significant|notable))\b"
     # "best-of-n sampling", "the largest number of PRs" (a tally), "the biggest issue with X" (no PR is the answer)
-    r"(?![-\w])(?!\s+(?:number|amount|share|count)\s+of\b)"
+    rf"(?![-\w])(?!{_AMOUNT_OF})"
     r"(?!\s+(?:\w+\s+)?(?:issues?|problems?|risks?|concerns?|questions?|bottlenecks?|blockers?|complaints?|differences?)\b)"
     r"|\b(?:the\s+)?most(?=\s+(?:changed\s+)?files\b)"
 )
@@ -47,7 +49,7 @@ _HOWTO = LazyPattern(
 # "who merged the most", "which area was busiest", "top authors": a tally, not a list.
 _MOST = LazyPattern(
     r"\b(?:the\s{1,3})?most\b|\bbusiest\b|\btop\s{1,3}(?:pr\s{1,3})?(?:authors?|mergers?|contributors?|committers?)\b"
-    r"|\b(?:largest|biggest|greatest|highest)\s{1,3}(?:number|amount|share|count)\s{1,3}of\b"
+    rf"|\b(?:largest|biggest|greatest|highest){_AMOUNT_OF}"
 )
 _WHICH_AREA = LazyPattern(r"^(?:\W{0,3})(?:which|what)\s{1,3}areas?\b")
 _MERGER = LazyPattern(r"\b(?:who|which\s{1,3}(?:person|people|one|humans?))\s{1,3}(?:\w+\s{1,3})?merged\b|\bmergers?\b|\bmaintainers?\b")

@@ -141,6 +141,11 @@ class Question:
         return bool(_NARROWS.search(self.text.lower()))
 
     @property
+    def picks_among(self) -> bool:
+        """Whether the question asks which of the earlier answer's PRs answer it, they being its subject."""
+        return bool(_PICKS_AMONG.search(self.text.lower()))
+
+    @property
     def points_at_people(self) -> bool:
         """Whether the question is about the people an earlier answer named: "what else did they land?"."""
         return not self.people and bool(_PEOPLE_BACK.search(self.text.lower()))
@@ -240,7 +245,13 @@ _POINTS_BACK = LazyPattern(
     r"\b(?:it|those|them|these|they|this\s+one|that\s+one)\b|\bof\s+that\b"
     r"|^\W*(?:was|were|is|are|did|does|has|had)\s+that\b"
 )
-_NARROWS = LazyPattern(r"\b(?:of|among)\s+(?:those|them|these|that)\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+one\b|\bwhich\s+one\s+of\b")
+_THOSE = r"(?:those|them|these|that)"
+_NARROWS = LazyPattern(rf"\b(?:of|among)\s+{_THOSE}\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+one\b|\bwhich\s+one\s+of\b")
+# Of those, the questions whose subject is the earlier PRs themselves: "which of those was the fix?", "any of
+# those a revert?" (not "what reverted any of those?", which asks for other PRs).
+_PICKS_AMONG = LazyPattern(
+    rf"^\W*(?:(?:which|what)(?:\s+one)?\s+of\s+{_THOSE}|(?:which|what)\s+one|(?:(?:is|are|was|were)\s+)?any\s+of\s+{_THOSE})\b"
+)
 _PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|her|their|his)\b")
 
 
@@ -639,8 +650,9 @@ _LEAVING_OUT = (
     r"besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|apart\s+from|aside\s+from|ignoring|minus|leave\s+out|leaving(?:\s+out)?"
     r"|without|unrelated\s+to|(?:had|has|have)\s+nothing\s+to\s+do\s+with|not|isn'?t|aren'?t|wasn'?t|weren'?t|non|skip(?:ping)?"
 )
-_AND_ANOTHER = rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?{_LOGIN}(?:'s)?\b"
-_ANOTHER = LazyPattern(rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b", re.IGNORECASE)
+# One more person in a list: ", raj", "or the bot".
+_AND_ANOTHER = rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?(?P<other>{_LOGIN})(?:'s)?\b"
+_ANOTHER = LazyPattern(_AND_ANOTHER, re.IGNORECASE)
 _EXCEPT = LazyPattern(
     rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b"
     # "not merged by mthornbury or the bot", "not by vllm-bot, raj or evelyn": the others are left out too.
@@ -668,10 +680,10 @@ def _take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str
             return m[0]
         exclude(first.lower())
         for other in _ANOTHER.finditer(m["more"] or ""):
-            found = person(other["login"])
+            found = person(other["other"])
             if found is None:
                 # A name that is no person ("not by vllm-bot or ci") is left out as whatever else it names.
-                return f" not {m['more'][other.start('login'):]}"
+                return f" not {m['more'][other.start('other'):]}"
             exclude(found.lower())
         return " "
 
@@ -855,7 +867,7 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
         return " "
 
     def in_role(role: str, kept: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
-        """A login before a verb ("njhill wrote"): the person in that role, and the words but the login kept."""
+        """A login said in a role ("njhill wrote", "nick hill (njhill)"): the person in it, and what `kept` keeps."""
 
         def take(m: re.Match[str]) -> str:
             known = lookup.login(m["login"]) if lookup else None
@@ -873,13 +885,7 @@ def _take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
         add(BOTS, "merger")  # what is left out ("not counting what the bot merged") was taken before
         return " "
 
-    def named(m: re.Match[str]) -> str:
-        known = lookup.login(m["login"]) if lookup else None
-        if known is None:
-            return m[0]
-        add(known, "any")
-        return " "
-
+    named = in_role("any", lambda m: " ")  # "nick hill (njhill)": the name goes with the login
     text = _NAME_THEN_LOGIN.sub(named, _BOT_MERGED.sub(bots, text))
     return _ROLE_LOGIN.sub(by, _MERGED.sub(merged, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text))))
 
