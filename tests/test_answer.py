@@ -944,3 +944,17 @@ def test_picking_among_the_earlier_prs_keeps_to_them_whatever_time_the_thread_as
     later = _ask(store, settings, "which of those got reverted later?", history=["what merged on mar 13?"])
     assert later.citations == [501] and _first(later) == "[#507] reverts [#501]."
     assert _ask(store, settings, "which of those landed on mar 12?", history=["what did grace-h write?"]).citations == [504]
+
+
+def test_an_area_and_a_topic_said_only_apart_answer_nothing(store, settings):
+    # Streaming is 504's subject, and ROCm 502's and 508's, but no PR is both.
+    apart = _ask(store, settings, "any streaming work on rocm?")
+    assert apart.citations == [] and _first(apart).startswith('No PR in the store answers "streaming" in rocm.')
+    assert _ask(store, settings, "any streaming work?").citations == [504]
+
+
+def test_him_and_since_in_a_thread_and_a_fix_of_a_bare_number(store, settings):
+    assert _ask(store, settings, "anything from him on mar 11?", history=["what did ken-t write?"]).citations == [505]
+    assert _ask(store, settings, "any new ones since?", history=["rocm work on mar 13"]).citations == [508]
+    # 508 fixed what 502 broke: 502, named, is no answer.
+    assert _ask(store, settings, "anything fixing 502?").citations == [508]

@@ -604,3 +604,28 @@ def test_a_name_before_its_login_and_bots_excluded_after(lookup):
     assert named.people == [Person("linus-t", "any")] and named.concepts == []
     assert parse_question("who merged the most yesterday, bots excluded", LA, NOW, lookup).excluded == ["bots"]
     assert read_form("most prolific author overall?").tally == "author"
+
+
+def test_a_full_name_is_the_login_of_its_initial_and_last_name(db):
+    for number, author in ((3001, "opetrov"), (3002, "mk-lund"), (3003, "mxlund")):
+        save_pr(db, make_pr(number, "[Core] Something", author=author))
+    lookup = StoreLookup(db, REPO)
+    ask = lambda text: parse_question(text, LA, NOW, lookup).people
+    assert ask("what did olga petrov merge") == [Person("opetrov", "any")]
+    # Two logins fit "mia lund": neither is guessed. No login ends with the name: no person.
+    assert ask("what did mia lund merge") == []
+    assert ask("what did olga smith merge") == []
+
+
+def test_what_qualifies_the_areas_left_out_is_left_out_with_them():
+    question = parse_question("rocm work last week, not the ci flake stuff", LA, NOW)
+    assert question.excluded_areas == [("ci",)] and question.concepts == []
+    both = parse_question("non-nvidia work yesterday, leaving out rocm", LA, NOW)
+    assert both.excluded_areas == [("nvidia",), ("rocm",)] and both.concepts == []
+
+
+def test_a_fix_of_a_number_and_since_alone():
+    for text in ("anything fixing 39416?", "what fixed the fallout from 36133", "what fixed the tests after #36133"):
+        assert read_form(text).relation == "fixes", text
+    assert read_form("which pr fixed 2048 token prompts").relation is None
+    assert parse_question("any new ones since?", LA, NOW).relative == "after"

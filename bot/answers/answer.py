@@ -184,9 +184,10 @@ def read_in_thread(
         # "who wrote it?": the one PR the earlier answer put first.
         return replace(followed, within=[answered().answer[0].number])
     if not form.relation and asked.points_at_people:
-        authors = list(dict.fromkeys(pr.author for pr in answered().answer))
+        # "anything from him yesterday?": the people the thread asked about, else those who wrote what it cited.
+        authors = [person.login for person in context.people] or list(dict.fromkeys(pr.author for pr in answered().answer))
         if 0 < len(authors) <= MAX_POINTED_AT_PEOPLE:
-            people = [Person(author, "author") for author in authors]
+            people = list(context.people) or [Person(author, "author") for author in authors]
             # "what else did they land?": besides what the earlier answer cited.
             besides = [pr.number for pr in answered().answer] if _ELSE.search(asked.text) else []
             if asked.has_topic:
@@ -353,6 +354,8 @@ def _nothing_line(choice: Choice, form: Form) -> str:
     scope = replace(question, concepts=[], unknown=[], areas=[]).describe() if question.has_filters else ""
     said = [concept.said for concept in question.concepts + question.unknown]
     topic = f'"{" ".join(said)}"' if len(said) <= TOPIC_WORDS else "that"
+    if question.areas and topic != "that":
+        topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
     looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
     return (f"No: {looked}." if form.kind == "yesno" else sentence(looked)) + nearest
 

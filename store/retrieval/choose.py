@@ -20,13 +20,14 @@ from dataclasses import dataclass, field, replace
 from sqlite_utils import Database
 
 from store.model import PullRequest
-from store.retrieval.evidence import gather
+from store.retrieval.evidence import FIELD_WEIGHT, gather
 from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form
 from store.retrieval.fts import any_of
 from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import (
     COUNT_CAP,
     POOL,
+    Hit,
     SearchResult,
     missing_note,
     narrowing_condition,
@@ -553,7 +554,7 @@ def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED
 def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice:
     """The graded PRs that say enough of what was asked: as much as the best one does, nearly, and no less than the floor."""
     result = search(db, repo, question, limit=POOL)
-    if _relaxed(question, result):
+    if _relaxed(question, result) or _said_apart(question, result.hits):
         return _nothing(question, result)
     # Search keeps to the type and the people and files left out; areas and words left out are told apart here.
     hits = [hit for hit in result.hits if not _excluded(hit.pr, question)]
@@ -568,6 +569,17 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
     return Choice(answer, context, result.question, len(answer), False, candidates=[hit.pr for hit in hits])
+
+
+def _said_apart(question: Question, hits: list[Hit]) -> bool:
+    """Whether the one area and the one topic asked of it ("any mamba work on TPU?") are each said, but never together.
+
+    The topic being what some PR is about (said in its title or first sentence) shows it is no chatter that
+    paraphrases the area's work ("cleanups"): that PR is about it elsewhere, and nothing in the area is.
+    """
+    if len(question.areas) != 1 or not hits or len(hits[0].said) != 2:
+        return False
+    return not any(all(hit.said) for hit in hits) and any(hit.said[0] >= FIELD_WEIGHT["lead"] for hit in hits)
 
 
 def _row_ids(db: Database, repo: str, numbers: list[int]) -> dict[int, int]:

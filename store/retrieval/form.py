@@ -65,7 +65,7 @@ _FIXES = r"\b(?:bug)?fix(?:es|ed|ing)?\b|\bresolve[sd]?\b"
 # A title that says a PR fixes something (a doubt's "still broken?" is answered no by it).
 FIX_WORDS = LazyPattern(_FIXES, re.IGNORECASE)
 _REVERTS = r"\b(?:revert(?:s|ed|ing)?|reverts?|roll(?:ed|s)?\s{0,2}back|rollbacks?|undid|undo(?:es|ne)?)\b"
-_REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?)\b"
+_REGRESSION = r"\b(?:regress(?:ion|ions|ed)?|broke|broken|breakage|breaks?|fallout)\b"
 # "did it cause problems later?": what a change broke is a regression its fixes name.
 _CAUSED_TROUBLE = r"\bcaus(?:e|ed|es|ing)\s{1,3}(?:\w+\s{1,3})?(?:problems?|issues?|bugs?|breakage|trouble)\b"
 # A reland follows up on what was reverted: "what relanded #N?", "did it ever come back?".
@@ -83,8 +83,10 @@ RELATION_WORDS = {
 
 
 _FIXED_BY_NAMED = LazyPattern(r"\b(?:did|does|has)\s{1,3}(?:#|pr\s{0,2}#?)\d{1,7}\s{1,3}fix")
-# "anything that fixes #N?", "a fix for #N": what repaired what #N broke.
-_FIXES_NAMED = LazyPattern(r"\b(?:fix(?:es|ed|ing)?|fix\s{1,3}for|fixes\s{1,3}for)\s{1,3}(?:#|pr\s{0,2}#?)\d{1,7}\b")
+# "anything that fixes #N?", "a fix for 39416?", "what fixed the tests after #N": what repaired what #N broke.
+_FIXES_NAMED = LazyPattern(
+    r"\bfix(?:es|ed|ing)?\s{1,3}(?:\w+\s{1,3}){0,3}?(?:(?:#|pr\s{0,2}#?)\d{1,7}\b|\d{3,7}(?=\s{0,3}(?:[?.!,)]|$)))"
+)
 # What became of a revert: "undone", "relanded", "brought back".
 _RELANDED = LazyPattern(rf"{_FOLLOWS}|\bundone\b")
 

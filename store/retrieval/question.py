@@ -29,6 +29,8 @@ class Lookup(Protocol):
 
     def login(self, name: str) -> str | None: ...
 
+    def full_name(self, first: str, last: str) -> str | None: ...
+
     def is_pr(self, number: int) -> bool: ...
 
     def is_path(self, fragment: str) -> bool: ...
@@ -252,7 +254,7 @@ _NARROWS = LazyPattern(rf"\b(?:of|among)\s+{_THOSE}\b|^\W*(?:just|only)\s+the\b|
 _PICKS_AMONG = LazyPattern(
     rf"^\W*(?:(?:which|what)(?:\s+one)?\s+of\s+{_THOSE}|(?:which|what)\s+one|(?:(?:is|are|was|were)\s+)?any\s+of\s+{_THOSE})\b"
 )
-_PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|her|their|his)\b")
+_PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|him|her|hers|their|his)\b")
 
 
 def continues(text: str) -> bool:
@@ -268,7 +270,7 @@ def _describe_people(people: list[Person]) -> str:
 # ---------------------------------------------------------------- vocabulary
 
 _STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed", "original", "among", "amongst", "wat", "asking", "asked", "folks", "wondering", "re", "ve", "ll", "older"]
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "anything", "are", "around", "as", "at", "be", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "every", "few", "for", "from", "get", "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "let", "lets", "like", "me", "more", "most", "much", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "same", "she", "should", "show", "so", "some", "something", "such", "tell", "than", "that", "thats", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "yet", "you", "your", "yours", "give", "find", "list", "see", "look", "looking", "want", "wanted", "hi", "hey", "hello", "thanks", "thank", "ok", "okay", "everything", "whatever", "related", "specific", "based", "family", "area", "areas", "busiest", "top", "human", "humans", "maintainer", "maintainers", "folder", "folders", "dir", "dirs", "directory", "directories", "pls", "plz", "mention", "mentions", "mentioned", "claim", "claims", "quote", "quotes", "actual", "actually", "terms", "person", "data", "counts", "bits", "explicitly", "class", "ish", "boxes", "marked", "labeled", "labelled", "tagged", "flagged", "either", "isn", "aren", "wasn", "weren", "don", "doesn", "didn", "hasn", "haven", "still", "anymore", "back", "reports", "across", "bring", "brings", "brought", "box", "love", "etc", "lunch", "ones", "bot", "prdigest", "pr", "prs", "pull", "pulls", "request", "requests", "merged", "merge", "merges", "merging", "land", "landed", "lands", "change", "changed", "changes", "happen", "happened", "happening", "new", "recent", "recently", "latest", "lately", "go", "going", "went", "made", "make", "anybody", "anyone", "someone", "team", "people", "thing", "things", "stuff", "work", "worked", "one", "today", "yesterday", "week", "month", "day", "days", "morning", "afternoon", "evening", "night", "tonight", "working", "ship", "shipped", "shipping", "busy", "many", "total", "add", "adds", "added", "adding", "touch", "touches", "touched", "touching", "update", "updates", "updated", "updating", "modify", "modifies", "modified", "edit", "edits", "edited", "editing", "changing", "author", "authored", "wrote", "write", "written", "opened", "far", "works", "himself", "herself", "themselves", "itself", "myself", "ourselves", "yourself", "card", "cards", "prolific", "say", "time", "together", "combined", "intersection", "interplay", "combining", "interact", "interacts", "interacting", "interaction", "interactions", "hardware", "late", "early", "burst", "whose", "thurs", "tues", "weds", "thu", "tue", "wed", "brand", "overall", "reported", "claimed", "original", "among", "amongst", "wat", "asking", "asked", "folks", "wondering", "re", "ve", "ll", "older"]
 )
 
 def misspelt_filler(word: str) -> bool:
@@ -492,7 +494,7 @@ _ORDER = LazyPattern(
 )
 # "anything newer?", "what merged since then?": later than what the thread asked about; "his earlier work?": before.
 _RELATIVE = LazyPattern(
-    r"\b(?:(?P<after>newer|later|more\s+recent(?:ly)?|since\s+then|after\s+that|afterwards?)"
+    r"\b(?:(?P<after>newer|later|more\s+recent(?:ly)?|since\s+then|since(?=\W*$)|after\s+that|afterwards?)"
     r"|(?P<before>earlier|before\s+(?:that|then)|previously|prior))\b"
 )
 
@@ -723,7 +725,9 @@ _NEGATED = LazyPattern(
     r"(?P<rel>\b(?:that|which|who)\s+(?:(?:is|are|was|were)\s+)?)?"
     rf"\b(?P<cue>{_LEAVING_OUT})"
     r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
-    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about|tagged|labell?ed|marked)\s+)*(?P<words>[\w.+/-]+(?:,?\s+[\w.+/-]+){0,4})",
+    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about|tagged|labell?ed|marked)\s+)*"
+    # The words left out, up to the next that leaves something out ("non-nvidia work, leaving out rocm").
+    rf"(?P<words>[\w.+/-]+(?:,?\s+(?!(?:{_LEAVING_OUT})\b)[\w.+/-]+){{0,4}})",
     re.IGNORECASE,
 )
 # What may follow the areas left out without being a topic of its own: "that aren't CI fixes".
@@ -793,6 +797,11 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
                 return " " + " ".join(words[2:])
             question.excluded_words.append(_words_concept(said))
             taken = len(said)
+        if groups:
+            # "not the doc typo stuff": the words between the areas and the noun say which of theirs, left out with them.
+            qualified = taken + len(_negated_words(words[taken:]))
+            if taken < qualified < len(words) and words[qualified].strip(".,?!").lower() in _NEGATED_NOUNS:
+                taken = qualified
         while taken < len(words) and words[taken].strip(".,?!").lower() in _NEGATED_NOUNS:
             taken += 1
         if groups and 0 < taken < len(words) and words[taken - 1].lower() in ("and", "or", "nor"):
@@ -955,8 +964,7 @@ def _take_words(
         if lookup and i < len(words) and _NAME_PART.fullmatch(word) and _NAME_PART.fullmatch(words[i]) and not (
             {word, words[i]} & stopwords
         ):
-            # "andreas karatzas" for AndreasKaratzas: a first and last name, run together as logins are.
-            login = lookup.login(word + words[i])
+            login = lookup.full_name(word, words[i])
             if login:
                 if all(p.login.lower() != login.lower() for p in question.people):
                     question.people.append(Person(login, "any"))

@@ -71,6 +71,7 @@ class Hit:
     score: float
     link: Link | None = None  # how it relates to a PR named in the question
     coverage: float | None = None  # for a question of words: how much of what was asked the PR says, 0 to 1
+    said: tuple[float, ...] = ()  # for a question of words: how strongly it says each topic (concepts, then areas)
 
 
 @dataclass
@@ -91,6 +92,8 @@ class SearchResult:
 _FIRST_NAME_MIN = 3
 # A first name run into the rest of a login ("AndreasKaratzas") is at least this long.
 _CAMEL_NAME_MIN = 5
+# Letters a login may put between a first initial and the last name: a middle initial, a dash.
+_INITIALS = 2
 # The index's columns a PR says things in; the login itself is indexed too, as author.
 _TEXT_COLUMNS = " ".join(column for column in FTS_COLUMNS if column != "author")
 
@@ -113,6 +116,24 @@ class StoreLookup:
             [self.repo, name, self.repo, name],
         ).fetchone()
         return row[0] if row else self._by_first_name(name)
+
+    def full_name(self, first: str, last: str) -> str | None:
+        """"andreas karatzas" for AndreasKaratzas, the names run together; "nick hill" for njhill, the one login
+        that is the first name's initial, at most _INITIALS more letters and the last name, when no PR says either."""
+        login = self.login(first + last)
+        if login or len(last) < _FIRST_NAME_MIN or self.says(first) or self.says(last):
+            return login
+        initial = first[0]
+        logins = {
+            row[0].lower(): row[0]
+            for column in ("author", "merged_by")
+            for row in self.db.execute(
+                f"select distinct {column} from prs where repo = ? and {column} >= ? collate nocase "
+                f"and {column} < ? collate nocase and {column} like ? and length({column}) <= ?",
+                [self.repo, initial, chr(ord(initial) + 1), f"%{last}", len(last) + 1 + _INITIALS],
+            )
+        }
+        return next(iter(logins.values())) if len(logins) == 1 else None
 
     def _by_first_name(self, name: str) -> str | None:
         """"evelyn" for evelyn-zhou, "andreas" for AndreasKaratzas: the one login that starts with the word and then
@@ -460,15 +481,19 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
         # The files asked about are one more topic, said fully by every candidate (search keeps to them),
         # as rare as can be: a word beside them ("the buildkite config") grades, and one missing no longer sinks a PR.
         grouped_weights.append(1.0)
-        for said in strengths.values():
-            said.append(1.0)
+        for found in strengths.values():
+            found.append(1.0)
         groups.append([len(topics)])
+    said = {pr_id: tuple(_grouped(strengths[pr_id], groups)) for pr_id in pool}
     graded = sorted(
-        ((_coverage(_grouped(strengths[pr_id], groups), grouped_weights, len(question.unknown)), size, score, row)
+        ((_coverage(list(said[pr_id]), grouped_weights, len(question.unknown)), size, score, row)
          for pr_id, (size, score, row) in pool.items()),
         key=lambda item: (-item[0], -item[1], -item[2]),
     )
-    return [Hit(pr_from_row(row), round(_TEXT_CEILING * coverage, 4), coverage=coverage) for coverage, _, _, row in graded[:limit]]
+    return [
+        Hit(pr_from_row(row), round(_TEXT_CEILING * coverage, 4), coverage=coverage, said=said[row["id"]])
+        for coverage, _, _, row in graded[:limit]
+    ]
 
 
 def _coverage(strengths: list[float], weights: list[float], unsaid: int) -> float:
