@@ -958,3 +958,33 @@ def test_him_and_since_in_a_thread_and_a_fix_of_a_bare_number(store, settings):
     assert _ask(store, settings, "any new ones since?", history=["rocm work on mar 13"]).citations == [508]
     # 508 fixed what 502 broke: 502, named, is no answer.
     assert _ask(store, settings, "anything fixing 502?").citations == [508]
+
+
+def _stating(number: int, title: str, hour: int, what: str, impact: str = ""):
+    """A PR merged on Mar 13 that says what it changed and, in its impact, what that gained."""
+    return make_pr(number, title, merged_at=_at(13, hour), summary=Summary(what, impact, "", "", "imported"))
+
+
+def test_the_largest_gain_is_the_one_stated_in_what_was_asked(db, settings):
+    save_prs(db, [
+        _stating(620, "[Benchmark] Report TTFT percentiles", 6, "Prints p99 TTFT; a run stays above 95% of its throughput."),
+        _stating(621, "[Structured Output] Cache compiled grammars", 7, "Grammars compile once.",
+                 "Time to first token drops from 300 ms to 30 ms for a repeated schema, and throughput rises by 20%."),
+        _stating(622, "[Kernel] Faster decode GEMMs", 8, "A new GEMM for decode.",
+                 "On a 4x GB300 node decode throughput is 13% higher, and TTFT is unchanged."),
+        _stating(623, "[XPU] Keep int4 weights packed", 9, "Weights stay packed.", "Single-request decode is 2x faster."),
+    ])
+    # 621's TTFT falls tenfold; 620 says TTFT in its title and states no TTFT gain; "4x GB300" is no gain.
+    assert _ask(db, settings, "biggest ttft cut yesterday?").citations == [621]
+    assert _ask(db, settings, "largest decode speedup yesterday").citations == [623]
+
+
+def test_a_reland_after_a_revert_answers_whether_it_stands_now(db, settings):
+    save_prs(db, [
+        _stating(630, "[Core] Turn on async scheduling by default", 1, "Async scheduling is on by default."),
+        _stating(631, 'Revert "[Core] Turn on async scheduling by default" (#630)', 2, "Reverts #630: it hung pipelines."),
+        _stating(632, "[Core] Reland async scheduling by default", 3, "Relands #630 with the pipeline hang fixed."),
+    ])
+    on = _ask(db, settings, "is async scheduling on by default now?")
+    assert on.citations == [632] and _first(on) == "Yes: [#632] follows up on [#630]."
+    assert _first(_ask(db, settings, "is async scheduling by default still reverted?")) == "No: [#632] follows up on [#630]."

@@ -296,7 +296,9 @@ _ORDER_LEAD = {
 
 def _doubted(choice: Choice, form: Form, links: str) -> str | None:
     """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" or "is it on now?" when a revert did."""
-    if form.doubts_revert and links:
+    # A revert says no to "is it on now?", and a later reland yes; "is it still reverted?" the other way round.
+    reverted = any(link.kind == "reverts" for link in choice.links)
+    if form.doubts_revert and links and reverted != (form.doubt == "undone"):
         return f"No: {links}."
     fixes = [pr for pr in choice.answer if _fixes(pr)] if form.doubt == "persists" else []
     if fixes:

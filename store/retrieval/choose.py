@@ -157,9 +157,17 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
     if order in ("first", "last"):
         end = (min if order == "first" else max)(prs, key=lambda pr: pr.merged_at)
         return replace(choice, answer=[end], context=[], total=1, whole_set=False, question=question)
-    measure = _gain if order == "gain" else _size
+    if order == "gain":
+        # The gain in what was asked ("the largest TTFT cut"), when a PR states one beside it; else any gain stated.
+        said = [atoms(phrase) for concept in question.concepts if _METRIC.search(concept.said) for phrase in concept.phrases.all]
+        gains = {pr.number: _gain(pr, said) for pr in prs}
+        if not any(gains.values()):
+            gains = {pr.number: _gain(pr, []) for pr in prs}
+        measure: Callable[[PullRequest], tuple[float, ...]] = lambda pr: (gains[pr.number],)
+    else:
+        measure = _size
     most = max(measure(pr) for pr in prs)
-    if not most:  # no PR states a gain
+    if order == "gain" and not most[0]:  # no PR states a gain
         return replace(choice, answer=[], context=prs[:CONTEXT], total=0, whole_set=False, question=question)
     ends = [pr for pr in prs if measure(pr) == most]
     return replace(choice, answer=ends[:MAX_LISTED], context=[], total=len(ends), whole_set=False, question=question)
@@ -170,9 +178,14 @@ def _size(pr: PullRequest) -> tuple[int, bool]:
     return len(pr.files), pr.type == "substantial"
 
 
-# "2.3x faster", "40% lower TTFT", "cuts latency by 30%": a number beside what got better. "8x H100" is no gain,
-# nor "2x slower".
-_STATED_NUMBER = LazyPattern(r"(?P<number>\d+(?:\.\d+)?)\s*(?:(?P<times>x|\u00d7)(?![\w\u00d7])|%|\s?percent\b)", re.IGNORECASE)
+# "2.3x faster", "40% lower TTFT", "cuts latency by 30%": a number beside what got better. "8x H100" (how many
+# GPUs) is no gain, nor "2x slower".
+_STATED_NUMBER = LazyPattern(
+    r"(?P<number>\d+(?:\.\d+)?)\s*(?:(?P<times>x|\u00d7)(?![\w\u00d7])(?!\s?[a-z]{1,4}\d)|%|\s?percent\b)"
+    # "from 310 ms to 35 ms": the same unit (or none) on both sides.
+    r"|\bfrom\s(?P<low>\d+(?:\.\d+)?)\s?(?P<unit>[a-z]{1,3}\b)?\sto\s(?P<to>\d+(?:\.\d+)?)\s?(?P=unit)?",
+    re.IGNORECASE,
+)
 _GAIN_BESIDE = LazyPattern(
     r"\b(?:faster|speed[\s-]?ups?|higher|more|better|improv\w*|throughput|fewer|less|lower|reduc\w*|cuts?|drops?|falls?"
     r"|rises?|gains?|ttft|tpot|itl|latency)\b",
@@ -183,15 +196,40 @@ _LOSS_BESIDE = LazyPattern(r"\b(?:slower|worse|regress\w*)\b", re.IGNORECASE)
 _GAIN_WINDOW = 40
 
 
-def _gain(pr: PullRequest) -> float:
-    """The largest improvement a PR states, as a factor: "2.3x" is 2.3, "40%" is 1.4; 0 when it states none."""
+# What a gain is stated in ("the largest TTFT cut", "the biggest decode speedup"), as opposed to what it is for.
+_METRIC = LazyPattern(r"\b(?:ttft|tpot|itl|latency|throughput|goodput|decod\w*|prefill|startup|memory)\b", re.IGNORECASE)
+# Where a clause ends: "recomputed tokens fall by 64% and TTFT by 31%" states 31% of TTFT, not 64%.
+_CLAUSE_END = LazyPattern(r"[.;,:]\s|\sand\s")
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of `text` that holds text[start:end]."""
+    ends = list(_CLAUSE_END.finditer(text))
+    begin = max((m.end() for m in ends if m.end() <= start), default=0)
+    finish = min((m.start() for m in ends if m.start() >= end), default=len(text))
+    return text[begin:finish]
+
+
+def _gain(pr: PullRequest, about: list[list[str]]) -> float:
+    """The largest improvement a PR states, as a factor, beside one of the phrases `about` (as words) when given:
+    "2.3x" is 2.3, "40%" is 1.4, "drops from 310 ms to 35 ms" is 8.9; 0 when it states none."""
     summary = pr.summary
     text = " ".join((pr.title, summary.what_changed, summary.impact) if summary else (pr.title,))
     factors = []
     for found in _STATED_NUMBER.finditer(text):
+        if found["low"] is not None:
+            if not about:
+                continue  # "from 6.1 ms to 0.4 ms" of some step is a speedup only of what was asked
+            low, high = sorted((float(found["low"]), float(found["to"])))
+            factor = high / low if low else 0.0
+        else:
+            factor = float(found["number"]) if found["times"] else 1 + float(found["number"]) / 100
         beside = text[max(0, found.start() - _GAIN_WINDOW) : found.end() + _GAIN_WINDOW]
-        if _GAIN_BESIDE.search(beside) and not _LOSS_BESIDE.search(beside):
-            factors.append(float(found["number"]) if found["times"] else 1 + float(found["number"]) / 100)
+        if not _GAIN_BESIDE.search(beside) or _LOSS_BESIDE.search(beside):
+            continue
+        if about and not any(_holds(atoms(_clause(text, found.start(), found.end())), phrase) for phrase in about):
+            continue
+        factors.append(factor)
     return max(factors, default=0.0)
 
 
@@ -365,12 +403,33 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
             named = [pr.number for pr in choice.answer[:NAMED_IN_A_NO]]
             return replace(choice, answer=choice.answer[:NAMED_IN_A_NO], question=replace(choice.question, numbers=named))
         return choice
+    if form.doubts_revert:
+        relands = _relanded(db, repo, links)
+        if relands:
+            # "is the image cache back on?": reverted, then relanded; the reland answers, the revert is context.
+            undone = [answer[link.number] for link in links if link.number in answer]
+            return replace(choice, answer=[pr for pr, _ in relands], context=undone[:CONTEXT], total=len(relands),
+                           links=[link for _, link in relands])
     context = choice.context
     if form.kind == "count" or ((form.kind == "who" or form.asks_other) and not form.culprit):
         # "What reverted the async change?": the PRs stating the relation answer; what they name is context.
         context = [pr for number, pr in answer.items() if number not in sources][:CONTEXT]
         answer = {number: pr for number, pr in answer.items() if number in sources}
     return replace(choice, answer=list(answer.values()), context=context, total=len(sources), links=links)
+
+
+def _relanded(db: Database, repo: str, reverts: list[Link]) -> list[tuple[PullRequest, Link]]:
+    """The PRs that brought back what the reverts undid, merged after the revert: "[#L] follows up on [#X]"."""
+    found: dict[int, tuple[PullRequest, Link]] = {}
+    for revert in reverts:
+        reverted_at = get_pr(db, repo, revert.number)
+        for link in related(db, repo, revert.other):
+            if link.kind != "follows" or link.outgoing or link.other in found:
+                continue
+            reland = get_pr(db, repo, link.other)
+            if reland and reverted_at and reland.merged_at > reverted_at.merged_at:
+                found[reland.number] = (reland, _stating_first(link))
+    return list(found.values())
 
 
 def _kept(pr: PullRequest, question: Question) -> bool:
@@ -554,12 +613,14 @@ def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED
 def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice:
     """The graded PRs that say enough of what was asked: as much as the best one does, nearly, and no less than the floor."""
     result = search(db, repo, question, limit=POOL)
-    if _relaxed(question, result) or _said_apart(question, result.hits):
+    if _relaxed(question, result) or (not question.order and _said_apart(question, result.hits)):
         return _nothing(question, result)
     # Search keeps to the type and the people and files left out; areas and words left out are told apart here.
     hits = [hit for hit in result.hits if not _excluded(hit.pr, question)]
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
-    floor = max(MIN_COVERAGE, NEAR_BEST * best)
+    # "the largest TTFT cut": every PR that says enough of it competes on the TTFT gain it states, if it states one.
+    measured = question.order == "gain" and any(_METRIC.search(concept.said) for concept in question.concepts)
+    floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, NEAR_BEST * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
     if form.one and not form.relation and not question.order and len(answer) > 1:
         # "which PR added X?": the one that says it best, and of those saying it as well, the first (what came

@@ -124,7 +124,8 @@ class Form:
     culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
     tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs
     # A yes/no that doubts: "does X still crash?" ("persists": a fix says no), "did X stick?" ("kept") or
-    # "is X on now?" ("now"): a revert says no.
+    # "is X on now?" ("now"): a revert says no, and a reland after it yes. "is X still reverted?" ("undone"): a
+    # reland says no.
     doubt: str | None = None
     # "which of those got reverted?": about the PRs the relation was done to, not those that did it.
     passive: bool = False
@@ -197,13 +198,17 @@ _NOW = LazyPattern(
     r"^\W{0,3}(?:is|are|does|do)\b.{0,150}\b(?:now|currently|these\s{1,3}days|at\s{1,3}the\s{1,3}moment"
     r"|still|back)\b"
 )
-# The doubts a revert answers no.
-_REVERT_DOUBTS = ("kept", "now")
+# "is the image cache still reverted?": a reland answers no, the revert alone yes.
+_UNDONE = LazyPattern(r"\bstill\s{1,3}(?:\w+\s{1,3})?(?:reverted|rolled\s{1,3}back|backed\s{1,3}out|removed|gone)\b")
+# The doubts a revert answers (no, or of "undone", yes).
+_REVERT_DOUBTS = ("kept", "now", "undone")
 # "did the new default stick?": a revert answers no.
 _KEPT = LazyPattern(r"\bstick\b(?!\s{1,3}(?:to|with)\b)|\bstuck\s{1,3}around\b")
 
 
 def _doubt(head: str) -> str | None:
+    if _UNDONE.search(head):
+        return "undone"
     if _KEPT.search(head):
         return "kept"
     if _PERSISTS.search(head) and _PROBLEM.search(head):
