@@ -988,3 +988,9 @@ def test_a_reland_after_a_revert_answers_whether_it_stands_now(db, settings):
     on = _ask(db, settings, "is async scheduling on by default now?")
     assert on.citations == [632] and _first(on) == "Yes: [#632] follows up on [#630]."
     assert _first(_ask(db, settings, "is async scheduling by default still reverted?")) == "No: [#632] follows up on [#630]."
+
+
+def test_the_reverts_asked_for_as_a_noun_are_the_reverts(store, settings):
+    # 507 reverts 501: "what got reverted?" is both, "the reverts" only 507.
+    assert set(_ask(store, settings, "what got reverted this week?").citations) == {507, 501}
+    assert _ask(store, settings, "all the reverts this week").citations == [507]

@@ -629,3 +629,26 @@ def test_a_fix_of_a_number_and_since_alone():
         assert read_form(text).relation == "fixes", text
     assert read_form("which pr fixed 2048 token prompts").relation is None
     assert parse_question("any new ones since?", LA, NOW).relative == "after"
+
+
+def test_people_and_bots_left_out_or_asked_as_people_say_it(lookup, db):
+    assert parse_question("ci prs in march not from ada-l", LA, NOW, lookup).excluded == ["ada-l"]
+    assert parse_question("yesterday's bot merges excluding docs", LA, NOW, lookup).people == [Person("bots", "merger")]
+    save_pr(db, make_pr(3005, "[Core] Something", author="russellb"))
+    assert parse_question("stuff russell merged", LA, NOW, StoreLookup(db, REPO)).people == [Person("russellb", "any")]
+
+
+def test_which_ones_older_stuff_the_whole_store_and_context_after_a_comma():
+    assert parse_question("which ones aren't for nvidia gpus", LA, NOW).picks_among
+    not_nvidia = parse_question("which ones aren't for nvidia gpus", LA, NOW)
+    assert not_nvidia.excluded_areas == [("nvidia",)] and not_nvidia.concepts == []
+    assert parse_question("any older stuff from him on sliding windows?", LA, NOW).relative == "before"
+    assert parse_question("support for older gpus", LA, NOW).relative is None
+    assert parse_question("largest pr in the whole store by files changed", LA, NOW).concepts == []
+    for text in ("what did the cpu backend get in april, we run on xeons", "prs under docs/ — need to know what to rebuild"):
+        assert [c.said for c in parse_question(text, LA, NOW).concepts] == [], text
+
+
+def test_hardware_by_compute_capability_and_sliding_window_as_swa():
+    assert "sm120" in parse_question("anything for compute capability 12.0 cards", LA, NOW).concepts[0].phrases.all
+    assert "sliding window" in parse_question("the trtllm swa change", LA, NOW).concepts[-1].phrases.all

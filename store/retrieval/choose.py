@@ -355,6 +355,8 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
     context: dict[int, PullRequest] = {}
     sources: list[int] = []
     links: list[Link] = []
+    # "what got reverted?" asks for both sides; "all the reverts since march" for the reverts.
+    reverted_too = kind == "reverts" and not (_REVERTS_ASKED.search(question.text) and not _REVERTED.search(question.text))
     for number, named in stated(db, repo, kind, start, end):
         source = answer.get(number) or get_pr(db, repo, number)
         if source is None or not _kept(source, question) or source.number in sources:
@@ -363,12 +365,16 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
         sources.append(source.number)
         target = get_pr(db, repo, named) if named is not None else None
         if target is not None:
-            cited = (kind == "reverts" or form.culprit) and form.kind != "count"
+            cited = (reverted_too or form.culprit) and form.kind != "count"
             (answer if cited else context).setdefault(target.number, target)
             links.append(Link(source.number, target.number, kind, True))
         if len(answer) >= MAX_LISTED:
             break
     return Choice(list(answer.values()), list(context.values()), question, len(sources), True, None, links)
+
+
+_REVERTS_ASKED = LazyPattern(r"\breverts\b(?!\s+#?\d)", re.IGNORECASE)
+_REVERTED = LazyPattern(r"\b(?:reverted|undo|undid|undone)\b", re.IGNORECASE)
 
 
 def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Choice:

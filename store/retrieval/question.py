@@ -248,11 +248,11 @@ _POINTS_BACK = LazyPattern(
     r"|^\W*(?:was|were|is|are|did|does|has|had)\s+that\b"
 )
 _THOSE = r"(?:those|them|these|that)"
-_NARROWS = LazyPattern(rf"\b(?:of|among)\s+{_THOSE}\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+one\b|\bwhich\s+one\s+of\b")
+_NARROWS = LazyPattern(rf"\b(?:of|among)\s+{_THOSE}\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+ones?\b|\bwhich\s+one\s+of\b")
 # Of those, the questions whose subject is the earlier PRs themselves: "which of those was the fix?", "any of
 # those a revert?" (not "what reverted any of those?", which asks for other PRs).
 _PICKS_AMONG = LazyPattern(
-    rf"^\W*(?:(?:which|what)(?:\s+one)?\s+of\s+{_THOSE}|(?:which|what)\s+one|(?:(?:is|are|was|were)\s+)?any\s+of\s+{_THOSE})\b"
+    rf"^\W*(?:(?:which|what)(?:\s+one)?\s+of\s+{_THOSE}|(?:which|what)\s+ones?|(?:(?:is|are|was|were)\s+)?any\s+of\s+{_THOSE})\b"
 )
 _PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|him|her|hers|their|his)\b")
 
@@ -495,7 +495,7 @@ _ORDER = LazyPattern(
 # "anything newer?", "what merged since then?": later than what the thread asked about; "his earlier work?": before.
 _RELATIVE = LazyPattern(
     r"\b(?:(?P<after>newer|later|more\s+recent(?:ly)?|since\s+then|since(?=\W*$)|after\s+that|afterwards?)"
-    r"|(?P<before>earlier|before\s+(?:that|then)|previously|prior))\b"
+    r"|(?P<before>earlier|before\s+(?:that|then)|previously|prior|older(?=\s+(?:stuff|ones?|prs?|work|changes?|things))))\b"
 )
 
 
@@ -658,7 +658,7 @@ _LEAVING_OUT = (
 _AND_ANOTHER = rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?(?P<other>{_LOGIN})(?:'s)?\b"
 _ANOTHER = LazyPattern(_AND_ANOTHER, re.IGNORECASE)
 _EXCEPT = LazyPattern(
-    rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:by\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b"
+    rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:(?:by|from)\s+)?(?:the\s+)?@?(?P<login>{_LOGIN})(?:'s)?\b"
     # "not merged by mthornbury or the bot", "not by vllm-bot, raj or evelyn": the others are left out too.
     rf"(?P<more>(?:{_AND_ANOTHER}){{0,4}})"
     # "feb 13 merges that vllm-bot didn't merge": the person before the negated verb.
@@ -800,6 +800,7 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
             question.excluded_words.append(_words_concept(said))
             taken = len(said)
         if groups:
+            taken += _area_nouns([word.strip(".,?!").lower() for word in words[taken:]])  # "not for nvidia gpus"
             # "not the doc typo stuff": the words between the areas and the noun say which of theirs, left out with them.
             qualified = taken + len(_negated_words(words[taken:]))
             if taken < qualified < len(words) and words[qualified].strip(".,?!").lower() in _NEGATED_NOUNS:
@@ -847,7 +848,7 @@ def _names_one_thing(words: list[str]) -> bool:
 BOTS = "bots"
 _BOT_MERGED = LazyPattern(
     r"\bmerged\s+by\s+(?:the\s+)?(?:merge\s+)?bots?\b|\b(?:the\s+)?(?:merge\s+)?bots?\s+merged\b"
-    r"|\bdid\s+the\s+(?:merge\s+)?bot\s+merge\b|\bbot[\s-]merged\b",
+    r"|\bdid\s+the\s+(?:merge\s+)?bot\s+merge\b|\bbot[\s-]merge[sd]\b",
     re.IGNORECASE,
 )
 
@@ -1099,7 +1100,17 @@ _LEAD_IN = LazyPattern(
 
 # Why it is asked, after the question: "which PRs touched envs.py? trying to figure out where new env vars came from".
 _TRAILING_CONTEXT = LazyPattern(
-    r"\?\s+(?:i'?m\s+|we'?re\s+|just\s+)?(?:trying|asking|need|needed|because|bc|for\s+(?:my|our|a|the)|context|wondering)\b.*$",
+    r"\?\s+(?:i'?m\s+|we'?re\s+|just\s+)?(?:trying|asking|need|needed|because|bc|for\s+(?:my|our|a|the)|context|wondering)\b.*$"
+    # After a comma or a dash too: "what did the cpu backend get, we run on xeons", "… — need to know what to rebuild".
+    r"|(?:[,;]|\s[\u2014\u2013-])\s+(?:i'?m\s+|we'?re\s+|just\s+)?"
+    r"(?:trying|asking|need(?:ed)?\s+to|because|bc|context|wondering|writing|(?:we|i)\s+(?:run|use|have|need))\b.*$",
+    re.IGNORECASE,
+)
+
+
+# "in the whole store", "of all time": no time, said outright.
+_WHOLE_STORE = LazyPattern(
+    r"\b(?:in|across|from)\s+(?:the\s+)?(?:whole|entire)\s+(?:store|history|db|database)\b|\bof\s+all\s+time\b|\ball[\s-]time\b",
     re.IGNORECASE,
 )
 
@@ -1127,7 +1138,7 @@ def parse_question(
         # A pasted log is not a question; its start says what it is about.
         cleaned = cleaned[:MAX_QUESTION_CHARS]
         question.problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
-    rest = _take_numbers(_the_other_type(cleaned), question.numbers)
+    rest = _take_numbers(_the_other_type(_WHOLE_STORE.sub(" ", cleaned)), question.numbers)
     rest = _take_excluded(rest, lookup, question.excluded)
     rest = _take_untouched(rest, question.excluded_paths)
     rest = _take_negated(rest, repo, question)

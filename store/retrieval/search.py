@@ -150,7 +150,9 @@ class StoreLookup:
         login = logins.pop()
         after = login[len(name) : len(name) + 1]
         # "rajesh" is no "raj", and a short word ("big") is a name only before a dash.
-        new_part = after in ("-", "_") or (len(name) >= _CAMEL_NAME_MIN and (after.isupper() or after.isdigit()))
+        # A longer name may also run into a capital, a digit, or one last initial ("russell" for russellb).
+        run_in = after.isupper() or after.isdigit() or len(login) == len(name) + 1
+        new_part = after in ("-", "_") or (len(name) >= _CAMEL_NAME_MIN and run_in)
         return login if new_part and not self.says(name) else None
 
     def _ends_between(self, low: str, high: str) -> set[str]:
