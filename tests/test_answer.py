@@ -994,3 +994,11 @@ def test_the_reverts_asked_for_as_a_noun_are_the_reverts(store, settings):
     # 507 reverts 501: "what got reverted?" is both, "the reverts" only 507.
     assert set(_ask(store, settings, "what got reverted this week?").citations) == {507, 501}
     assert _ask(store, settings, "all the reverts this week").citations == [507]
+
+
+def test_the_one_named_by_its_topic_is_one_of_the_threads(store, settings):
+    # grace-h wrote 501 (scheduler), 504 (frontend) and 509 (docs); ada-l merged 504. 640 is frontend work too.
+    save_pr(store, make_pr(640, "[Frontend] Log request ids", merged_at=_at(13, 5), author="ken-t", merged_by="linus-t",
+                           areas=["frontend"]))
+    one = _ask(store, settings, "who merged the frontend one?", history=["what did grace-h write?"])
+    assert one.citations == [504] and _first(one) == "ada-l ([#504])."

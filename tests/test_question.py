@@ -652,3 +652,8 @@ def test_which_ones_older_stuff_the_whole_store_and_context_after_a_comma():
 def test_hardware_by_compute_capability_and_sliding_window_as_swa():
     assert "sm120" in parse_question("anything for compute capability 12.0 cards", LA, NOW).concepts[0].phrases.all
     assert "sliding window" in parse_question("the trtllm swa change", LA, NOW).concepts[-1].phrases.all
+
+
+def test_consumer_blackwell_and_tail_latency_by_other_names():
+    assert "sm120" in parse_question("the prebuilt wheel on 50-series geforce cards", LA, NOW).concepts[-2].phrases.all
+    assert "p99" in parse_question("prs that cut tail ITL", LA, NOW).concepts[0].phrases.all

@@ -248,7 +248,11 @@ _POINTS_BACK = LazyPattern(
     r"|^\W*(?:was|were|is|are|did|does|has|had)\s+that\b"
 )
 _THOSE = r"(?:those|them|these|that)"
-_NARROWS = LazyPattern(rf"\b(?:of|among)\s+{_THOSE}\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+ones?\b|\bwhich\s+one\s+of\b")
+# "who merged the moe one?": one of them, named by what it is about.
+_NARROWS = LazyPattern(
+    rf"\b(?:of|among)\s+{_THOSE}\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+ones?\b|\bwhich\s+one\s+of\b"
+    r"|\bthe\s+(?!other\b|same\b|last\b|first\b|next\b|new\b|old\b|right\b|only\b)[\w-]+(?:\s+[\w-]+)?\s+one\b"
+)
 # Of those, the questions whose subject is the earlier PRs themselves: "which of those was the fix?", "any of
 # those a revert?" (not "what reverted any of those?", which asks for other PRs).
 _PICKS_AMONG = LazyPattern(
