@@ -1002,3 +1002,16 @@ def test_the_one_named_by_its_topic_is_one_of_the_threads(store, settings):
                            areas=["frontend"]))
     one = _ask(store, settings, "who merged the frontend one?", history=["what did grace-h write?"])
     assert one.citations == [504] and _first(one) == "ada-l ([#504])."
+
+
+def test_a_yes_names_the_prs_that_say_it_about_as_well_as_the_best(db, settings):
+    save_prs(db, [
+        make_pr(650, "[CPU] Support FP8 KV cache on the CPU backend", merged_at=_at(12, 9), areas=["cpu", "quantization"],
+                summary=Summary("Stores the KV cache in FP8 on CPU workers.", "", "", "", "imported")),
+        make_pr(651, "[CPU][Bugfix] Allocate the KV cache on the NUMA node of each worker", merged_at=_at(12, 10),
+                areas=["cpu"], summary=Summary("Pins each worker's KV cache to its NUMA node.", "", "", "", "imported")),
+        make_pr(652, "[Quantization] FP8 weights for MoE", merged_at=_at(12, 11), areas=["quantization"],
+                summary=Summary("FP8 MoE weights.", "", "", "", "imported")),
+    ])
+    # 651 is about the CPU backend's KV cache, not FP8: a neighbour of the answer, not the answer.
+    assert _ask(db, settings, "does the cpu backend do fp8 kv cache?").citations == [650]
