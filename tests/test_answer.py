@@ -1015,3 +1015,18 @@ def test_a_yes_names_the_prs_that_say_it_about_as_well_as_the_best(db, settings)
     ])
     # 651 is about the CPU backend's KV cache, not FP8: a neighbour of the answer, not the answer.
     assert _ask(db, settings, "does the cpu backend do fp8 kv cache?").citations == [650]
+
+
+def test_how_to_is_told_by_the_reland_that_says_it_about_as_well(store, settings):
+    save_prs(store, [
+        _stating(660, "[Multimodal] Cache processed images in the API server", 1,
+                 "Processed images are cached in the API server, sized by `VLLM_IMAGE_CACHE_GB`."),
+        _stating(661, 'Revert "[Multimodal] Cache processed images in the API server" (#660)', 2,
+                 "Reverts #660: the image cache in the API server grew without bound."),
+        _stating(662, "[Multimodal] Reland the processed image cache with size accounting", 3,
+                 "Relands #660: the API server caches processed images again, with sizes counted; pass "
+                 "`--no-image-cache` to switch it off."),
+    ])
+    # The revert tells how things were; 660 says it a little better than 662, whose reland says how it works now.
+    how = _ask(store, settings, "how do i turn the api server image cache off?")
+    assert how.citations == [662] and "`--no-image-cache`" in _first(how)

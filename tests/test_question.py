@@ -657,3 +657,8 @@ def test_hardware_by_compute_capability_and_sliding_window_as_swa():
 def test_consumer_blackwell_and_tail_latency_by_other_names():
     assert "sm120" in parse_question("the prebuilt wheel on 50-series geforce cards", LA, NOW).concepts[-2].phrases.all
     assert "p99" in parse_question("prs that cut tail ITL", LA, NOW).concepts[0].phrases.all
+
+
+def test_turning_a_thing_on_or_off_is_how_it_is_set_not_what_it_is():
+    assert [c.said for c in parse_question("how do i turn the image cache off", LA, NOW).concepts] == ["image", "cache"]
+    assert "switched" in [c.said for c in parse_question("answers wrong when thinking is switched off", LA, NOW).concepts]

@@ -634,9 +634,14 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
     if form.one and not form.relation and not question.order and len(answer) > 1:
         # "which PR added X?": the one that says it best, and of those saying it as well, the first (what came
-        # later fixed or followed it); the others are context.
-        first = min((hit for hit in hits if hit.coverage == best), key=lambda hit: hit.pr.merged_at)
-        answer = [first.pr]
+        # later fixed or followed it); "how do I …?" the last (how it works now). The others are context.
+        # A revert tells how things were, not how to do them.
+        telling = [hit for hit in hits if not (form.kind == "howto" and revert_title(hit.pr.title))] or hits
+        most = max(hit.coverage or 0.0 for hit in telling)
+        one = min((hit for hit in telling if hit.coverage == most), key=lambda hit: hit.pr.merged_at).pr
+        if form.kind == "howto":
+            one = _as_it_is_now(db, repo, one, [hit.pr for hit in telling if (hit.coverage or 0.0) >= YES_NEAR_BEST * most])
+        answer = [one]
     chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
     return Choice(answer, context, result.question, len(answer), False, candidates=[hit.pr for hit in hits])
@@ -651,6 +656,17 @@ def _said_apart(question: Question, hits: list[Hit]) -> bool:
     if len(question.areas) != 1 or not hits or len(hits[0].said) != 2:
         return False
     return not any(all(hit.said) for hit in hits) and any(hit.said[0] >= FIELD_WEIGHT["lead"] for hit in hits)
+
+
+def _as_it_is_now(db: Database, repo: str, pr: PullRequest, near: list[PullRequest]) -> PullRequest:
+    """Of the PRs saying it about as well as `pr` does, the newest that follows up on another of them (a reland
+    tells how it works now); `pr` when none does."""
+    numbers = {other.number for other in near}
+    following = [
+        other for other in near
+        if any(link.kind == "follows" and link.outgoing and link.other in numbers for link in related(db, repo, other.number))
+    ]
+    return max(following, key=lambda other: other.merged_at, default=pr)
 
 
 def _row_ids(db: Database, repo: str, numbers: list[int]) -> dict[int, int]:

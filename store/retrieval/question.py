@@ -489,6 +489,14 @@ _EFFECT_WORDS = LazyPattern(
 )
 
 
+# "how do I turn the image cache off?": how a thing is set, not what it is ("when thinking is switched off" is).
+_SWITCHED = LazyPattern(
+    r"\b(?P<how>how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+|how\s+to\s+)(?:turn|switch|flip)\b"
+    r"(?=(?:\s+[\w-]+){0,6}\s+(?:back\s+)?(?:on|off)\b)",
+    re.IGNORECASE,
+)
+
+
 # ---------------------------------------------------------------- order within a range
 
 _ORDER = LazyPattern(
@@ -1159,6 +1167,7 @@ def parse_question(
     if lookup is not None:
         rest = _topic_typos_fixed(rest, lookup)
     rest = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", rest)
+    rest = _SWITCHED.sub(lambda m: m["how"], rest)
     # " / " between names is "or" ("speech / audio").
     words = [
         part
