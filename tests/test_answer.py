@@ -1030,3 +1030,15 @@ def test_how_to_is_told_by_the_reland_that_says_it_about_as_well(store, settings
     # The revert tells how things were; 660 says it a little better than 662, whose reland says how it works now.
     how = _ask(store, settings, "how do i turn the api server image cache off?")
     assert how.citations == [662] and "`--no-image-cache`" in _first(how)
+
+
+def test_server_startup_is_startup(store, settings):
+    save_prs(store, [
+        make_pr(670, "[Kernel] JIT-compile the prefill attention kernel", merged_at=_at(13, 1),
+                summary=Summary("Compiles the kernel on first use.", "", "Adds about 45 seconds to the first startup.", "",
+                                "imported")),
+        make_pr(671, "[Frontend] Warm up every tokenizer when the server starts", merged_at=_at(13, 2),
+                summary=Summary("The API server loads all tokenizers at once.", "",
+                                "Server startup is slower with many models configured.", "", "imported")),
+    ])
+    assert set(_ask(store, settings, "which of yesterday's prs could make server startup slower?").citations) == {670, 671}

@@ -662,3 +662,7 @@ def test_consumer_blackwell_and_tail_latency_by_other_names():
 def test_turning_a_thing_on_or_off_is_how_it_is_set_not_what_it_is():
     assert [c.said for c in parse_question("how do i turn the image cache off", LA, NOW).concepts] == ["image", "cache"]
     assert "switched" in [c.said for c in parse_question("answers wrong when thinking is switched off", LA, NOW).concepts]
+
+
+def test_what_eats_memory_asks_about_the_memory():
+    assert "eats" not in [c.said for c in parse_question("what eats into kv cache capacity", LA, NOW).concepts]
