@@ -965,6 +965,15 @@ def _stating(number: int, title: str, hour: int, what: str, impact: str = ""):
     return make_pr(number, title, merged_at=_at(13, hour), summary=Summary(what, impact, "", "", "imported"))
 
 
+def _relanded_default():
+    """630 turned async scheduling on by default, 631 reverted it and 632 relanded it."""
+    return [
+        _stating(630, "[Core] Turn on async scheduling by default", 1, "Async scheduling is on by default."),
+        _stating(631, 'Revert "[Core] Turn on async scheduling by default" (#630)', 2, "Reverts #630: it hung pipelines."),
+        _stating(632, "[Core] Reland async scheduling by default", 3, "Relands #630 with the pipeline hang fixed."),
+    ]
+
+
 def test_the_largest_gain_is_the_one_stated_in_what_was_asked(db, settings):
     save_prs(db, [
         _stating(620, "[Benchmark] Report TTFT percentiles", 6, "Prints p99 TTFT; a run stays above 95% of its throughput."),
@@ -980,11 +989,7 @@ def test_the_largest_gain_is_the_one_stated_in_what_was_asked(db, settings):
 
 
 def test_a_reland_after_a_revert_answers_whether_it_stands_now(db, settings):
-    save_prs(db, [
-        _stating(630, "[Core] Turn on async scheduling by default", 1, "Async scheduling is on by default."),
-        _stating(631, 'Revert "[Core] Turn on async scheduling by default" (#630)', 2, "Reverts #630: it hung pipelines."),
-        _stating(632, "[Core] Reland async scheduling by default", 3, "Relands #630 with the pipeline hang fixed."),
-    ])
+    save_prs(db, _relanded_default())
     on = _ask(db, settings, "is async scheduling on by default now?")
     assert on.citations == [632] and _first(on) == "Yes: [#632] follows up on [#630]."
     assert _first(_ask(db, settings, "is async scheduling by default still reverted?")) == "No: [#632] follows up on [#630]."
@@ -1042,3 +1047,19 @@ def test_server_startup_is_startup(store, settings):
                                 "Server startup is slower with many models configured.", "", "imported")),
     ])
     assert set(_ask(store, settings, "which of yesterday's prs could make server startup slower?").citations) == {670, 671}
+
+
+def test_what_improved_a_metric_is_what_states_a_gain_in_it(store, settings):
+    save_prs(store, [
+        _stating(680, "[Benchmark] Report TTFT percentiles", 1, "Prints p50 and p99 TTFT for each run."),
+        _stating(681, "[Scheduler] Admit prefills in chunks", 2, "Long prompts no longer block the queue.",
+                 "TTFT for short prompts drops by 30% under mixed load."),
+        _stating(682, "[Kernel] Fuse the sampler", 3, "One kernel samples the batch.", "TTFT is unchanged; throughput rises 10%."),
+    ])
+    assert _ask(store, settings, "which of yesterday's prs made ttft better?").citations == [681]
+
+
+def test_a_reland_of_what_a_revert_undid_comes_back(db, settings):
+    save_prs(db, _relanded_default())
+    back = _ask(db, settings, "async scheduling by default got reverted - did it come back? which pr")
+    assert 632 in back.citations and 631 not in back.citations

@@ -666,3 +666,8 @@ def test_turning_a_thing_on_or_off_is_how_it_is_set_not_what_it_is():
 
 def test_what_eats_memory_asks_about_the_memory():
     assert "eats" not in [c.said for c in parse_question("what eats into kv cache capacity", LA, NOW).concepts]
+
+
+def test_a_month_abbreviated_alone():
+    assert parse_question("which feb pr touched the most files", LA, NOW).time.label == "in February 2026"
+    assert parse_question("may i see the rocm prs", LA, NOW).time is None

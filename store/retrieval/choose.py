@@ -162,7 +162,7 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
         return replace(choice, answer=[end], context=[], total=1, whole_set=False, question=question)
     if order == "gain":
         # The gain in what was asked ("the largest TTFT cut"), when a PR states one beside it; else any gain stated.
-        said = [atoms(phrase) for concept in question.concepts if _METRIC.search(concept.said) for phrase in concept.phrases.all]
+        said = _metric_phrases(question)
         gains = {pr.number: _gain(pr, said) for pr in prs}
         if not any(gains.values()):
             gains = {pr.number: _gain(pr, []) for pr in prs}
@@ -203,6 +203,11 @@ _GAIN_WINDOW = 40
 _METRIC = LazyPattern(r"\b(?:ttft|tpot|itl|latency|throughput|goodput|decod\w*|prefill|startup|memory)\b", re.IGNORECASE)
 # Where a clause ends: "recomputed tokens fall by 64% and TTFT by 31%" states 31% of TTFT, not 64%.
 _CLAUSE_END = LazyPattern(r"[.;,:]\s|\sand\s")
+
+
+def _metric_phrases(question: Question) -> list[list[str]]:
+    """The words of each metric the question names ("ttft", "time to first token"), for finding the gain stated in it."""
+    return [atoms(phrase) for concept in question.concepts if _METRIC.search(concept.said) for phrase in concept.phrases.all]
 
 
 def _clause(text: str, start: int, end: int) -> str:
@@ -389,7 +394,7 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
     kind = form.relation
     answer: dict[int, PullRequest] = {}
     sources, links = set(), []
-    for pr in choice.answer:
+    for pr in _reverted_instead(db, repo, choice.answer) if kind == "follows" else choice.answer:
         found = [link for link in related(db, repo, pr.number) if link.kind in _answering(kind)]
         if not found and not (kind == "reverts" and revert_title(pr.title)):
             continue
@@ -425,6 +430,17 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
         context = [pr for number, pr in answer.items() if number not in sources][:CONTEXT]
         answer = {number: pr for number, pr in answer.items() if number in sources}
     return replace(choice, answer=list(answer.values()), context=context, total=len(sources), links=links)
+
+
+def _reverted_instead(db: Database, repo: str, prs: list[PullRequest]) -> list[PullRequest]:
+    """"X got reverted in april - did it come back?": the words chose the revert; what came back is what it reverted."""
+    chosen: dict[int, PullRequest] = {}
+    for pr in prs:
+        reverted = [link.other for link in related(db, repo, pr.number) if link.kind == "reverts" and link.outgoing]
+        for other in [get_pr(db, repo, number) for number in reverted] or [pr]:
+            if other is not None:
+                chosen.setdefault(other.number, other)
+    return list(chosen.values())
 
 
 def _relanded(db: Database, repo: str, reverts: list[Link]) -> list[tuple[PullRequest, Link]]:
@@ -628,10 +644,14 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     hits = [hit for hit in result.hits if not _excluded(hit.pr, question)]
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     # "the largest TTFT cut": every PR that says enough of it competes on the TTFT gain it states, if it states one.
-    measured = question.order == "gain" and any(_METRIC.search(concept.said) for concept in question.concepts)
+    measured = question.order == "gain" and bool(_metric_phrases(question))
     near = YES_NEAR_BEST if form.kind == "yesno" and not form.relation else NEAR_BEST
     floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, near * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
+    metrics = _metric_phrases(question)
+    if question.improves and metrics and not question.order:
+        # "which PRs made TTFT better?": those that state a TTFT gain, wherever they say it.
+        answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and _gain(hit.pr, metrics)] or answer
     if form.one and not form.relation and not question.order and len(answer) > 1:
         # "which PR added X?": the one that says it best, and of those saying it as well, the first (what came
         # later fixed or followed it); "how do I …?" the last (how it works now). The others are context.

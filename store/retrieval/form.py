@@ -166,7 +166,8 @@ def read_form(text: str) -> Form:
         relation = relation or "reverts"  # whether a change stuck, or stands now, is whether something reverted it
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
     culprit = relation == "fixes" and bool(_CULPRIT.search(head))
-    passive = relation is not None and bool(_PASSIVE.search(head))
+    # "got reverted in april - did it come back?" asks for the reland: passive only of the relation asked.
+    passive = relation is not None and any(RELATION_WORDS[relation].search(m[0]) for m in _PASSIVE.finditer(head))
     # "how do I …?" is answered by the one PR that tells how.
     one = kind == "howto" or (kind in ("list", "lookup") and bool(_ONE_PR.search(head)))
     return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive, one)

@@ -29,6 +29,8 @@ EVER = TimeRange(None, None, "in the store")
 
 # ---------------------------------------------------------------- time
 
+# Month names that are words as often: a month only after "in" or beside a day.
+_WORDS_TOO = ("mar", "may")
 _MONTHS = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
     "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
@@ -126,8 +128,8 @@ class _TimeParser:
             (rf"\b(?:the\s+)?(?:start|beginning|end|middle|rest)\s+of\s+(?=(?:{_MONTH_NAMES})\b)", lambda m: None),
             # "april and may", "feb to mar": two months together (a bare "may" reads as a month beside another).
             (rf"\b(?P<mon>{_MONTH_NAMES})\s+(?:and|&|to|through|thru|-)\s+(?P<mon2>{_MONTH_NAMES})\b", self._month_pair),
-            # A month by its full name, or "in feb" (a bare "may" or "mar" is a word as often as a month).
-            (r"\b(?:in\s+(?P<may>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")|(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
+            # A month by its name or "feb", or "in may" (a bare "may" or "mar" is a word as often as a month).
+            (r"\b(?:in\s+(?P<may>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")|(?P<mon>" + "|".join(m for m in _MONTHS if m not in _WORDS_TOO) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
         ]
         for pattern, build in steps:
             text = re.sub(pattern, partial(self._replace, build=build), text)
