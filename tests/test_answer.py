@@ -1063,3 +1063,10 @@ def test_a_reland_of_what_a_revert_undid_comes_back(db, settings):
     save_prs(db, _relanded_default())
     back = _ask(db, settings, "async scheduling by default got reverted - did it come back? which pr")
     assert 632 in back.citations and 631 not in back.citations
+
+
+def test_a_kind_of_hardware_no_pr_names_is_not_answered_by_its_family(store, settings):
+    save_pr(store, make_pr(690, "[TPU] Faster ragged attention on TPU v6e", merged_at=_at(13, 1), areas=["tpu"]))
+    # Ironwood is a TPU generation no PR names: the TPU PR is the nearest, not the answer.
+    ironwood = _ask(store, settings, "anything for ironwood tpus?")
+    assert ironwood.citations == [] and "ironwood" in _first(ironwood).lower()

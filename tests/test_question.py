@@ -671,3 +671,7 @@ def test_what_eats_memory_asks_about_the_memory():
 def test_a_month_abbreviated_alone():
     assert parse_question("which feb pr touched the most files", LA, NOW).time.label == "in February 2026"
     assert parse_question("may i see the rocm prs", LA, NOW).time is None
+
+
+def test_fp4_is_said_by_its_formats():
+    assert "nvfp4" in parse_question("fp4 quant changes?", LA, NOW).concepts[0].phrases.all
