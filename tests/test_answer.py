@@ -999,6 +999,7 @@ def test_the_reverts_asked_for_as_a_noun_are_the_reverts(store, settings):
     # 507 reverts 501: "what got reverted?" is both, "the reverts" only 507.
     assert set(_ask(store, settings, "what got reverted this week?").citations) == {507, 501}
     assert _ask(store, settings, "all the reverts this week").citations == [507]
+    assert _ask(store, settings, "which prs reverted something this week?").citations == [507]
 
 
 def test_the_one_named_by_its_topic_is_one_of_the_threads(store, settings):
@@ -1070,3 +1071,9 @@ def test_a_kind_of_hardware_no_pr_names_is_not_answered_by_its_family(store, set
     # Ironwood is a TPU generation no PR names: the TPU PR is the nearest, not the answer.
     ironwood = _ask(store, settings, "anything for ironwood tpus?")
     assert ironwood.citations == [] and "ironwood" in _first(ironwood).lower()
+
+
+def test_what_was_built_on_it_in_a_thread(db, settings):
+    save_prs(db, [*_relanded_default(), _stating(633, "[CI] Publish the wheels built each night", 4, "Nightly wheels are built.")])
+    built = _ask(db, settings, "anything newer built on top of it?", history=["which pr turned on async scheduling by default?"])
+    assert 632 in built.citations and 631 not in built.citations

@@ -671,6 +671,7 @@ def test_what_eats_memory_asks_about_the_memory():
 def test_a_month_abbreviated_alone():
     assert parse_question("which feb pr touched the most files", LA, NOW).time.label == "in February 2026"
     assert parse_question("may i see the rocm prs", LA, NOW).time is None
+    assert parse_question("reverts in march or april", LA, NOW).time.label.startswith("from March to April")
 
 
 def test_fp4_is_said_by_its_formats():

@@ -363,8 +363,9 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
     context: dict[int, PullRequest] = {}
     sources: list[int] = []
     links: list[Link] = []
-    # "what got reverted?" asks for both sides; "all the reverts since march" for the reverts.
-    reverted_too = kind == "reverts" and not (_REVERTS_ASKED.search(question.text) and not _REVERTED.search(question.text))
+    # "what got reverted?" asks for both sides; "all the reverts since march" and "which PRs reverted something?" for
+    # the reverts.
+    reverted_too = kind == "reverts" and (form.passive or not (_REVERTS_ASKED.search(question.text) or _ACTIVE_REVERT.search(question.text)))
     for number, named in stated(db, repo, kind, start, end):
         source = answer.get(number) or get_pr(db, repo, number)
         if source is None or not _kept(source, question) or source.number in sources:
@@ -382,7 +383,7 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
 
 
 _REVERTS_ASKED = LazyPattern(r"\breverts\b(?!\s+#?\d)", re.IGNORECASE)
-_REVERTED = LazyPattern(r"\b(?:reverted|undo|undid|undone)\b", re.IGNORECASE)
+_ACTIVE_REVERT = LazyPattern(r"\b(?:prs?|pull\s+requests?|changes?|commits?)\s+(?:that\s+)?(?:reverted|undid|rolled\s+back)\b", re.IGNORECASE)
 
 
 def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Choice:

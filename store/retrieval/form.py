@@ -112,7 +112,7 @@ _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|
 RELATION_TOPIC_WORDS = {
     "reverts": LazyPattern(rf"{_REVERTS}|\b(?:stick|stuck|survived?)\b"),
     "fixes": LazyPattern(rf"{_REGRESSION}|{_FIXES}|{_CAUSED_TROUBLE}|\b(?:caus\w*|problems?|issues?|bugs?)\b"),
-    "follows": LazyPattern(rf"{_FOLLOWS}|\b(?:come|came|comes|bring|brings|brought)\b"),
+    "follows": LazyPattern(rf"{_FOLLOWS}|\b(?:come|came|comes|bring|brings|brought|build|builds|building|built)\b"),
 }
 
 

@@ -126,8 +126,9 @@ class _TimeParser:
             (r"\b(?:(?P<mod>last|this|past)\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")\b", self._weekday),
             # "since the start of april", "the end of march": the month, as near as a day range can say.
             (rf"\b(?:the\s+)?(?:start|beginning|end|middle|rest)\s+of\s+(?=(?:{_MONTH_NAMES})\b)", lambda m: None),
-            # "april and may", "feb to mar": two months together (a bare "may" reads as a month beside another).
-            (rf"\b(?P<mon>{_MONTH_NAMES})\s+(?:and|&|to|through|thru|-)\s+(?P<mon2>{_MONTH_NAMES})\b", self._month_pair),
+            # "april and may", "feb to mar", "march or april": two months together (a bare "may" reads as a month beside
+            # another).
+            (rf"\b(?P<mon>{_MONTH_NAMES})\s+(?:and|&|to|through|thru|-|or)\s+(?P<mon2>{_MONTH_NAMES})\b", self._month_pair),
             # A month by its name or "feb", or "in may" (a bare "may" or "mar" is a word as often as a month).
             (r"\b(?:in\s+(?P<may>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")|(?P<mon>" + "|".join(m for m in _MONTHS if m not in _WORDS_TOO) + r"))\b(?:\s+(?P<year>\d{4}))?", self._month),
         ]
