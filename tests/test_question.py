@@ -676,3 +676,9 @@ def test_a_month_abbreviated_alone():
 
 def test_fp4_is_said_by_its_formats():
     assert "nvfp4" in parse_question("fp4 quant changes?", LA, NOW).concepts[0].phrases.all
+
+
+def test_what_prs_warn_or_admit_is_in_their_risks():
+    for text in ("which changes warn outputs arent bit-identical anymore", "which prs admit accuracy was only checked on gsm8k"):
+        question = parse_question(text, LA, NOW)
+        assert question.about_risks and "warn" not in [c.said for c in question.concepts], text

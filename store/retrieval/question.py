@@ -452,7 +452,9 @@ def _take_paths(text: str, paths: list[str], lookup: Lookup | None) -> str:
 # Words that ask about risks rather than name a topic; "could"/"might" before a verb ask too, and the verb stays.
 _RISK_WORDS = LazyPattern(
     r"\b(?:(?:as\s+)?(?:a\s+)?risks?|risky|riskiest|go(?:es)?\s+wrong|downsides?|drawbacks?|side[\s-]?effects?|caveats?"
-    r"|(?:known\s+)?limitations?|concerns?|dangers?|dangerous|call(?:s|ed)?\s+out|warn(?:s|ed|ing)?\s+(?:about|of|that))\b"
+    r"|(?:known\s+)?limitations?|concerns?|dangers?|dangerous|call(?:s|ed)?\s+out"
+    # "warn that", "admit": a PR's own words about what could go wrong ("admit-short-prompts" is no admission).
+    r"|(?:warn(?:s|ed|ing)?|admit(?:s|ted)?)(?![\w-])(?:\s+(?:about|of|that)\b)?)\b"
 )
 # "which changes could break X", "changes that make outputs nondeterministic": what a change may bring about.
 _RISK_VERBS = LazyPattern(
