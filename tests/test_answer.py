@@ -1077,3 +1077,13 @@ def test_what_was_built_on_it_in_a_thread(db, settings):
     save_prs(db, [*_relanded_default(), _stating(633, "[CI] Publish the wheels built each night", 4, "Nightly wheels are built.")])
     built = _ask(db, settings, "anything newer built on top of it?", history=["which pr turned on async scheduling by default?"])
     assert 632 in built.citations and 631 not in built.citations
+
+
+def test_what_dropped_a_flag_is_the_revert_that_says_it(store, settings):
+    save_prs(store, [
+        _stating(700, "[Core] Choose preemption victims by work done", 1, "Adds `--preempt-order` to pick victims by work."),
+        _stating(701, 'Revert "[Core] Choose preemption victims by work done" (#700)', 2, "Reverts #700.",
+                 "`--preempt-order` is gone again."),
+    ])
+    assert _ask(store, settings, "which pr dropped --preempt-order?").citations == [701]
+    assert _ask(store, settings, "which pr added --preempt-order?").citations == [700]

@@ -653,15 +653,20 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     if question.improves and metrics and not question.order:
         # "which PRs made TTFT better?": those that state a TTFT gain, wherever they say it.
         answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and _gain(hit.pr, metrics)] or answer
-    if form.one and not form.relation and not question.order and len(answer) > 1:
+    if form.one and not form.relation and not question.order and (len(answer) > 1 or question.removes):
         # "which PR added X?": the one that says it best, and of those saying it as well, the first (what came
-        # later fixed or followed it); "how do I …?" the last (how it works now). The others are context.
-        # A revert tells how things were, not how to do them.
+        # later fixed or followed it). "which PR dropped X?": the last revert that says it, if one does. "how do
+        # I …?": the one a reland brought up to date. The others are context. A revert tells how things were, not
+        # how to do them.
         telling = [hit for hit in hits if not (form.kind == "howto" and revert_title(hit.pr.title))] or hits
         most = max(hit.coverage or 0.0 for hit in telling)
+        close = [hit.pr for hit in telling if (hit.coverage or 0.0) >= YES_NEAR_BEST * most]
         one = min((hit for hit in telling if hit.coverage == most), key=lambda hit: hit.pr.merged_at).pr
         if form.kind == "howto":
-            one = _as_it_is_now(db, repo, one, [hit.pr for hit in telling if (hit.coverage or 0.0) >= YES_NEAR_BEST * most])
+            one = _as_it_is_now(db, repo, one, close)
+        elif question.removes:
+            reverts = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and revert_title(hit.pr.title)]
+            one = max(reverts, key=lambda pr: pr.merged_at, default=one)
         answer = [one]
     chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]

@@ -73,6 +73,7 @@ class Question:
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     improves: bool = False  # "what cut TTFT?", "made ITL better": asks for PRs that state a gain in what it names
+    removes: bool = False  # "which PR dropped --x?": asks for what took a thing out, not what it is
     # Areas named as alternatives ("speech / audio", "LoRA on TPU or XPU"): a PR is in one area of each group.
     # Empty, or not of the areas asked (they were dropped): a PR is in all of them.
     area_groups: list[tuple[str, ...]] = field(default_factory=list)
@@ -492,6 +493,8 @@ _EFFECT_WORDS = LazyPattern(
 )
 
 
+# "which PR dropped --x?": the removing, not a topic.
+_REMOVAL_WORDS = LazyPattern(r"(?<![\w-])(?:dropped|removed|deleted|killed|got\s+rid\s+of|ripped\s+out|took\s+out)(?![\w-])")
 # "how do I turn the image cache off?": how a thing is set, not what it is ("when thinking is switched off" is).
 _SWITCHED = LazyPattern(
     r"\b(?P<how>how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+|how\s+to\s+)(?:turn|switch|flip)\b"
@@ -1170,6 +1173,8 @@ def parse_question(
     if lookup is not None:
         rest = _topic_typos_fixed(rest, lookup)
     question.improves = bool(_EFFECT_WORDS.search(rest))
+    question.removes = bool(_REMOVAL_WORDS.search(rest))
+    rest = _REMOVAL_WORDS.sub(" ", rest)
     rest = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", rest)
     rest = _SWITCHED.sub(lambda m: m["how"], rest)
     # " / " between names is "or" ("speech / audio").
