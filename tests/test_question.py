@@ -682,3 +682,8 @@ def test_what_prs_warn_or_admit_is_in_their_risks():
     for text in ("which changes warn outputs arent bit-identical anymore", "which prs admit accuracy was only checked on gsm8k"):
         question = parse_question(text, LA, NOW)
         assert question.about_risks and "warn" not in [c.said for c in question.concepts], text
+
+
+def test_consumer_blackwell_by_its_card():
+    for text in ("nvfp4 on consumer blackwell, like a 5090?", "fp4 on the geforce blackwell cards"):
+        assert any("sm120" in c.phrases.all for c in parse_question(text, LA, NOW).concepts), text
