@@ -687,3 +687,9 @@ def test_what_prs_warn_or_admit_is_in_their_risks():
 def test_consumer_blackwell_by_its_card():
     for text in ("nvfp4 on consumer blackwell, like a 5090?", "fp4 on the geforce blackwell cards"):
         assert any("sm120" in c.phrases.all for c in parse_question(text, LA, NOW).concepts), text
+
+
+def test_what_could_change_or_throw_off_is_a_risk_and_dashboards_are_metrics():
+    question = parse_question("anything yesterday that could throw off our grafana alerts?", LA, NOW)
+    assert question.about_risks and any("prometheus" in c.phrases.all for c in question.concepts)
+    assert parse_question("which changes could change reproducible outputs", LA, NOW).about_risks

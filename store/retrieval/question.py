@@ -459,7 +459,7 @@ _RISK_WORDS = LazyPattern(
 )
 # "which changes could break X", "changes that make outputs nondeterministic": what a change may bring about.
 _RISK_VERBS = LazyPattern(
-    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|end\s+up|stop|fail|degrade|reject|reduce|lower)\b)"
+    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|end\s+up|stop|fail|degrade|reject|reduce|lower|change|alter|throw)\b)"
     # Verbs that only bring about what follows ("could raise memory use"): what follows is the risk.
     r"|\b(?:could|might|may)\s+(?:increase|cause|make|lead\s+to|start|raise|require|add|introduce|leave|take)\b"
     r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
