@@ -644,33 +644,35 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     # Search keeps to the type and the people and files left out; areas and words left out are told apart here.
     hits = [hit for hit in result.hits if not _excluded(hit.pr, question)]
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
+    metrics = _metric_phrases(question)
     # "the largest TTFT cut": every PR that says enough of it competes on the TTFT gain it states, if it states one.
-    measured = question.order == "gain" and bool(_metric_phrases(question))
+    measured = question.order == "gain" and bool(metrics)
     near = YES_NEAR_BEST if form.kind == "yesno" and not form.relation else NEAR_BEST
     floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, near * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
-    metrics = _metric_phrases(question)
     if question.improves and metrics and not question.order:
         # "which PRs made TTFT better?": those that state a TTFT gain, wherever they say it.
         answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and _gain(hit.pr, metrics)] or answer
     if form.one and not form.relation and not question.order and (len(answer) > 1 or question.removes):
-        # "which PR added X?": the one that says it best, and of those saying it as well, the first (what came
-        # later fixed or followed it). "which PR dropped X?": the last revert that says it, if one does. "how do
-        # I …?": the one a reland brought up to date. The others are context. A revert tells how things were, not
-        # how to do them.
-        telling = [hit for hit in hits if not (form.kind == "howto" and revert_title(hit.pr.title))] or hits
-        most = max(hit.coverage or 0.0 for hit in telling)
-        close = [hit.pr for hit in telling if (hit.coverage or 0.0) >= YES_NEAR_BEST * most]
-        one = min((hit for hit in telling if hit.coverage == most), key=lambda hit: hit.pr.merged_at).pr
-        if form.kind == "howto":
-            one = _as_it_is_now(db, repo, one, close)
-        elif question.removes:
-            reverts = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and revert_title(hit.pr.title)]
-            one = max(reverts, key=lambda pr: pr.merged_at, default=one)
-        answer = [one]
+        answer = [_the_one(db, repo, hits, question, form)]
     chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
     return Choice(answer, context, result.question, len(answer), False, candidates=[hit.pr for hit in hits])
+
+
+def _the_one(db: Database, repo: str, hits: list[Hit], question: Question, form: Form) -> PullRequest:
+    """"which PR added X?": the one that says it best, and of those saying it as well, the first (what came later
+    fixed or followed it). "which PR dropped X?": the last revert that says it, if one does. "how do I …?": the
+    one a reland brought up to date; a revert tells how things were, not how to do them."""
+    telling = [hit for hit in hits if not (form.kind == "howto" and revert_title(hit.pr.title))] or hits
+    most = max(hit.coverage or 0.0 for hit in telling)
+    one = min((hit for hit in telling if hit.coverage == most), key=lambda hit: hit.pr.merged_at).pr
+    if form.kind == "howto":
+        return _as_it_is_now(db, repo, one, [hit.pr for hit in telling if (hit.coverage or 0.0) >= YES_NEAR_BEST * most])
+    if question.removes:
+        reverts = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and revert_title(hit.pr.title)]
+        return max(reverts, key=lambda pr: pr.merged_at, default=one)
+    return one
 
 
 def _said_apart(question: Question, hits: list[Hit]) -> bool:
