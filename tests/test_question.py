@@ -693,3 +693,9 @@ def test_what_could_change_or_throw_off_is_a_risk_and_dashboards_are_metrics():
     question = parse_question("anything yesterday that could throw off our grafana alerts?", LA, NOW)
     assert question.about_risks and any("prometheus" in c.phrases.all for c in question.concepts)
     assert parse_question("which changes could change reproducible outputs", LA, NOW).about_risks
+
+
+def test_a_weekday_and_part_of_the_day_before_a_date_keep_the_date():
+    question = parse_question("anything late monday night apr 13, like after 10pm", LA, datetime(2026, 7, 24, 9, tzinfo=LA))
+    assert question.time.label == "in the night of Mon Apr 13, after 10pm"
+    assert parse_question("monday apr 13 lunchtime merges (12-1pm)?", LA, NOW).concepts == []

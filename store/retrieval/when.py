@@ -117,7 +117,9 @@ class _TimeParser:
             # "the 16th", "on the 22nd": that day of this month, or of the last month that has had it.
             (r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b", self._ordinal_day),
             # A weekday or "the weekend/week of" beside a date only restates it: the date decides.
-            (rf"\b(?:{'|'.join(_WEEKDAYS)}|{_WEEKDAY_SHORT}|(?:the\s+)?weekend\s+of)\b\.?,?\s*(?=(?:the\s+)?{_MARK})", lambda m: None),
+            # "monday night apr 13" too: the part of the day stays, to narrow the date.
+            (rf"\b(?:{'|'.join(_WEEKDAYS)}|{_WEEKDAY_SHORT}|(?:the\s+)?weekend\s+of)\b\.?,?\s*"
+             rf"(?=(?:(?:late\s+|early\s+)?(?:night|morning|afternoon|evening)\s+)?(?:the\s+)?{_MARK})", lambda m: None),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
             (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
