@@ -699,3 +699,9 @@ def test_a_weekday_and_part_of_the_day_before_a_date_keep_the_date():
     question = parse_question("anything late monday night apr 13, like after 10pm", LA, datetime(2026, 7, 24, 9, tzinfo=LA))
     assert question.time.label == "in the night of Mon Apr 13, after 10pm"
     assert parse_question("monday apr 13 lunchtime merges (12-1pm)?", LA, NOW).concepts == []
+
+
+def test_words_that_only_describe_the_folder_named_are_no_area():
+    question = parse_question("prs that changed the tool parsers dir (vllm/entrypoints/openai/tool_parsers)", LA, NOW)
+    assert question.paths == ["vllm/entrypoints/openai/tool_parsers"] and question.areas == []
+    assert parse_question("rocm changes under csrc/", LA, NOW).areas == ["rocm"]

@@ -18,7 +18,7 @@ from store.model import TYPES
 from store.retrieval.form import SUPERLATIVE
 from store.retrieval.when import TimeRange, read_time
 from store.text.patterns import LazyPattern
-from store.text.prose import atoms
+from store.text.prose import atoms, stem
 from store.understanding import vocabulary
 from store.understanding.areas import aliases as area_aliases
 from store.understanding.areas import resolve_area
@@ -1126,6 +1126,12 @@ _TRAILING_CONTEXT = LazyPattern(
 )
 
 
+def _said_by_paths(phrases: list[str], paths: list[str]) -> bool:
+    """Whether every word of the phrases is a word of the paths ("tool parsers" of ".../tool_parsers")."""
+    in_paths = {stem(atom) for path in paths for atom in atoms(path.replace("_", " "))}
+    return all(stem(atom) in in_paths for phrase in phrases for atom in atoms(phrase))
+
+
 # "in the whole store", "of all time": no time, said outright.
 _WHOLE_STORE = LazyPattern(
     r"\b(?:in|across|from)\s+(?:the\s+)?(?:whole|entire)\s+(?:store|history|db|database)\b|\bof\s+all\s+time\b|\ball[\s-]time\b",
@@ -1184,6 +1190,9 @@ def parse_question(
         for part in _alternatives(_without_filler(word.strip("._/+-")))
     ]
     _take_words(_with_versions([w for w in words if w]), lookup, question, _STOPWORDS | extra_stopwords, repo)
+    if question.paths and question.area_same and _said_by_paths(question.area_same, question.paths):
+        # "the tool parsers dir (vllm/entrypoints/openai/tool_parsers)": the words only describe the folder.
+        question.areas, question.area_groups, question.area_phrases, question.area_same = [], [], [], []
     if len(question.concepts) > MAX_CONCEPTS:
         question.concepts = question.concepts[:MAX_CONCEPTS]
         question.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")
