@@ -705,3 +705,11 @@ def test_words_that_only_describe_the_folder_named_are_no_area():
     question = parse_question("prs that changed the tool parsers dir (vllm/entrypoints/openai/tool_parsers)", LA, NOW)
     assert question.paths == ["vllm/entrypoints/openai/tool_parsers"] and question.areas == []
     assert parse_question("rocm changes under csrc/", LA, NOW).areas == ["rocm"]
+
+
+def test_warmup_is_startup_and_what_might_mess_up_is_a_risk():
+    warmup = parse_question("which changes could make warmup slower", LA, NOW)
+    assert warmup.about_risks and "startup" in warmup.concepts[0].phrases.all
+    messed = parse_question("what might mess up existing dashboards", LA, NOW)
+    assert messed.about_risks and "mess" not in [c.said for c in messed.concepts]
+    assert parse_question("biggest throughput multiplier yesterday", LA, NOW).order == "gain"
