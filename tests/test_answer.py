@@ -1087,3 +1087,13 @@ def test_what_dropped_a_flag_is_the_revert_that_says_it(store, settings):
     ])
     assert _ask(store, settings, "which pr dropped --preempt-order?").citations == [701]
     assert _ask(store, settings, "which pr added --preempt-order?").citations == [700]
+
+
+def test_work_for_a_family_of_gpus_is_work_for_each_member(store, settings):
+    save_prs(store, [
+        _stating(710, "[XPU][LoRA] Serve several LoRA adapters on Intel GPUs", 1, "Multi-LoRA now runs on Intel GPUs."),
+        _stating(711, "[XPU] Support FP8 KV cache on Battlemage", 2, "Battlemage cards keep the KV cache in FP8."),
+        _stating(712, "[XPU] Build the XPU wheel with oneAPI 2025.2", 3, "The XPU wheel moves to a newer toolchain."),
+    ])
+    # 710 enables all Intel GPUs, Battlemage among them; 712 is XPU build work, not about the cards.
+    assert set(_ask(store, settings, "anything for battlemage?").citations) == {710, 711}

@@ -325,6 +325,8 @@ def _subwords_of(words: list[str]) -> tuple[str, ...]:
 class _SynonymGroup:
     terms: tuple[tuple[str, ...], ...]
     narrower: tuple[tuple[str, ...], ...]
+    # Work said of the whole family ("Intel GPUs") is work for each member ("Battlemage"), not broader than it.
+    family: bool = False
 
     def expand(self, said: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
         """What means the same as `said`, and what is only related (narrower, or the wider terms)."""
@@ -352,6 +354,7 @@ def _synonyms() -> dict[tuple[str, ...], list[_SynonymGroup]]:
         group = _SynonymGroup(
             terms=tuple(_subwords(term) for term in spec["terms"]),
             narrower=tuple(_subwords(term) for term in spec.get("narrower", [])),
+            family=bool(spec.get("family", False)),
         )
         for term in group.terms + group.narrower:
             index.setdefault(term, []).append(group)
@@ -375,12 +378,14 @@ def synonyms_of(words: tuple[str, ...]) -> Phrases:
     same = [words]
     related: list[tuple[str, ...]] = []
     wider: list[tuple[str, ...]] = []
+    kin: list[tuple[str, ...]] = []
     for group in _synonyms().get(words, []):
         equal, other = group.expand(words)
         same.extend(equal)
         related.extend(other)
-        if words not in group.terms:  # asked for a narrower term: the group's terms are broader
-            wider.extend(other)
+        if words not in group.terms:  # asked for a narrower term: the group's terms are broader, or its family's
+            (kin if group.family else wider).extend(other)
+    wider = [phrase for phrase in wider if phrase not in kin]
     # A phrase that holds the words asked ("extra gpu memory" for "memory") finds nothing they do not: left out,
     # it costs no lookup in the index.
     same = [phrase for phrase in same if phrase == words or not _holds_words(phrase, words)]
