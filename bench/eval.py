@@ -1,6 +1,6 @@
 """How well search finds and answers choose: search recall@10 and hit@3, and the precision and recall of citations.
 
-    python bench/eval.py [--set own|tune|tune2|measure|measure28 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
+    python bench/eval.py [--set own|tune|tune2|measure|measure32 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
 
 Imports the seed reports and our own reports (tests/eval/reports) into a fresh
 store, asks every question of the set without a model, and compares with the
@@ -18,13 +18,14 @@ Sets are scored apart: our own questions (`own`); the first blind set
 code, in the half that tuning may look at (`tune`) and the half it never did
 (`measure`); a second blind batch written later for tuning (`tune2`); two more
 in halves (`tune3` and `measure3`, `tune4` and `measure4`); a fifth, all for
-measuring (`measure5`); then twenty-two more, two or three at a time, each read
-once as a whole when it arrived and then tuned on (`measure6` to `measure27`),
-and the last two (`measure28`, `measure29`), written while that tuning went on
-and read once after it. Batches 3 and 5-29 bring days of reports of their own.
-"said none merged" counts first lines that say no PR merged in the time asked
-while PRs did. The figures to quote are `measure28` and `measure29`'s, which
-nothing was tuned on; the README says which sets were read and how often.
+measuring (`measure5`); then thirty more, two or three at a time, each read
+once as a whole when it arrived and then tuned on (`measure6` to `measure31`
+and `measure34` to `measure37`). Two (`measure32`, `measure33`) were written
+when the last round of tuning began and read once after it ended. Batches 3 and
+5-37 bring days of reports of their own. "said none merged" counts first lines
+that say no PR merged in the time asked while PRs did. The figures to quote are
+`measure32` and `measure33`'s, which nothing was tuned on; the README says
+which sets were read and how often.
 """
 from __future__ import annotations
 
@@ -58,8 +59,8 @@ def _blind(batch: str) -> Path:
 # The first blind batch in halves; a second, written later by someone else who had not read the code, all for
 # tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
 # From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
-# they came two (the last, three) at a time, each written once tuning on the ones before had begun.
-LAST_BATCH = 29
+# they came two or three at a time, each written once tuning on the ones before had begun.
+LAST_BATCH = 37
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
@@ -148,7 +149,8 @@ def first_line_right(item: dict, text: str) -> bool | None:
 
 
 def says_none_merged(db, repo: str, question, text: str) -> bool:
-    """Whether the first line says no PR merged in the time asked (with nothing else to narrow it) while some did."""
+    """Whether the first line says no PR merged in the time asked (with nothing else to narrow it but the type
+    asked, "no trivial PR merged …") while some did."""
     line = text.split("\n", 1)[0]
     if question.time is None or not re.match(r"No (?:\w+ )?PRs? ", line) or question.time.label not in line:
         return False
@@ -156,8 +158,8 @@ def says_none_merged(db, repo: str, question, text: str) -> bool:
         return False  # nothing merged about the words, by the person, in the area asked: no claim about the day
     start, end = question.time.start, question.time.end
     return db.execute(
-        "select 1 from prs where repo = ? and merged_at >= ? and merged_at < ? limit 1",
-        [repo, to_utc_text(start) if start else "", to_utc_text(end) if end else "9999"],
+        "select 1 from prs where repo = ? and merged_at >= ? and merged_at < ? and (? is null or type = ?) limit 1",
+        [repo, to_utc_text(start) if start else "", to_utc_text(end) if end else "9999", question.pr_type, question.pr_type],
     ).fetchone() is not None
 
 
