@@ -185,9 +185,8 @@ def read_in_thread(
         return replace(followed, within=[answered().answer[0].number])
     if not form.relation and asked.points_at_people:
         # "anything from him yesterday?": the people the thread asked about, else those who wrote what it cited.
-        authors = [person.login for person in context.people] or list(dict.fromkeys(pr.author for pr in answered().answer))
-        if 0 < len(authors) <= MAX_POINTED_AT_PEOPLE:
-            people = list(context.people) or [Person(author, "author") for author in authors]
+        people = list(context.people) or [Person(author, "author") for author in dict.fromkeys(pr.author for pr in answered().answer)]
+        if 0 < len(people) <= MAX_POINTED_AT_PEOPLE:
             # "what else did they land?": besides what the earlier answer cited.
             besides = [pr.number for pr in answered().answer] if _ELSE.search(asked.text) else []
             if asked.has_topic:

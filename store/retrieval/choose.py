@@ -210,9 +210,8 @@ def _metric_phrases(question: Question) -> list[list[str]]:
     return [atoms(phrase) for concept in question.concepts if _METRIC.search(concept.said) for phrase in concept.phrases.all]
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause of `text` that holds text[start:end]."""
-    ends = list(_CLAUSE_END.finditer(text))
+def _clause(text: str, ends: list[re.Match[str]], start: int, end: int) -> str:
+    """The clause of `text` (whose clause ends are `ends`) that holds text[start:end]."""
     begin = max((m.end() for m in ends if m.end() <= start), default=0)
     finish = min((m.start() for m in ends if m.start() >= end), default=len(text))
     return text[begin:finish]
@@ -223,6 +222,7 @@ def _gain(pr: PullRequest, about: list[list[str]]) -> float:
     "2.3x" is 2.3, "40%" is 1.4, "drops from 310 ms to 35 ms" is 8.9; 0 when it states none."""
     summary = pr.summary
     text = " ".join((pr.title, summary.what_changed, summary.impact) if summary else (pr.title,))
+    ends = list(_CLAUSE_END.finditer(text)) if about else []
     factors = []
     for found in _STATED_NUMBER.finditer(text):
         if found["low"] is not None:
@@ -235,7 +235,7 @@ def _gain(pr: PullRequest, about: list[list[str]]) -> float:
         beside = text[max(0, found.start() - _GAIN_WINDOW) : found.end() + _GAIN_WINDOW]
         if not _GAIN_BESIDE.search(beside) or _LOSS_BESIDE.search(beside):
             continue
-        if about and not any(_holds(atoms(_clause(text, found.start(), found.end())), phrase) for phrase in about):
+        if about and not any(_holds(atoms(_clause(text, ends, found.start(), found.end())), phrase) for phrase in about):
             continue
         factors.append(factor)
     return max(factors, default=0.0)
@@ -363,9 +363,8 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
     context: dict[int, PullRequest] = {}
     sources: list[int] = []
     links: list[Link] = []
-    # "what got reverted?" asks for both sides; "all the reverts since march" and "which PRs reverted something?" for
-    # the reverts.
-    reverted_too = kind == "reverts" and (form.passive or not (_REVERTS_ASKED.search(question.text) or _ACTIVE_REVERT.search(question.text)))
+    # "what got reverted?" asks for both sides; "all the reverts since march" for the reverts.
+    reverted_too = kind == "reverts" and not form.doers
     for number, named in stated(db, repo, kind, start, end):
         source = answer.get(number) or get_pr(db, repo, number)
         if source is None or not _kept(source, question) or source.number in sources:
@@ -380,10 +379,6 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
         if len(answer) >= MAX_LISTED:
             break
     return Choice(list(answer.values()), list(context.values()), question, len(sources), True, None, links)
-
-
-_REVERTS_ASKED = LazyPattern(r"\breverts\b(?!\s+#?\d)", re.IGNORECASE)
-_ACTIVE_REVERT = LazyPattern(r"\b(?:prs?|pull\s+requests?|changes?|commits?)\s+(?:that\s+)?(?:reverted|undid|rolled\s+back)\b", re.IGNORECASE)
 
 
 def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
@@ -419,7 +414,7 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
             return replace(choice, answer=choice.answer[:NAMED_IN_A_NO], question=replace(choice.question, numbers=named))
         return choice
     if form.doubts_revert:
-        relands = _relanded(db, repo, links)
+        relands = _relanded(db, repo, links, answer)
         if relands:
             # "is the image cache back on?": reverted, then relanded; the reland answers, the revert is context.
             undone = [answer[link.number] for link in links if link.number in answer]
@@ -444,16 +439,19 @@ def _reverted_instead(db: Database, repo: str, prs: list[PullRequest]) -> list[P
     return list(chosen.values())
 
 
-def _relanded(db: Database, repo: str, reverts: list[Link]) -> list[tuple[PullRequest, Link]]:
-    """The PRs that brought back what the reverts undid, merged after the revert: "[#L] follows up on [#X]"."""
+def _relanded(
+    db: Database, repo: str, reverts: list[Link], known: dict[int, PullRequest]
+) -> list[tuple[PullRequest, Link]]:
+    """The PRs that brought back what the reverts (among the PRs `known`) undid, merged after the revert:
+    "[#L] follows up on [#X]"."""
     found: dict[int, tuple[PullRequest, Link]] = {}
     for revert in reverts:
-        reverted_at = get_pr(db, repo, revert.number)
+        reverted_at = known[revert.number].merged_at
         for link in related(db, repo, revert.other):
             if link.kind != "follows" or link.outgoing or link.other in found:
                 continue
             reland = get_pr(db, repo, link.other)
-            if reland and reverted_at and reland.merged_at > reverted_at.merged_at:
+            if reland and reland.merged_at > reverted_at:
                 found[reland.number] = (reland, _stating_first(link))
     return list(found.values())
 

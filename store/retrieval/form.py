@@ -129,6 +129,8 @@ class Form:
     doubt: str | None = None
     # "which of those got reverted?": about the PRs the relation was done to, not those that did it.
     passive: bool = False
+    # "all the reverts since march", "which PRs reverted something?": about the PRs that did it, not both sides.
+    doers: bool = False
     # "which PR added X?", "the one where …": one PR is asked for, the one that says it best.
     one: bool = False
 
@@ -170,7 +172,8 @@ def read_form(text: str) -> Form:
     passive = relation is not None and any(RELATION_WORDS[relation].search(m[0]) for m in _PASSIVE.finditer(head))
     # "how do I …?" is answered by the one PR that tells how.
     one = kind == "howto" or (kind in ("list", "lookup") and bool(_ONE_PR.search(head)))
-    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive, one)
+    doers = relation == "reverts" and not passive and bool(_REVERTS_NOUN.search(head) or _ACTIVE_REVERT.search(head))
+    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive, doers=doers, one=one)
 
 
 _ONE_PR = LazyPattern(
@@ -180,6 +183,8 @@ _ONE_PR = LazyPattern(
 )
 
 
+_REVERTS_NOUN = LazyPattern(r"\breverts\b(?!\s{1,3}#?\d)")
+_ACTIVE_REVERT = LazyPattern(r"\b(?:prs?|pull\s{1,3}requests?|changes?|commits?)\s{1,3}(?:that\s{1,3})?(?:reverted|undid|rolled\s{1,3}back)\b")
 _PASSIVE = LazyPattern(
     r"\b(?:was|were|got|get|gets|been|being|is|are)\s{1,3}(?:\w+\s{1,3})?"
     r"(?:reverted|rolled\s{1,3}back|undone|fixed|followed\s{1,3}up|relanded|brought\s{1,3}back)\b"

@@ -1133,7 +1133,7 @@ _TRAILING_CONTEXT = LazyPattern(
 
 def _said_by_paths(phrases: list[str], paths: list[str]) -> bool:
     """Whether every word of the phrases is a word of the paths ("tool parsers" of ".../tool_parsers")."""
-    in_paths = {stem(atom) for path in paths for atom in atoms(path.replace("_", " "))}
+    in_paths = {stem(atom) for path in paths for atom in atoms(path)}
     return all(stem(atom) in in_paths for phrase in phrases for atom in atoms(phrase))
 
 

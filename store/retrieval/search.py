@@ -94,6 +94,7 @@ _FIRST_NAME_MIN = 3
 _CAMEL_NAME_MIN = 5
 # Letters a login may put between a first initial and the last name: a middle initial, a dash.
 _INITIALS = 2
+_LOGIN_COLUMNS = ("author", "merged_by")
 # The index's columns a PR says things in; the login itself is indexed too, as author.
 _TEXT_COLUMNS = " ".join(column for column in FTS_COLUMNS if column != "author")
 
@@ -124,16 +125,13 @@ class StoreLookup:
         if login or len(last) < _FIRST_NAME_MIN or self.says(first) or self.says(last):
             return login
         initial = first[0]
-        logins = {
-            row[0].lower(): row[0]
-            for column in ("author", "merged_by")
-            for row in self.db.execute(
-                f"select distinct {column} from prs where repo = ? and {column} >= ? collate nocase "
-                f"and {column} < ? collate nocase and {column} like ? and length({column}) <= ?",
-                [self.repo, initial, chr(ord(initial) + 1), f"%{last}", len(last) + 1 + _INITIALS],
-            )
-        }
-        return next(iter(logins.values())) if len(logins) == 1 else None
+        logins = self._logins(
+            (f"select distinct {column} from prs where repo = ? and {column} >= ? collate nocase "
+             f"and {column} < ? collate nocase and {column} like ? and length({column}) <= ?",
+             [self.repo, initial, chr(ord(initial) + 1), f"%{last}", len(last) + 1 + _INITIALS])
+            for column in _LOGIN_COLUMNS
+        )
+        return logins.pop() if len(logins) == 1 else None
 
     def _by_first_name(self, name: str) -> str | None:
         """"evelyn" for evelyn-zhou, "andreas" for AndreasKaratzas: the one login that starts with the word and then
@@ -157,17 +155,18 @@ class StoreLookup:
 
     def _ends_between(self, low: str, high: str) -> set[str]:
         """The first and the last login in [low, high), for authors and mergers: four seeks of an index at any size."""
-        ends = {
-            row[0].lower(): row[0]
-            for column in ("author", "merged_by")
+        return self._logins(
+            (f"select {column} from prs where repo = ? and {column} >= ? collate nocase and {column} < ? collate nocase "
+             f"order by {column} collate nocase {order} limit 1",
+             [self.repo, low, high])
+            for column in _LOGIN_COLUMNS
             for order in ("asc", "desc")
-            for row in self.db.execute(
-                f"select {column} from prs where repo = ? and {column} >= ? collate nocase and {column} < ? collate nocase "
-                f"order by {column} collate nocase {order} limit 1",
-                [self.repo, low, high],
-            )
-        }
-        return set(ends.values())
+        )
+
+    def _logins(self, queries: Iterable[tuple[str, list[object]]]) -> set[str]:
+        """The logins the queries find, each once whatever its case."""
+        found = {row[0].lower(): row[0] for sql, args in queries for row in self.db.execute(sql, args)}
+        return set(found.values())
 
     def says(self, word: str) -> bool:
         """Whether a PR of any repository says the word in its text."""
