@@ -88,6 +88,16 @@ def test_time_filter_lists_newest_first(store):
     assert _numbers(store, "between Mar 10 and Mar 11") == [505, 506]
 
 
+def test_a_listing_comes_in_the_order_asked(store):
+    """Who has the most of the PRs asked about, the largest, the first to merge: their PRs lead, not the newest."""
+    assert _numbers(store, "what merged yesterday?") == [507, 502, 501]
+    assert _numbers(store, "who merged the most yesterday?") == [507, 501, 502]  # linus-t merged two of the three
+    assert _numbers(store, "which area was busiest yesterday?") == [507, 501, 502]  # two in core
+    assert _numbers(store, "first merge yesterday?") == [501, 502, 507]
+    save_pr(store, make_pr(521, "[Build] Split the wheel", merged_at=_at(13, 10), files=["setup.py", "CMakeLists.txt"]))
+    assert _numbers(store, "which pr touched the most files yesterday?")[0] == 521
+
+
 def test_people_filter_authored_first(store):
     assert _numbers(store, "what did grace-h do this week?") == [501, 504, 502]
     assert _numbers(store, "merged by ada-l") == [504, 505]

@@ -29,9 +29,12 @@ from store.retrieval.search import (
     POOL,
     Hit,
     SearchResult,
+    left_out,
     missing_note,
     narrowing_condition,
     search,
+    size,
+    tally_keys,
     without_unknown_words,
 )
 from store.tables.prs import first_id, get_pr, pr_from_row
@@ -168,17 +171,12 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
             gains = {pr.number: _gain(pr, []) for pr in prs}
         measure: Callable[[PullRequest], tuple[float, ...]] = lambda pr: (gains[pr.number],)
     else:
-        measure = _size
+        measure = size
     most = max(measure(pr) for pr in prs)
     if order == "gain" and not most[0]:  # no PR states a gain
         return replace(choice, answer=[], context=prs[:CONTEXT], total=0, whole_set=False, question=question)
     ends = [pr for pr in prs if measure(pr) == most]
     return replace(choice, answer=ends[:MAX_LISTED], context=[], total=len(ends), whole_set=False, question=question)
-
-
-def _size(pr: PullRequest) -> tuple[int, bool]:
-    """Files changed, then substantial before trivial."""
-    return len(pr.files), pr.type == "substantial"
 
 
 # "2.3x faster", "40% lower TTFT", "cuts latency by 30%": a number beside what got better. "8x H100" (how many
@@ -480,7 +478,7 @@ def _touches(pr: PullRequest, paths: list[str]) -> bool:
 
 def _excluded(pr: PullRequest, question: Question) -> bool:
     """Whether the question leaves `pr` out: by a person it excludes, in every area it excludes, or about words it does."""
-    if question.excluded and any(_left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
+    if question.excluded and any(left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
         return True
     if any(set(group) <= set(pr.areas) and _mainly_in(pr, group, question) for group in question.excluded_areas):
         return True
@@ -533,7 +531,7 @@ def _tallied(db: Database, repo: str, question: Question, form: Form) -> Choice:
     counts: Counter[str] = Counter()
     members: dict[str, list[PullRequest]] = {}
     for pr in prs:
-        for key in _tally_keys(pr, form.tally or "", question.excluded):
+        for key in tally_keys(pr, form.tally or "", question.excluded):
             counts[key] += 1
             members.setdefault(key, []).append(pr)
     ranked = counts.most_common()
@@ -542,15 +540,6 @@ def _tallied(db: Database, repo: str, question: Question, form: Form) -> Choice:
     leaders = [key for key, count in ranked if count == ranked[0][1]]
     answer = list({pr.number: pr for key in leaders for pr in members[key]}.values())
     return Choice(answer, [], question, len(answer), False, tally=ranked[: len(leaders) + RUNNERS_UP])
-
-
-def _tally_keys(pr: PullRequest, tally: str, excluded: list[str]) -> list[str]:
-    keys = pr.areas if tally == "area" else [pr.merged_by or "" if tally == "merger" else pr.author]
-    return [key for key in keys if key and not _left_out(key, excluded)]
-
-
-def _left_out(login: str, excluded: list[str]) -> bool:
-    return login.lower() in excluded or (BOTS in excluded and is_bot(login))
 
 
 # ---------------------------------------------------------------- whole sets

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from store.model import TYPES
-from store.retrieval.form import SUPERLATIVE
+from store.retrieval.form import SUPERLATIVE, read_form
 from store.retrieval.when import TimeRange, read_time
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, stem
@@ -70,6 +70,7 @@ class Question:
     # "first" or "last": the one PR that merged first or last of those asked about; "largest" (most files changed) or
     # "gain" (the largest improvement stated): the one PR that is most of it.
     order: str | None = None
+    tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs, whose PRs come first
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     improves: bool = False  # "what cut TTFT?", "made ITL better": asks for PRs that state a gain in what it names
@@ -181,6 +182,8 @@ class Question:
             merged.excluded_words, merged.excluded_paths = list(earlier.excluded_words), list(earlier.excluded_paths)
         if merged.order is None:
             merged.order = earlier.order
+        if merged.tally is None:
+            merged.tally = earlier.tally
         if not merged.people:
             merged.people = list(earlier.people)
         if not merged.has_topic and not merged.paths:
@@ -1160,7 +1163,7 @@ def parse_question(
     # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.
     cleaned = _LEAD_IN.sub("", " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split()), count=1)
     cleaned = _TRAILING_CONTEXT.sub("?", cleaned, count=1)
-    question = Question(text=cleaned)
+    question = Question(text=cleaned, tally=read_form(cleaned).tally)
     if not cleaned:
         return question  # an empty question holds nothing to read, and reading it costs a process's start
     if len(cleaned) > MAX_QUESTION_CHARS or len(text or "") > 4 * MAX_QUESTION_CHARS:

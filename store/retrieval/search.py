@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -24,7 +25,17 @@ from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.fts import any_of, quoted, store_size
-from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, misspelt_filler, parse_question, word_concept
+from store.retrieval.question import (
+    BOTS,
+    Concept,
+    Person,
+    Phrases,
+    Question,
+    is_bot,
+    misspelt_filler,
+    parse_question,
+    word_concept,
+)
 from store.retrieval.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
@@ -212,12 +223,48 @@ def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchR
     question = without_unknown_words(db, repo, replace(asked, numbers=[]))
     for attempt in _relaxations(question):
         near = question.time if attempt.time is None else None
-        hits, total = _find(db, repo, attempt, limit, near)
+        ordered = _ordered(attempt)
+        hits, total = _find(db, repo, attempt, COUNT_CAP if ordered else limit, near)
         if hits:
             relaxed = None if attempt is question else _relaxed_note(question, attempt)
-            return SearchResult(hits, _notes(missing, relaxed), attempt, total)
+            return SearchResult(ordered(hits)[:limit] if ordered else hits, _notes(missing, relaxed), attempt, total)
     nothing = None if question.is_empty else f"No PRs {question.describe()}."
     return SearchResult([], _notes(missing, nothing), asked, 0)
+
+
+def _ordered(question: Question) -> Callable[[list[Hit]], list[Hit]] | None:
+    """How PRs listed by filters alone are put in the order asked: the PRs of whoever has the most first ("who merged
+    the most yesterday?"), the largest first, or the first to merge; None for newest first (or words, by relevance)."""
+    if question.concepts:
+        return None
+    if question.tally:
+        tally, excluded = question.tally, question.excluded
+        return lambda hits: _by_tally(hits, tally, excluded)
+    if question.order == "largest":
+        return lambda hits: sorted(hits, key=lambda hit: size(hit.pr), reverse=True)
+    if question.order == "first":
+        return lambda hits: sorted(hits, key=lambda hit: hit.pr.merged_at)
+    return None
+
+
+def _by_tally(hits: list[Hit], tally: str, excluded: list[str]) -> list[Hit]:
+    counts = Counter(key for hit in hits for key in tally_keys(hit.pr, tally, excluded))
+    return sorted(hits, key=lambda hit: -max((counts[key] for key in tally_keys(hit.pr, tally, excluded)), default=0))
+
+
+def tally_keys(pr: PullRequest, tally: str, excluded: list[str]) -> list[str]:
+    """Who or what a PR counts for in a tally ("author", "merger" or "area"), leaving out the excluded."""
+    keys = pr.areas if tally == "area" else [pr.merged_by or "" if tally == "merger" else pr.author]
+    return [key for key in keys if key and not left_out(key, excluded)]
+
+
+def left_out(login: str, excluded: list[str]) -> bool:
+    return login.lower() in excluded or (BOTS in excluded and is_bot(login))
+
+
+def size(pr: PullRequest) -> tuple[int, bool]:
+    """Files changed, then substantial before trivial."""
+    return len(pr.files), pr.type == "substantial"
 
 
 def _notes(*notes: str | None) -> str | None:
