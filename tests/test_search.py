@@ -98,6 +98,14 @@ def test_a_listing_comes_in_the_order_asked(store):
     assert _numbers(store, "which pr touched the most files yesterday?")[0] == 521
 
 
+def test_areas_named_together_rank_their_shared_members_first(store):
+    save_pr(store, make_pr(530, "[CI] Retry the flaky ROCm jobs on ROCm runners", merged_at=_at(13, 15), areas=["ci"],
+                           files=[".buildkite/rocm.yaml"], summary=_summary("Retries the ROCm jobs that flake on ROCm runners.")))
+    save_pr(store, make_pr(531, "[Build] Pin the compiler image", merged_at=_at(11, 9), areas=["rocm", "ci"],
+                           files=["docker/Dockerfile.rocm"], summary=_summary("Pins the compiler image the AMD agents build with.")))
+    assert _numbers(store, "rocm ci changes")[0] == 531
+
+
 def test_people_filter_authored_first(store):
     assert _numbers(store, "what did grace-h do this week?") == [501, 504, 502]
     assert _numbers(store, "merged by ada-l") == [504, 505]

@@ -432,9 +432,10 @@ def _stages(question: Question) -> list[_Stage]:
     exact, strict, loose = exact_expression(question), strict_expression(question), match_expression(question)
     assert strict is not None and loose is not None
     area = _area_expression(question) if question.areas else None
-    # First: PRs classified in the area that also say what was asked.
-    member = f"{{areas}} : {any_of(_area_names(question))}" if question.areas else None
-    stages = [_Stage(exact, member, 2)] if exact else []
+    # First: PRs classified in the area (in one of each group of areas named together) that also say what was asked.
+    groups = question.areas_together()
+    member = " AND ".join(f"{{areas}} : {any_of([' '.join(area.split('-')) for area in group])}" for group in groups)
+    stages = [_Stage(exact or strict, member or None, 2)] if exact or len(groups) > 1 else []
     if strict != exact:
         stages.append(_Stage(strict, None, 1))
     if loose not in (strict, exact):
