@@ -106,6 +106,13 @@ def test_areas_named_together_rank_their_shared_members_first(store):
     assert _numbers(store, "rocm ci changes")[0] == 531
 
 
+def test_what_got_reverted_lists_each_revert_with_what_it_undid(store):
+    save_pr(store, make_pr(532, "Revert #505", merged_at=_at(14, 10), areas=["quantization"],
+                           summary=_summary("Reverts the FP8 KV cache path: it broke the Triton backend on older GPUs.")))
+    assert _numbers(store, "what got reverted today?")[:2] == [532, 505]
+    assert 505 not in _numbers(store, "how many reverts today?")  # a count counts the reverts
+
+
 def test_people_filter_authored_first(store):
     assert _numbers(store, "what did grace-h do this week?") == [501, 504, 502]
     assert _numbers(store, "merged by ada-l") == [504, 505]

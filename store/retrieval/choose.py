@@ -361,8 +361,6 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
     context: dict[int, PullRequest] = {}
     sources: list[int] = []
     links: list[Link] = []
-    # "what got reverted?" asks for both sides; "all the reverts since march" for the reverts.
-    reverted_too = kind == "reverts" and not form.doers
     for number, named in stated(db, repo, kind, start, end):
         source = answer.get(number) or get_pr(db, repo, number)
         if source is None or not _kept(source, question) or source.number in sources:
@@ -371,7 +369,7 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
         sources.append(source.number)
         target = get_pr(db, repo, named) if named is not None else None
         if target is not None:
-            cited = (reverted_too or form.culprit) and form.kind != "count"
+            cited = form.asks_reverted or (form.culprit and form.kind != "count")
             (answer if cited else context).setdefault(target.number, target)
             links.append(Link(source.number, target.number, kind, True))
         if len(answer) >= MAX_LISTED:

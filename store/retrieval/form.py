@@ -135,6 +135,12 @@ class Form:
     one: bool = False
 
     @property
+    def asks_reverted(self) -> bool:
+        """Whether the reverted PRs answer beside their reverts: "what got reverted?" (not "all the reverts", nor
+        "how many reverts", which count the reverts)."""
+        return self.relation == "reverts" and not self.doers and self.kind != "count"
+
+    @property
     def doubts_revert(self) -> bool:
         """Whether a revert answers the question no: "did X stick?", "is X on now?"."""
         return self.doubt in _REVERT_DOUBTS

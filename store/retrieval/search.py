@@ -227,9 +227,24 @@ def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchR
         hits, total = _find(db, repo, attempt, COUNT_CAP if ordered else limit, near)
         if hits:
             relaxed = None if attempt is question else _relaxed_note(question, attempt)
-            return SearchResult(ordered(hits)[:limit] if ordered else hits, _notes(missing, relaxed), attempt, total)
+            hits = ordered(hits)[:limit] if ordered else hits
+            if attempt.asks_reverted:
+                hits = _with_reverted(db, repo, hits)[:limit]
+            return SearchResult(hits, _notes(missing, relaxed), attempt, total)
     nothing = None if question.is_empty else f"No PRs {question.describe()}."
     return SearchResult([], _notes(missing, nothing), asked, 0)
+
+
+def _with_reverted(db: Database, repo: str, hits: list[Hit]) -> list[Hit]:
+    """Each revert followed by the PR it undid: "what got reverted yesterday?" asks for both."""
+    found: dict[int, Hit] = {}
+    for hit in hits:
+        found.setdefault(hit.pr.number, hit)
+        for link in related(db, repo, hit.pr.number):
+            pr = get_pr(db, repo, link.other) if link.kind == "reverts" and link.outgoing else None
+            if pr is not None:
+                found.setdefault(pr.number, Hit(pr, hit.score, link))
+    return list(found.values())
 
 
 def _ordered(question: Question) -> Callable[[list[Hit]], list[Hit]] | None:
