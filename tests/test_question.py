@@ -253,6 +253,14 @@ def test_order_within_a_range_is_read_and_its_word_is_no_topic():
     question = parse_question("the most recent rocm change", LA, MAR_14)
     assert (question.order, question.areas) == ("last", ["rocm"])
     assert parse_question("last week in rocm", LA, MAR_14).order is None
+    question = parse_question("which of those is the newest?", LA, MAR_14)
+    assert (question.order, question.concepts) == ("last", [])
+    assert parse_question("and which one was oldest", LA, MAR_14).order == "first"
+
+
+def test_words_typed_without_their_apostrophe_are_no_topic():
+    question = parse_question("which rocm prs crash if youre on an older image and dont upgrade", LA, MAR_14)
+    assert [concept.said for concept in question.concepts] == ["crash", "image", "upgrade"]
 
 
 def test_paths_are_read_as_paths():
