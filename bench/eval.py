@@ -60,7 +60,7 @@ def _blind(batch: str) -> Path:
 # tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
 # From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
 # they came two or three at a time, each written once tuning on the ones before had begun.
-LAST_BATCH = 37
+LAST_BATCH = 41
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
