@@ -46,7 +46,7 @@ from bot.answers.answer import answer_question, read_in_thread  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402
-from store.retrieval.search import search  # noqa: E402
+from store.retrieval.search import search_shown  # noqa: E402
 from store.sources.importer import import_file  # noqa: E402
 
 QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
@@ -217,7 +217,7 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
     # Earlier questions of the thread, as text or as {"q": text} (one writer wrote them so).
     history = [turn["q"] if isinstance(turn, dict) else turn for turn in item.get("history", [])]
     question = read_in_thread(db, item["q"], history, repo, tz, now)
-    found = search(db, repo, question, limit=10).numbers
+    found = search_shown(db, repo, question, limit=10).numbers
     answer = answer_question(db, settings, item["q"], history=history, now=now, repo=repo)
     figures = {**search_figures(found, expected), **citation_figures(answer.citations, expected)}
     line_right = first_line_right(item, answer.text)

@@ -113,6 +113,13 @@ def test_what_got_reverted_lists_each_revert_with_what_it_undid(store):
     assert 505 not in _numbers(store, "how many reverts today?")  # a count counts the reverts
 
 
+def test_was_it_relanded_lists_what_followed_the_pr_found(store):
+    save_pr(store, make_pr(533, "[Scheduler] Reland #501 with a cap for long prompts", merged_at=_at(14, 11),
+                           areas=["core"], summary=_summary("Brings back the earlier change, capped so long prompts still run.")))
+    found = _numbers(store, "the short prompt admission change got reverted on mar 13, was it ever relanded?")
+    assert found.index(533) == found.index(501) + 1  # merged after the day asked
+
+
 def test_people_filter_authored_first(store):
     assert _numbers(store, "what did grace-h do this week?") == [501, 504, 502]
     assert _numbers(store, "merged by ada-l") == [504, 505]

@@ -21,7 +21,7 @@ from sqlite_utils import Database
 
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, gather
-from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form
+from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form, answering
 from store.retrieval.fts import any_of
 from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import (
@@ -51,8 +51,6 @@ CONTEXT = 3
 STRONG = KINDS[:-1]
 # A yes/no about a relation nothing states is answered no about at most this many of the PRs its words chose.
 NAMED_IN_A_NO = 2
-# A fix that names an earlier PR followed it up too: "did anything follow up on #N?" is answered by it.
-_ANSWERING = {"follows": ("follows", "fixes")}
 # Words: a PR answers when it says at least this share of what was asked (each word weighted by how
 # rare it is), and nearly as much as the PR that says most. Both were set on the halves of the blind
 # evaluations that tuning may look at (bench/eval.py --set tune --set tune2 --set tune3 --set tune4).
@@ -107,7 +105,7 @@ def _among(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
     # The relations that make each of those PRs answer, stated as the first line tells them.
     stated = {
         pr.number: [_stating_first(link) for link in related(db, repo, pr.number)
-                    if link.kind in _answering(form.relation) and link.outgoing != done_to]
+                    if link.kind in answering(form.relation) and link.outgoing != done_to]
         for pr in choice.answer if pr.number in within
     }
     links = [link for found in stated.values() for link in found]
@@ -285,7 +283,7 @@ def _named(result: SearchResult, form: Form) -> Choice:
     relates in the kind asked, one that merely mentions a named PR is the best there is.
     """
     kinds = {hit.link.kind for hit in result.hits if hit.link is not None}
-    wanted = _answering(form.relation) if form.relation else STRONG
+    wanted = answering(form.relation) if form.relation else STRONG
     if not kinds & set(wanted):
         wanted = (*wanted, "mentions")
     others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
@@ -338,11 +336,6 @@ def _named_does_it(question: Question, form: Form) -> bool:
     return active if form.relation != "fixes" or fixed else False
 
 
-def _answering(relation: str | None) -> tuple[str | None, ...]:
-    """The kinds of link that answer a question about `relation`."""
-    return _ANSWERING.get(relation or "", (relation,))
-
-
 def _stating_first(link: Link) -> Link:
     return link if link.outgoing else Link(link.other, link.number, link.kind, True)
 
@@ -384,10 +377,11 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
     other side; a chosen PR outside the relation is dropped, unless none is in it.
     """
     kind = form.relation
+    assert kind is not None, "_choose goes through a relation only when the question names one"
     answer: dict[int, PullRequest] = {}
     sources, links = set(), []
     for pr in _reverted_instead(db, repo, choice.answer) if kind == "follows" else choice.answer:
-        found = [link for link in related(db, repo, pr.number) if link.kind in _answering(kind)]
+        found = [link for link in related(db, repo, pr.number) if link.kind in answering(kind)]
         if not found and not (kind == "reverts" and revert_title(pr.title)):
             continue
         if not found:

@@ -141,9 +141,25 @@ class Form:
         return self.relation == "reverts" and not self.doers and self.kind != "count"
 
     @property
+    def linked(self) -> tuple[str, ...]:
+        """The kinds of link whose other side is asked about too: "what got reverted?", "was X ever relanded?"."""
+        if self.relation is None or self.doers or self.kind == "count":
+            return ()
+        return answering(self.relation)
+
+    @property
     def doubts_revert(self) -> bool:
         """Whether a revert answers the question no: "did X stick?", "is X on now?"."""
         return self.doubt in _REVERT_DOUBTS
+
+
+# A fix that names an earlier PR followed it up too: "did anything follow up on #N?" is answered by it.
+_ANSWERING = {"follows": ("follows", "fixes")}
+
+
+def answering(relation: str) -> tuple[str, ...]:
+    """The kinds of link that answer a question about `relation`."""
+    return _ANSWERING.get(relation, (relation,))
 
 
 def read_form(text: str) -> Form:

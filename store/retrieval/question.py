@@ -71,7 +71,7 @@ class Question:
     # "gain" (the largest improvement stated): the one PR that is most of it.
     order: str | None = None
     tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs, whose PRs come first
-    asks_reverted: bool = False  # "what got reverted yesterday?": the reverted PRs are asked for beside the reverts
+    linked: tuple[str, ...] = ()  # "what got reverted?", "was X relanded?": the kinds of link whose other side is asked
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     improves: bool = False  # "what cut TTFT?", "made ITL better": asks for PRs that state a gain in what it names
@@ -1167,7 +1167,7 @@ def parse_question(
     cleaned = _LEAD_IN.sub("", " ".join(_clean((text or "")[: 4 * MAX_QUESTION_CHARS]).split()), count=1)
     cleaned = _TRAILING_CONTEXT.sub("?", cleaned, count=1)
     form = read_form(cleaned)
-    question = Question(text=cleaned, tally=form.tally, asks_reverted=form.asks_reverted)
+    question = Question(text=cleaned, tally=form.tally, linked=form.linked)
     if not cleaned:
         return question  # an empty question holds nothing to read, and reading it costs a process's start
     if len(cleaned) > MAX_QUESTION_CHARS or len(text or "") > 4 * MAX_QUESTION_CHARS:

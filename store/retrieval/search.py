@@ -203,7 +203,16 @@ def search_prs(
     db: Database, query: str, repo: str, tz: ZoneInfo, limit: int = 10, now: datetime | None = None
 ) -> SearchResult:
     """The PRs of `repo` that `query` asks about, best first."""
-    return search(db, repo, read_question(db, query, repo, tz, now), limit)
+    return search_shown(db, repo, read_question(db, query, repo, tz, now), limit)
+
+
+def search_shown(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchResult:
+    """What a search shows: the PRs found, each followed by those on the other side of the links the question asks
+    about ("what got reverted yesterday?" lists each revert with what it undid)."""
+    result = search(db, repo, asked, limit)
+    if not asked.linked or asked.numbers or not result.hits:
+        return result  # PRs named by number come with what relates to them already
+    return replace(result, hits=_with_linked(db, repo, result.hits, asked.linked)[:limit])
 
 
 def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetime | None = None) -> Question:
@@ -227,21 +236,19 @@ def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchR
         hits, total = _find(db, repo, attempt, COUNT_CAP if ordered else limit, near)
         if hits:
             relaxed = None if attempt is question else _relaxed_note(question, attempt)
-            hits = ordered(hits)[:limit] if ordered else hits
-            if attempt.asks_reverted:
-                hits = _with_reverted(db, repo, hits)[:limit]
-            return SearchResult(hits, _notes(missing, relaxed), attempt, total)
+            return SearchResult(ordered(hits)[:limit] if ordered else hits, _notes(missing, relaxed), attempt, total)
     nothing = None if question.is_empty else f"No PRs {question.describe()}."
     return SearchResult([], _notes(missing, nothing), asked, 0)
 
 
-def _with_reverted(db: Database, repo: str, hits: list[Hit]) -> list[Hit]:
-    """Each revert followed by the PR it undid: "what got reverted yesterday?" asks for both."""
+def _with_linked(db: Database, repo: str, hits: list[Hit], kinds: tuple[str, ...]) -> list[Hit]:
+    """Each PR followed by those on the other side of the links asked about: "what got reverted yesterday?" asks for
+    the reverts and what they undid, "was X ever relanded?" for X and what followed it."""
     found: dict[int, Hit] = {}
     for hit in hits:
         found.setdefault(hit.pr.number, hit)
         for link in related(db, repo, hit.pr.number):
-            pr = get_pr(db, repo, link.other) if link.kind == "reverts" and link.outgoing else None
+            pr = get_pr(db, repo, link.other) if link.kind in kinds else None
             if pr is not None:
                 found.setdefault(pr.number, Hit(pr, hit.score, link))
     return list(found.values())
