@@ -1,5 +1,6 @@
 import json
 import re
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -986,6 +987,19 @@ def test_the_largest_gain_is_the_one_stated_in_what_was_asked(db, settings):
     # 621's TTFT falls tenfold; 620 says TTFT in its title and states no TTFT gain; "4x GB300" is no gain.
     assert _ask(db, settings, "biggest ttft cut yesterday?").citations == [621]
     assert _ask(db, settings, "largest decode speedup yesterday").citations == [623]
+
+
+def test_the_largest_gain_in_an_area_is_among_its_prs_and_a_name_is_no_number(db, settings):
+    save_prs(db, [
+        replace(_stating(624, "[ROCm] AITER MoE kernels for gpt-oss", 6, "Uses AITER MoE kernels.",
+                         "Decode throughput on a single MI300X improves by about 12%."), areas=["rocm"]),
+        replace(_stating(625, "[ROCm] Fused RMSNorm", 7, "Fuses RMSNorm.", "Decode is 20% faster."), areas=["rocm"]),
+        replace(_stating(626, "[XPU] EAGLE on Intel GPUs", 8, "Speculative decoding on Arc.",
+                         "Single requests decode 1.8x faster on an Arc B580."), areas=["xpu"]),
+        *[make_pr(627 + n, f"[Docs] Fix a typo in guide {n}", merged_at=_at(12, n + 1), areas=["docs"]) for n in range(6)],
+    ])
+    # "MI300X" is no 300x; 626's 1.8x is the largest decode gain, but not on AMD GPUs.
+    assert _ask(db, settings, "biggest decode speedup on amd gpus yesterday").citations == [625]
 
 
 def test_a_reland_after_a_revert_answers_whether_it_stands_now(db, settings):

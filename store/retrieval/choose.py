@@ -178,9 +178,9 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
 
 
 # "2.3x faster", "40% lower TTFT", "cuts latency by 30%": a number beside what got better. "8x H100" (how many
-# GPUs) is no gain, nor "2x slower".
+# GPUs) is no gain, nor "2x slower", nor the digits of a name ("MI355X", "v7x").
 _STATED_NUMBER = LazyPattern(
-    r"(?P<number>\d+(?:\.\d+)?)\s*(?:(?P<times>x|\u00d7)(?![\w\u00d7])(?!\s?[a-z]{1,4}\d)|%|\s?percent\b)"
+    r"(?<![\w.])(?P<number>\d+(?:\.\d+)?)\s*(?:(?P<times>x|\u00d7)(?![\w\u00d7])(?!\s?[a-z]{1,4}\d)|%|\s?percent\b)"
     # "from 310 ms to 35 ms": the same unit (or none) on both sides.
     r"|\bfrom\s(?P<low>\d+(?:\.\d+)?)\s?(?P<unit>[a-z]{1,3}\b)?\sto\s(?P<to>\d+(?:\.\d+)?)\s?(?P=unit)?",
     re.IGNORECASE,
@@ -629,6 +629,9 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     near = YES_NEAR_BEST if form.kind == "yesno" and not form.relation else NEAR_BEST
     floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, near * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
+    if measured and question.areas:
+        # "the biggest decode speedup on AMD GPUs": the gains of PRs in the areas named compete, not of any that decodes.
+        answer = [pr for pr in answer if question.in_areas(pr.areas)] or answer
     if question.improves and metrics and not question.order:
         # "which PRs made TTFT better?": those that state a TTFT gain, wherever they say it.
         answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and _gain(hit.pr, metrics)] or answer
