@@ -261,6 +261,8 @@ def test_order_within_a_range_is_read_and_its_word_is_no_topic():
 def test_words_typed_without_their_apostrophe_are_no_topic():
     question = parse_question("which rocm prs crash if youre on an older image and dont upgrade", LA, MAR_14)
     assert [concept.said for concept in question.concepts] == ["crash", "image", "upgrade"]
+    assert [concept.said for concept in parse_question("whos been on the tokenizer cache", LA, MAR_14).concepts] == [
+        "tokenizer", "cache"]
 
 
 def test_paths_are_read_as_paths():
