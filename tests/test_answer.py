@@ -989,6 +989,10 @@ def test_the_largest_gain_is_the_one_stated_in_what_was_asked(db, settings):
     assert _ask(db, settings, "largest decode speedup yesterday").citations == [623]
 
 
+def test_a_path_answers_whatever_word_no_pr_says_beside_it(store, settings):
+    assert set(_ask(store, settings, "list every pr taht modified engine/core/scheduler.py").citations) == {501, 507}
+
+
 def test_the_largest_gain_in_an_area_is_among_its_prs_and_a_name_is_no_number(db, settings):
     save_prs(db, [
         replace(_stating(624, "[ROCm] AITER MoE kernels for gpt-oss", 6, "Uses AITER MoE kernels.",

@@ -254,12 +254,13 @@ def _without_unsaid(db: Database, repo: str, question: Question, form: Form) -> 
     """The question without the words no PR says, when what is left still picks PRs.
 
     "anything at the intersection of ROCm and LoRA?", "the most prolific author
-    last week", "what did those reverts undo?": two areas together, a type, a
-    relation or a tally answer, and the note says which words no PR has. One
+    last week", "what did those reverts undo?", "every pr taht touched envs.py":
+    two areas together, a type, a relation, a tally or a path answer, and the
+    note says which words no PR has. One
     area, a person or a time is no such filter: in "the rust frontend" or
     "anything for Gaudi last week?", the word no PR says is the point.
     """
-    stands = bool(len(question.areas) > 1 or question.pr_type or form.relation or form.tally)
+    stands = bool(len(question.areas) > 1 or question.pr_type or form.relation or form.tally or question.paths)
     known = without_unknown_words(db, repo, question, stands)
     # Only mistyped common words dropped ("tpu wrok in april"): what is left is the whole question.
     return known if known.concepts or stands or not known.unknown else question
