@@ -315,6 +315,12 @@ def test_areas_left_out_together_or_apart():
     assert tagged.areas == [] and tagged.excluded_areas == [("tpu",), ("docs",)]
 
 
+def test_an_area_asked_and_left_out_leaves_out_the_words_that_named_it():
+    nixl = parse_question("kv connector prs in april that aren't nixl", LA, MAR_14)
+    assert nixl.areas == ["kv-connector"] and nixl.excluded_areas == []
+    assert [concept.said for concept in nixl.excluded_words] == ["nixl"]
+
+
 def test_a_zone_in_parentheses_and_a_short_with_slash():
     question = parse_question("what merged between midnight and 3am on mar 13 (PT)?", LA, MAR_14)
     assert question.concepts == [] and _local_span(question) == ("Mar 13 00:00", "Mar 13 03:00")

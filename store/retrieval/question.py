@@ -84,6 +84,8 @@ class Question:
     excluded_areas: list[tuple[str, ...]] = field(default_factory=list)
     # "that isn't tool calling", "apart from the metrics one": a PR whose title or first sentence says these is left out.
     excluded_words: list[Concept] = field(default_factory=list)
+    # Each area group left out, with the words that named it: they are left out instead when the area is asked too.
+    excluded_area_words: list[tuple[tuple[str, ...], list[str]]] = field(default_factory=list)
     # "didn't touch anything under tests/": a PR that changed a file whose path holds one of these is left out.
     excluded_paths: list[str] = field(default_factory=list)
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
@@ -816,6 +818,7 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
         groups, taken = _negated_areas(words, repo)
         # "not CI or build changes": two words for one area leave it out once.
         question.excluded_areas.extend(dict.fromkeys(g for g in groups if g not in question.excluded_areas))
+        question.excluded_area_words.extend((group, [w.strip(".,?!") for w in words[:taken]]) for group in groups)
         if not taken:
             cue = m["cue"].lower()
             if cue in ("not", "non") and not m["about"]:
@@ -845,6 +848,15 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
         return " " + " ".join(words[taken:])
 
     return _NEGATED.sub(leave_out, text)
+
+
+def _leave_out_words_of_asked_areas(question: Question) -> None:
+    """"kv connector prs that aren't nixl": an area both asked and left out is asked; the PRs saying the words that
+    named it as left out are left out."""
+    for group, said in question.excluded_area_words:
+        if group in question.excluded_areas and set(group) <= set(question.areas):
+            question.excluded_areas.remove(group)
+            question.excluded_words.append(_words_concept(said))
 
 
 def _words_concept(said: list[str]) -> Concept:
@@ -1205,6 +1217,7 @@ def parse_question(
     if question.paths and question.area_same and _said_by_paths(question.area_same, question.paths):
         # "the tool parsers dir (vllm/entrypoints/openai/tool_parsers)": the words only describe the folder.
         question.areas, question.area_groups, question.area_phrases, question.area_same = [], [], [], []
+    _leave_out_words_of_asked_areas(question)
     if len(question.concepts) > MAX_CONCEPTS:
         question.concepts = question.concepts[:MAX_CONCEPTS]
         question.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")
