@@ -21,6 +21,7 @@ from sqlite_utils import Database
 
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, gather
+from store.retrieval.exclusions import excluded
 from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form, answering
 from store.retrieval.fts import any_of
 from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
@@ -29,7 +30,6 @@ from store.retrieval.search import (
     POOL,
     Hit,
     SearchResult,
-    left_out,
     missing_note,
     narrowing_condition,
     search,
@@ -39,8 +39,7 @@ from store.retrieval.search import (
 )
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
-from store.text.prose import atoms, lead_and_rest, stem
-from store.understanding.areas import classify
+from store.text.prose import atoms, holds
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
@@ -231,7 +230,7 @@ def _gain(pr: PullRequest, about: list[list[str]]) -> float:
         beside = text[max(0, found.start() - _GAIN_WINDOW) : found.end() + _GAIN_WINDOW]
         if not _GAIN_BESIDE.search(beside) or _LOSS_BESIDE.search(beside):
             continue
-        if about and not any(_holds(atoms(_clause(text, ends, found.start(), found.end())), phrase) for phrase in about):
+        if about and not any(holds(atoms(_clause(text, ends, found.start(), found.end())), phrase) for phrase in about):
             continue
         factors.append(factor)
     return max(factors, default=0.0)
@@ -459,7 +458,7 @@ def _kept(pr: PullRequest, question: Question) -> bool:
         return False
     if _touches(pr, question.excluded_paths):
         return False
-    if _excluded(pr, question):
+    if excluded(pr, question):
         return False
     return question.in_areas(pr.areas)
 
@@ -467,38 +466,6 @@ def _kept(pr: PullRequest, question: Question) -> bool:
 def _touches(pr: PullRequest, paths: list[str]) -> bool:
     """Whether a changed file's path holds one of `paths` (search.path_condition, in Python)."""
     return any(path in file.lower() for path in paths for file in pr.files)
-
-
-def _excluded(pr: PullRequest, question: Question) -> bool:
-    """Whether the question leaves `pr` out: by a person it excludes, in every area it excludes, or about words it does."""
-    if question.excluded and any(left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
-        return True
-    if any(set(group) <= set(pr.areas) and _mainly_in(pr, group, question) for group in question.excluded_areas):
-        return True
-    return any(_leads_with(pr, concept) for concept in question.excluded_words)
-
-
-def _mainly_in(pr: PullRequest, group: tuple[str, ...], question: Question) -> bool:
-    """Whether `pr` is about the areas left out: its title names one, or it is in no other area.
-
-    A ROCm kernel change that also touches a CI file is not "about CI"."""
-    left_out = {area for excluded in question.excluded_areas for area in excluded}
-    return bool(set(group) & set(classify(pr.title, (), repo=pr.repo))) or set(pr.areas) <= left_out
-
-
-def _leads_with(pr: PullRequest, concept: Concept) -> bool:
-    """Whether the title or first sentence of what changed says the concept: what a PR is about, not what it touches."""
-    lead = lead_and_rest(pr.summary.what_changed)[0] if pr.summary else ""
-    said = atoms(f"{pr.title} {lead}")
-    return any(_holds(said, atoms(phrase)) for phrase in concept.phrases.same)
-
-
-def _holds(said: list[str], phrase: list[str]) -> bool:
-    """Whether the words hold the phrase, each word also with a plural or verb ending ("metric" in "metrics")."""
-    size = len(phrase)
-    return bool(phrase) and any(
-        all(stem(word) == stem(want) for word, want in zip(said[i : i + size], phrase)) for i in range(len(said) - size + 1)
-    )
 
 
 def _by(pr: PullRequest, person: Person) -> bool:
@@ -622,7 +589,7 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     if _relaxed(question, result) or (not question.order and _said_apart(question, result.hits)):
         return _nothing(question, result)
     # Search keeps to the type and the people and files left out; areas and words left out are told apart here.
-    hits = [hit for hit in result.hits if not _excluded(hit.pr, question)]
+    hits = [hit for hit in result.hits if not excluded(hit.pr, question)]
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     metrics = _metric_phrases(question)
     # "the largest TTFT cut": every PR that says enough of it competes on the TTFT gain it states, if it states one.

@@ -24,6 +24,7 @@ from store.days import from_utc_text, to_utc_text
 from store.migrations import FTS_COLUMNS
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
+from store.retrieval.exclusions import left_out
 from store.retrieval.fts import any_of, quoted, store_size
 from store.retrieval.question import (
     BOTS,
@@ -31,7 +32,6 @@ from store.retrieval.question import (
     Person,
     Phrases,
     Question,
-    is_bot,
     misspelt_filler,
     parse_question,
     word_concept,
@@ -278,10 +278,6 @@ def tally_keys(pr: PullRequest, tally: str, excluded: list[str]) -> list[str]:
     """Who or what a PR counts for in a tally ("author", "merger" or "area"), leaving out the excluded."""
     keys = pr.areas if tally == "area" else [pr.merged_by or "" if tally == "merger" else pr.author]
     return [key for key in keys if key and not left_out(key, excluded)]
-
-
-def left_out(login: str, excluded: list[str]) -> bool:
-    return login.lower() in excluded or (BOTS in excluded and is_bot(login))
 
 
 def size(pr: PullRequest) -> tuple[int, bool]:

@@ -55,6 +55,14 @@ def stem(word: str) -> str:
     return word.rstrip("e") if len(word) > 4 else word
 
 
+def holds(said: list[str], phrase: list[str]) -> bool:
+    """Whether the words hold the phrase, each word also with a plural or verb ending ("metric" in "metrics")."""
+    size = len(phrase)
+    return bool(phrase) and any(
+        all(stem(word) == stem(want) for word, want in zip(said[i : i + size], phrase)) for i in range(len(said) - size + 1)
+    )
+
+
 def words(text: str) -> list[str]:
     """The English words of `text`, as written."""
     return _WORD.findall(text)
