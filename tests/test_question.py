@@ -329,6 +329,12 @@ def test_a_zone_in_parentheses_and_a_short_with_slash():
     assert parse_question("engine dying w/ prompt lookup", LA, MAR_14).paths == []
 
 
+def test_how_people_name_risks_finds_how_risks_say_them():
+    assert "startup" in synonyms_of(("first", "start")).same  # "the first start after upgrading recompiles"
+    assert "cross tenant" in synonyms_of(("privacy",)).same
+    assert "time series" in synonyms_of(("series", "count")).same
+
+
 def test_how_people_say_something_broke_finds_how_prs_say_it():
     assert "crash" in synonyms_of(("fell", "over")).same
     assert "hang" in synonyms_of(("stuck",)).same
