@@ -10,6 +10,7 @@ from store.days import day_bounds
 from store.retrieval.form import read_form
 from store.retrieval.question import Person, parse_question, synonyms_of
 from store.retrieval.search import StoreLookup
+from store.retrieval.when import read_time
 from store.tables.prs import save_pr
 
 # A Saturday afternoon in Los Angeles.
@@ -245,6 +246,16 @@ def test_a_zone_word_reads_the_day_in_that_zone_and_is_no_topic():
     assert _local_span(question) == ("Mar 11 17:00", "Mar 12 17:00")
     assert question.concepts == [] and "(UTC)" in question.time.label
     assert parse_question("what merged mar 12 pst", LA, MAR_14).time.label == "on Thu Mar 12"
+
+
+def test_one_weekday_of_a_month_is_the_one_prs_merged_on_or_the_day_named():
+    on_the_22nd = lambda start, end: start <= datetime(2026, 2, 22, 12, tzinfo=LA) < end
+    found, rest, problems = read_time("what merged on the sunday in feb after 6pm", LA, MAR_14, on_the_22nd)
+    assert (found.label, rest, problems) == ("on Sun Feb 22, after 6pm", "what merged", [])
+    assert read_time("first merge on that friday in feb (the 13th)?", LA, MAR_14, on_the_22nd)[0].label == "on Fri Feb 13"
+    # Every Sunday, or none, merged something: the month, and a note that says so.
+    found, _, problems = read_time("sundays in feb", LA, MAR_14, lambda start, end: True)
+    assert found.label == "in February 2026" and problems == ["Sundays in February are read as all of February"]
 
 
 def test_order_within_a_range_is_read_and_its_word_is_no_topic():

@@ -120,6 +120,10 @@ def test_was_it_relanded_lists_what_followed_the_pr_found(store):
     assert found.index(533) == found.index(501) + 1  # merged after the day asked
 
 
+def test_the_one_weekday_of_a_month_is_the_one_prs_merged_on(store):
+    assert _numbers(store, "what merged on the monday in march?") == [509]  # Mar 2 had 509, last Monday nothing
+
+
 def test_people_filter_authored_first(store):
     assert _numbers(store, "what did grace-h do this week?") == [501, 504, 502]
     assert _numbers(store, "merged by ada-l") == [504, 505]

@@ -25,7 +25,7 @@ from store.understanding.areas import resolve_area
 
 
 class Lookup(Protocol):
-    """What the parser may ask the store: is this word a person, is this number a PR."""
+    """What the parser may ask the store: is this word a person, is this number a PR, did any PR merge then."""
 
     def login(self, name: str) -> str | None: ...
 
@@ -36,6 +36,8 @@ class Lookup(Protocol):
     def is_path(self, fragment: str) -> bool: ...
 
     def says(self, word: str) -> bool: ...
+
+    def merged_between(self, start: datetime, end: datetime) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -1191,7 +1193,7 @@ def parse_question(
     rest = _take_untouched(rest, question.excluded_paths)
     rest = _take_negated(rest, repo, question)
     rest = _take_people(rest, lookup, question.people)
-    question.time, rest, problems = read_time(rest, tz, now)
+    question.time, rest, problems = read_time(rest, tz, now, lookup.merged_between if lookup else None)
     question.problems.extend(problems)
     rest, question.order = _take_order(rest)
     rest, question.relative = _take_relative(rest)

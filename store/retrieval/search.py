@@ -111,7 +111,7 @@ _TEXT_COLUMNS = " ".join(column for column in FTS_COLUMNS if column != "author")
 
 
 class StoreLookup:
-    """Tells the question parser which words are logins and which numbers are PRs of `repo`."""
+    """Tells the question parser which words are logins, which numbers are PRs of `repo` and when any merged."""
 
     def __init__(self, db: Database, repo: str) -> None:
         self.db = db
@@ -187,6 +187,10 @@ class StoreLookup:
         return self.db.execute(
             "select 1 from prs where repo = ? and number = ?", [self.repo, number]
         ).fetchone() is not None
+
+    def merged_between(self, start: datetime, end: datetime) -> bool:
+        bounds, args = _time_bounds(self.repo, start, end)
+        return self.db.execute(f"select 1 from prs where {bounds} limit 1", args).fetchone() is not None
 
     def is_path(self, fragment: str) -> bool:
         """Whether a changed file of the repository holds `fragment`: the index finds its words, the files confirm."""

@@ -68,10 +68,15 @@ class _Moment:
     day: int | None = None
 
 
+# Whether any PR merged in [start, end): what picks "the sunday in feb" among February's Sundays.
+MergedBetween = Callable[[datetime, datetime], bool]
+
+
 class _TimeParser:
-    def __init__(self, tz: ZoneInfo, now: datetime) -> None:
+    def __init__(self, tz: ZoneInfo, now: datetime, merged: MergedBetween | None = None) -> None:
         self.tz = tz
         self.now = now
+        self.merged = merged
         self.today = now.astimezone(tz).date()
         self.moments: list[_Moment] = []
         self.problems: list[str] = []
@@ -114,6 +119,9 @@ class _TimeParser:
             (r"\byesterday\b|\blast\s+(?=night\b)", lambda m: self._days_ago(1, "yesterday")),
             # "this morning" is today, narrowed to the morning afterwards (see _within_day).
             (r"\b(?:today|tonight)\b|\bthis\s+(?=(?:morning|afternoon|evening)\b)", lambda m: self._days_ago(0, "today")),
+            # "the sunday in feb", "that friday in feb (the 13th)": one weekday of a month.
+            (rf"\b(?:(?:on\s+)?(?:the|that|a)\s+)?(?P<wd>{'|'.join(_WEEKDAYS)})s?\s+in\s+(?P<mon>{_MONTH_NAMES})\b"
+             r"(?:\s*[(,]?\s*(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)\s*\)?)?", self._weekday_in_month),
             # "the 16th", "on the 22nd": that day of this month, or of the last month that has had it.
             (r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b", self._ordinal_day),
             # A weekday or "the weekend/week of" beside a date only restates it: the date decides.
@@ -278,6 +286,22 @@ class _TimeParser:
 
     def _month(self, m: re.Match[str]) -> _Moment | None:
         first, last = self._month_days(m["may"] or m["mon"], int(m["year"]) if m["year"] else None)
+        return _Moment(first=first, last=last, label=f"in {first:%B %Y}")
+
+    def _weekday_in_month(self, m: re.Match[str]) -> _Moment | None:
+        """The day named ("(the 13th)"); else the one such weekday of the month on which PRs merged. When several
+        (or none) did, the whole month: a range cannot hold every Sunday of it, and the note says so."""
+        first, last = self._month_days(m["mon"])
+        if m["day"]:
+            return self._date(first.year, first.month, int(m["day"]), m[0])
+        wanted = _WEEKDAYS[m["wd"]]
+        days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+        days = [day for day in days if day.weekday() == wanted and day <= self.today]
+        if self.merged is not None:
+            days = [day for day in days if self.merged(*self.bounds(day, day))]
+        if len(days) == 1:
+            return _Moment(first=days[0], last=days[0], label=f"on {self.day_label(days[0])}")
+        self.problems.append(f"{m['wd'].capitalize()}s in {first:%B} are read as all of {first:%B}")
         return _Moment(first=first, last=last, label=f"in {first:%B %Y}")
 
     def _month_days(self, name: str, year: int | None = None) -> tuple[date, date]:
@@ -523,11 +547,14 @@ def _at_hour(day: date, hour: int, tz: ZoneInfo) -> datetime:
 
 
 
-def read_time(text: str, tz: ZoneInfo, now: datetime) -> tuple[TimeRange | None, str, list[str]]:
+def read_time(
+    text: str, tz: ZoneInfo, now: datetime, merged: MergedBetween | None = None
+) -> tuple[TimeRange | None, str, list[str]]:
     """The time `text` names, read in the zone it names or `tz` ("feb 24", "last friday", "feb 9-13 UTC",
-    "mar 13 before 9am"); the rest of the text, lowercased; and what made a date unreadable ("Feb 30 is not a date")."""
+    "mar 13 before 9am"); the rest of the text, lowercased; and what made a date unreadable ("Feb 30 is not a date").
+    `merged` says whether PRs merged in a range, for "the sunday in feb"."""
     rest, zone = _take_zone(text.replace(_MARK, " ").lower(), tz)
-    times = _TimeParser(zone, now)
+    times = _TimeParser(zone, now, merged)
     rest, found = times.combine(times.mark(rest))
     rest, found = _within_day(rest, found, zone)
     if found and zone != tz:
