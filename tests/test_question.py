@@ -248,6 +248,13 @@ def test_a_zone_word_reads_the_day_in_that_zone_and_is_no_topic():
     assert parse_question("what merged mar 12 pst", LA, MAR_14).time.label == "on Thu Mar 12"
 
 
+def test_what_broke_is_asked_only_when_the_question_asks_it():
+    assert read_form("#501 broke something, what fixed it?").culprit is False
+    assert read_form("what fixed the hang caused by the barrier change").culprit is False
+    assert read_form("which pr broke the hang check and what fixed it").culprit is True
+    assert read_form("what broke the MI300 hang?").culprit is True
+
+
 def test_one_weekday_of_a_month_is_the_one_prs_merged_on_or_the_day_named():
     on_the_22nd = lambda start, end: start <= datetime(2026, 2, 22, 12, tzinfo=LA) < end
     found, rest, problems = read_time("what merged on the sunday in feb after 6pm", LA, MAR_14, on_the_22nd)

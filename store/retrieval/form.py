@@ -106,6 +106,10 @@ _ASKS_OTHER = LazyPattern(
 )
 # "who broke …", "what caused …": the question is about the side that introduced a problem.
 _CULPRIT = LazyPattern(r"\b(?:broke|break|breaks|caused|introduced)\b|\b(?:what|which)\s{1,3}regressions?\b")
+# "#N broke something, what fixed it?": the fix is asked for, and only the fix unless what broke it is asked too
+# ("which PR broke X and what fixed it?").
+_ASKS_FIX = LazyPattern(r"\b(?:what|which|who|anything|any)\b(?:\s{1,3}[\w-]+){0,3}?\s{1,3}(?:fix|fixed|fixes|fixing)\b")
+_ASKS_CULPRIT = LazyPattern(r"\b(?:what|which|who)\s{1,3}(?:(?:pr|change|commit)\s{1,3})?(?:broke|caused|introduced)\b")
 
 
 # Words that only restate the relation asked about: "were any regressions fixed" is not about fixes in general.
@@ -189,7 +193,7 @@ def read_form(text: str) -> Form:
             doubt = None  # "did the regression fix stick?" asks about the fix, answered as any yes/no
         relation = relation or "reverts"  # whether a change stuck, or stands now, is whether something reverted it
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
-    culprit = relation == "fixes" and bool(_CULPRIT.search(head))
+    culprit = relation == "fixes" and bool(_CULPRIT.search(head)) and (not _ASKS_FIX.search(head) or bool(_ASKS_CULPRIT.search(head)))
     # "got reverted in april - did it come back?" asks for the reland: passive only of the relation asked.
     passive = relation is not None and any(RELATION_WORDS[relation].search(m[0]) for m in _PASSIVE.finditer(head))
     # "how do I …?" is answered by the one PR that tells how.
