@@ -248,6 +248,12 @@ def test_a_zone_word_reads_the_day_in_that_zone_and_is_no_topic():
     assert parse_question("what merged mar 12 pst", LA, MAR_14).time.label == "on Thu Mar 12"
 
 
+def test_where_a_thing_came_from_asks_for_the_one_pr_that_brought_it():
+    question = parse_question("where did --max-waiting-requests originally come from?", LA, MAR_14)
+    assert [concept.said for concept in question.concepts] == ["max-waiting-requests"]
+    assert read_form(question.text).one is True
+
+
 def test_what_broke_is_asked_only_when_the_question_asks_it():
     assert read_form("#501 broke something, what fixed it?").culprit is False
     assert read_form("what fixed the hang caused by the barrier change").culprit is False

@@ -204,6 +204,7 @@ def read_form(text: str) -> Form:
 
 _ONE_PR = LazyPattern(
     r"^\W{0,3}(?:which|what)\s{1,3}(?:single\s{1,3})?(?:pr|pull\s{1,3}request|change|commit)\b(?!s)"
+    r"|^\W{0,3}where\s{1,3}(?:did|does|do)\b.{1,80}\b(?:come|came)\s{1,3}from\b"
     r"|\b(?:what|which)\s{1,3}(?:was|is)\s{1,3}the\s{1,3}(?:pr|change|commit)\b"
     r"|^\W{0,3}(?:the\s{1,3})?(?:pr|one|change)\s{1,3}(?:that|where|which|about)\b"
 )

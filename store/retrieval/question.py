@@ -508,6 +508,8 @@ _EFFECT_WORDS = LazyPattern(
 
 # "which PR dropped --x?": the removing, not a topic.
 _REMOVAL_WORDS = LazyPattern(r"(?<![\w-])(?:dropped|removed|deleted|killed|got\s+rid\s+of|ripped\s+out|took\s+out)(?![\w-])")
+# "where did --x (originally) come from?": asks which PR brought it in; the words say nothing of it.
+_ORIGIN_WORDS = LazyPattern(r"\b(?:originally\s+)?(?:come|came|comes)\s+from\b")
 # "how do I turn the image cache off?": how a thing is set, not what it is ("when thinking is switched off" is).
 _SWITCHED = LazyPattern(
     r"\b(?P<how>how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+|how\s+to\s+)(?:turn|switch|flip)\b"
@@ -1206,7 +1208,7 @@ def parse_question(
         rest = _topic_typos_fixed(rest, lookup)
     question.improves = bool(_EFFECT_WORDS.search(rest))
     question.removes = bool(_REMOVAL_WORDS.search(rest))
-    rest = _REMOVAL_WORDS.sub(" ", rest)
+    rest = _ORIGIN_WORDS.sub(" ", _REMOVAL_WORDS.sub(" ", rest))
     rest = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", rest)
     rest = _SWITCHED.sub(lambda m: m["how"], rest)
     # " / " between names is "or" ("speech / audio").
