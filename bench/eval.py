@@ -60,7 +60,7 @@ def _blind(batch: str) -> Path:
 # tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
 # From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
 # they came two or three at a time, each written once tuning on the ones before had begun.
-LAST_BATCH = 41
+LAST_BATCH = 43
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
@@ -97,6 +97,15 @@ class Scores:
             self.lines += 1
             self.lines_right += line_right
 
+    def merge(self, other: Scores) -> None:
+        self.count += other.count
+        self.searched += other.searched
+        for name in METRICS:
+            self.sums[name] += other.sums[name]
+        self.lines += other.lines
+        self.lines_right += other.lines_right
+        self.false_empty += other.false_empty
+
     def mean(self) -> dict[str, float]:
         means = {"questions": self.count}
         for name in METRICS:
@@ -113,6 +122,13 @@ class Report:
     baseline: Scores = field(default_factory=Scores)
     by_kind: dict[str, Scores] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+
+    def merge(self, other: Report) -> None:
+        self.overall.merge(other.overall)
+        self.baseline.merge(other.baseline)
+        for kind, scores in other.by_kind.items():
+            self.by_kind.setdefault(kind, Scores()).merge(scores)
+        self.misses.extend(other.misses)
 
 
 def search_figures(found: list[int], expected: set[int]) -> dict[str, float | None]:
@@ -251,13 +267,21 @@ def main() -> None:
         print(f"no seed reports in {args.seeds}; skipping the evaluation")
         return
     chosen = {str(args.questions): (args.questions, None)} if args.questions else {name: SETS[name] for name in args.set or SETS}
+    together, scored = Report(), []
     for name, (questions, half) in chosen.items():
         if not questions.exists():
             print(f"\n== {name}: {questions} is missing; skipped")
             continue
         print(f"\n== {name}: {questions.relative_to(ROOT) if questions.is_relative_to(ROOT) else questions}"
               f"{f', half {half!r}' if half else ''}")
-        print_report(evaluate(seeds, questions, half=half), args.misses)
+        report = evaluate(seeds, questions, half=half)
+        print_report(report, args.misses)
+        together.merge(report)
+        scored.append(name)
+    if args.set and len(scored) > 1:
+        # Several sets asked by name are also scored as one, every question counting the same.
+        print(f"\n== together: {', '.join(scored)}")
+        print_report(together, misses=False)
 
 
 def print_report(report: Report, misses: bool) -> None:

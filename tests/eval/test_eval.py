@@ -31,3 +31,16 @@ def test_eval_covers_every_question_shape():
     assert {kind for kind, scores in report.by_kind.items() if scores.count >= 8} >= {
         "yesno", "who", "count", "relation", "time", "person", "area-time", "generic", "text",
     }
+
+
+def test_sets_scored_together_weigh_every_question_the_same():
+    bench = _bench_eval()
+    one, two = bench.Report(), bench.Report()
+    one.overall.add({"recall@10": 1.0, "hit@3": 1.0, "precision": 1.0, "recall": 1.0}, True)
+    for _ in range(3):
+        two.overall.add({"recall@10": None, "hit@3": None, "precision": 0.0, "recall": 0.0}, None)
+    together = bench.Report()
+    together.merge(one)
+    together.merge(two)
+    figures = together.overall.mean()
+    assert (figures["questions"], figures["precision"], figures["recall@10"], figures["first line"]) == (4, 0.25, 1.0, 1.0)
