@@ -353,6 +353,11 @@ def test_a_zone_in_parentheses_and_a_short_with_slash():
     assert parse_question("engine dying w/ prompt lookup", LA, MAR_14).paths == []
 
 
+def test_a_tpu_generation_by_its_name_is_its_version():
+    assert "v7x" in synonyms_of(("ironwood",)).same
+    assert "ironwood" in synonyms_of(("tpu",)).all  # a kind of TPU
+
+
 def test_how_people_name_risks_finds_how_risks_say_them():
     assert "startup" in synonyms_of(("first", "start")).same  # "the first start after upgrading recompiles"
     assert "cross tenant" in synonyms_of(("privacy",)).same
