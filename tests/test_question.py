@@ -261,6 +261,12 @@ def test_what_broke_is_asked_only_when_the_question_asks_it():
     assert read_form("what broke the MI300 hang?").culprit is True
 
 
+def test_months_and_weekdays_typed_with_one_slip_still_name_the_time():
+    assert parse_question("biggest pr in feburary by files changed", LA, MAR_14).time.label == "in February 2026"
+    assert parse_question("what merged on thrusday", LA, MAR_14).time.label == "on Thu Mar 12"
+    assert parse_question("what merged yesteday", LA, MAR_14).time.label == "yesterday (Fri Mar 13)"
+
+
 def test_one_weekday_of_a_month_is_the_one_prs_merged_on_or_the_day_named():
     on_the_22nd = lambda start, end: start <= datetime(2026, 2, 22, 12, tzinfo=LA) < end
     found, rest, problems = read_time("what merged on the sunday in feb after 6pm", LA, MAR_14, on_the_22nd)

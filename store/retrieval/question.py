@@ -611,9 +611,13 @@ def _as_typed_in_full(m: re.Match[str]) -> str:
     return f"{m['day']}'s" if m["day"] else "yesterday"
 
 
-# Time words typed with one slip ("yesteday") still name the time, and the long words of areas and vLLM's
-# vocabulary their topic ("strucutred output", "decodng").
-_TIME_WORDS = ("yesterday", "today")
+# Time words typed with one slip ("yesteday", "feburary", "thrusday") still name the time, and the long words of
+# areas and vLLM's vocabulary their topic ("strucutred output", "decodng"). Short month names are one slip from
+# too many words ("marsh", "aptil").
+_TIME_WORDS = (
+    "yesterday", "today", "january", "february", "august", "september", "october", "november", "december",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+)
 _LONG_WORD = LazyPattern(r"(?<![\w/.-])[a-z]{4,16}(?![\w/.-])", re.IGNORECASE)
 # Shorter words are one slip from too many others ("cache", "catch").
 _TOPIC_WORD_MIN = 6
@@ -642,7 +646,8 @@ def _topic_words_by_letter() -> dict[str, tuple[str, ...]]:
 
 def _time_word(m: re.Match[str]) -> str:
     word = m[0].lower()
-    return next((time for time in _TIME_WORDS if word != time and _one_slip(word, time)), m[0])
+    # "mondays" is no slip: the plural is read as it is.
+    return next((time for time in _TIME_WORDS if word not in (time, f"{time}s") and _one_slip(word, time)), m[0])
 
 
 def _topic_typos_fixed(text: str, lookup: Lookup) -> str:
