@@ -261,6 +261,11 @@ def test_what_broke_is_asked_only_when_the_question_asks_it():
     assert read_form("what broke the MI300 hang?").culprit is True
 
 
+def test_what_the_asker_is_doing_after_the_question_is_no_topic():
+    question = parse_question("anything for battlemage cards? looking at b580s for a lab", LA, MAR_14)
+    assert [concept.said for concept in question.concepts] == ["battlemage"]
+
+
 def test_months_and_weekdays_typed_with_one_slip_still_name_the_time():
     assert parse_question("biggest pr in feburary by files changed", LA, MAR_14).time.label == "in February 2026"
     assert parse_question("what merged on thrusday", LA, MAR_14).time.label == "on Thu Mar 12"

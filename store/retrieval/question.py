@@ -1150,7 +1150,9 @@ _LEAD_IN = LazyPattern(
 
 # Why it is asked, after the question: "which PRs touched envs.py? trying to figure out where new env vars came from".
 _TRAILING_CONTEXT = LazyPattern(
-    r"\?\s+(?:i'?m\s+|we'?re\s+|just\s+)?(?:trying|asking|need|needed|because|bc|for\s+(?:my|our|a|the)|context|wondering)\b.*$"
+    r"\?\s+(?:i'?m\s+|we'?re\s+|just\s+)?(?:trying|asking|need|needed|because|bc|for\s+(?:my|our|a|the)|context|wondering"
+    # "? looking at b580s for a lab", "? updating our client notes": what the asker is doing.
+    r"|[a-z]{3,}ing\s+(?:our|my|a|the|at|on|for|to|some|weird)\b)\b.*$"
     # After a comma or a dash too: "what did the cpu backend get, we run on xeons", "… — need to know what to rebuild".
     r"|(?:[,;]|\s[\u2014\u2013-])\s+(?:i'?m\s+|we'?re\s+|just\s+)?"
     r"(?:trying|asking|need(?:ed)?\s+to|because|bc|context|wondering|writing|(?:we|i)\s+(?:run|use|have|need))\b.*$",
