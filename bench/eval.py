@@ -21,11 +21,15 @@ in halves (`tune3` and `measure3`, `tune4` and `measure4`); a fifth, all for
 measuring (`measure5`); then thirty more, two or three at a time, each read
 once as a whole when it arrived and then tuned on (`measure6` to `measure31`
 and `measure34` to `measure37`). Two (`measure32`, `measure33`) were written
-when the last round of tuning began and read once after it ended. Batches 3 and
-5-37 bring days of reports of their own. "said none merged" counts first lines
-that say no PR merged in the time asked while PRs did. The figures to quote are
-`measure32` and `measure33`'s, which nothing was tuned on; the README says
-which sets were read and how often.
+when a round of tuning began and read once after it ended; tuning has read them
+since. Of the ten written for the latest round, six were read once each on
+arrival and then tuned on (`measure40` to `measure43`, `measure46`,
+`measure47`), and four (`measure38`, `measure39`, `measure44`, `measure45`)
+were kept unread until the round's code was final. Batches 3 and 5-47 bring
+days of reports of their own. "said none merged" counts first lines that say no
+PR merged in the time asked while PRs did. Sets named together are also scored
+as one. The figures to quote are those four's, together, which nothing was
+tuned on; the README says which sets were read and how often.
 """
 from __future__ import annotations
 
@@ -60,7 +64,7 @@ def _blind(batch: str) -> Path:
 # tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
 # From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
 # they came two or three at a time, each written once tuning on the ones before had begun.
-LAST_BATCH = 43
+LAST_BATCH = 47
 # name: (questions, the half of them asked; None for all)
 SETS = {
     "own": (QUESTIONS, None),
