@@ -142,7 +142,7 @@ class Form:
     def asks_reverted(self) -> bool:
         """Whether the reverted PRs answer beside their reverts: "what got reverted?" (not "all the reverts", nor
         "how many reverts", which count the reverts)."""
-        return self.relation == "reverts" and not self.doers and self.kind != "count"
+        return self.relation == "reverts" and bool(self.linked)
 
     @property
     def linked(self) -> tuple[str, ...]:
