@@ -86,8 +86,6 @@ class Question:
     excluded_areas: list[tuple[str, ...]] = field(default_factory=list)
     # "that isn't tool calling", "apart from the metrics one": a PR whose title or first sentence says these is left out.
     excluded_words: list[Concept] = field(default_factory=list)
-    # Each area group left out, with the words that named it: they are left out instead when the area is asked too.
-    excluded_area_words: list[tuple[tuple[str, ...], list[str]]] = field(default_factory=list)
     # "didn't touch anything under tests/": a PR that changed a file whose path holds one of these is left out.
     excluded_paths: list[str] = field(default_factory=list)
     unknown: list[Concept] = field(default_factory=list)  # words asked that no PR says: they count against every PR
@@ -817,8 +815,14 @@ def _area_of(words: list[str], repo: str | None) -> str | None:
     )
 
 
-def _take_negated(text: str, repo: str | None, question: Question) -> str:
-    """Areas the question leaves out, and other words it leaves out ("that isn't tool calling")."""
+# An area group left out, and the words that named it.
+_NamedLeftOut = tuple[tuple[str, ...], list[str]]
+
+
+def _take_negated(text: str, repo: str | None, question: Question) -> tuple[str, list[_NamedLeftOut]]:
+    """Areas the question leaves out, and other words it leaves out ("that isn't tool calling"); and each area
+    group left out with the words that named it."""
+    named: list[_NamedLeftOut] = []
 
     def leave_out(m: re.Match[str]) -> str:
         if m["cue"].lower().endswith(("n't", "nt")) and not (m["rel"] or m["about"]):
@@ -827,7 +831,7 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
         groups, taken = _negated_areas(words, repo)
         # "not CI or build changes": two words for one area leave it out once.
         question.excluded_areas.extend(dict.fromkeys(g for g in groups if g not in question.excluded_areas))
-        question.excluded_area_words.extend((group, [w.strip(".,?!") for w in words[:taken]]) for group in groups)
+        named.extend((group, [w.strip(".,?!") for w in words[:taken]]) for group in groups)
         if not taken:
             cue = m["cue"].lower()
             if cue in ("not", "non") and not m["about"]:
@@ -856,13 +860,13 @@ def _take_negated(text: str, repo: str | None, question: Question) -> str:
                 taken += len(said)
         return " " + " ".join(words[taken:])
 
-    return _NEGATED.sub(leave_out, text)
+    return _NEGATED.sub(leave_out, text), named
 
 
-def _leave_out_words_of_asked_areas(question: Question) -> None:
+def _leave_out_words_of_asked_areas(question: Question, named: list[_NamedLeftOut]) -> None:
     """"kv connector prs that aren't nixl": an area both asked and left out is asked; the PRs saying the words that
     named it as left out are left out."""
-    for group, said in question.excluded_area_words:
+    for group, said in named:
         if group in question.excluded_areas and set(group) <= set(question.areas):
             question.excluded_areas.remove(group)
             question.excluded_words.append(_words_concept(said))
@@ -1200,7 +1204,7 @@ def parse_question(
     rest = _take_numbers(_the_other_type(_WHOLE_STORE.sub(" ", cleaned)), question.numbers)
     rest = _take_excluded(rest, lookup, question.excluded)
     rest = _take_untouched(rest, question.excluded_paths)
-    rest = _take_negated(rest, repo, question)
+    rest, named_left_out = _take_negated(rest, repo, question)
     rest = _take_people(rest, lookup, question.people)
     question.time, rest, problems = read_time(rest, tz, now, lookup.merged_between if lookup else None)
     question.problems.extend(problems)
@@ -1228,7 +1232,7 @@ def parse_question(
     if question.paths and question.area_same and _said_by_paths(question.area_same, question.paths):
         # "the tool parsers dir (vllm/entrypoints/openai/tool_parsers)": the words only describe the folder.
         question.areas, question.area_groups, question.area_phrases, question.area_same = [], [], [], []
-    _leave_out_words_of_asked_areas(question)
+    _leave_out_words_of_asked_areas(question, named_left_out)
     if len(question.concepts) > MAX_CONCEPTS:
         question.concepts = question.concepts[:MAX_CONCEPTS]
         question.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")
