@@ -23,13 +23,14 @@ from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, gather
 from store.retrieval.exclusions import excluded
 from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form, answering
-from store.retrieval.fts import any_of
 from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import (
     COUNT_CAP,
     POOL,
     Hit,
     SearchResult,
+    area_name,
+    membership_expression,
     missing_note,
     narrowing_condition,
     search,
@@ -544,7 +545,7 @@ def _whole_set(db: Database, repo: str, question: Question) -> Choice:
 
 def _narrower_words(question: Question) -> Concept | None:
     """The words that named an area, when they mean something narrower than the area ("scheduler" for core)."""
-    names = {" ".join(area.split("-")) for area in question.areas}
+    names = {area_name(area) for area in question.areas}
     if not question.area_same or names & set(question.area_same):
         return None
     said = tuple(question.area_same)
@@ -558,8 +559,7 @@ def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED
     time, lists them newest first without sorting: the cost stays flat as the store grows.
     """
     where = ["prs_fts match ?", "prs.repo = ?"]
-    joined = " AND ".join(any_of([" ".join(area.split("-")) for area in group]) for group in question.areas_together())
-    args: list[object] = [f"{{areas}} : ({joined})", repo]
+    args: list[object] = [membership_expression(question), repo]
     if question.time and question.time.start is not None:
         where.append("prs_fts.rowid >= ?")
         args.append(first_id(question.time.start))

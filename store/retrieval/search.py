@@ -408,7 +408,20 @@ def _area_expression(question: Question) -> str | None:
 
 
 def _area_names(question: Question) -> list[str]:
-    return [" ".join(area.split("-")) for area in question.areas]
+    return [area_name(area) for area in question.areas]
+
+
+def area_name(area: str) -> str:
+    """An area as the index's areas column holds its words ("tool-calling" is "tool calling")."""
+    return " ".join(area.split("-"))
+
+
+def membership_expression(question: Question) -> str | None:
+    """The FTS5 query for the PRs classified in the question's areas: in one area of each group named together."""
+    if not question.areas:
+        return None
+    joined = " AND ".join(any_of([area_name(area) for area in group]) for group in question.areas_together())
+    return f"{{areas}} : ({joined})"
 
 
 def match_expression(question: Question) -> str | None:
@@ -455,9 +468,8 @@ def _stages(question: Question) -> list[_Stage]:
     assert strict is not None and loose is not None
     area = _area_expression(question) if question.areas else None
     # First: PRs classified in the area (in one of each group of areas named together) that also say what was asked.
-    groups = question.areas_together()
-    member = " AND ".join(f"{{areas}} : {any_of([' '.join(area.split('-')) for area in group])}" for group in groups)
-    stages = [_Stage(exact or strict, member or None, 2)] if exact or len(groups) > 1 else []
+    several = len(question.areas_together()) > 1
+    stages = [_Stage(exact or strict, membership_expression(question), 2)] if exact or several else []
     if strict != exact:
         stages.append(_Stage(strict, None, 1))
     if loose not in (strict, exact):
