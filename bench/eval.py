@@ -30,10 +30,18 @@ days of reports of their own. "said none merged" counts first lines that say no
 PR merged in the time asked while PRs did. Sets named together are also scored
 as one. The figures to quote are those four's, together, which nothing was
 tuned on; the README says which sets were read and how often.
+Every tests/eval/blindN folder is a set as soon as it is there: named measureN,
+or tuneN and measureN for a batch whose questions are marked in halves.
+
+`--dump FILE` writes, for every question scored, one JSON line: its set, the
+question and its thread, the first 10 PRs search ranks, the PRs the answer
+cites, the answer's first line and a digest of its whole text. Two dumps of
+the same sets compare two versions of the code question by question.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -53,30 +61,34 @@ from store.db import open_db  # noqa: E402
 from store.retrieval.search import search_shown  # noqa: E402
 from store.sources.importer import import_file  # noqa: E402
 
-QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
+EVAL = ROOT / "tests" / "eval"
+QUESTIONS = EVAL / "questions.json"
 
 
-def _blind(batch: str) -> Path:
-    return ROOT / "tests" / "eval" / f"blind{batch}" / "questions.json"
+def _batches() -> dict[str, tuple[Path, str | None]]:
+    """Every blind batch in tests/eval, in the order they came, as sets: name -> (questions, the half asked).
+
+    The first blind batch is in halves; a second, written later by someone else who had not read the code, is all
+    for tuning; a third (over two more days of reports of its own) and a fourth are in halves. From the fifth on,
+    each batch brings one more day of reports and is all for measuring. A batch's questions say which half each
+    is in; a batch with one half is one set, named after it.
+    """
+    sets: dict[str, tuple[Path, str | None]] = {}
+    folders = [folder for folder in EVAL.glob("blind*") if (folder / "questions.json").is_file()]
+    for folder in sorted(folders, key=lambda folder: int(folder.name.removeprefix("blind") or 1)):
+        batch = folder.name.removeprefix("blind")
+        questions = folder / "questions.json"
+        items = json.loads(questions.read_text(encoding="utf-8"))["questions"]
+        halves = list(dict.fromkeys(item.get("half") or "measure" for item in items))
+        if len(halves) == 1:
+            sets[f"{halves[0]}{batch}"] = (questions, None)
+        else:
+            sets.update({f"{half}{batch}": (questions, half) for half in sorted(halves, reverse=True)})
+    return sets
 
 
-# The first blind batch in halves; a second, written later by someone else who had not read the code, all for
-# tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
-# From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
-# they came two or three at a time, each written once tuning on the ones before had begun.
-LAST_BATCH = 47
 # name: (questions, the half of them asked; None for all)
-SETS = {
-    "own": (QUESTIONS, None),
-    "tune": (_blind(""), "tune"),
-    "tune2": (_blind("2"), None),
-    "measure": (_blind(""), "measure"),
-    "tune3": (_blind("3"), "tune"),
-    "measure3": (_blind("3"), "measure"),
-    "tune4": (_blind("4"), "tune"),
-    "measure4": (_blind("4"), "measure"),
-    **{f"measure{batch}": (_blind(str(batch)), None) for batch in range(5, LAST_BATCH + 1)},
-}
+SETS = {"own": (QUESTIONS, None), **_batches()}
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
 BASELINE_CITES = 8
@@ -126,6 +138,8 @@ class Report:
     baseline: Scores = field(default_factory=Scores)
     by_kind: dict[str, Scores] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+    # What each question got, in the order asked, for --dump.
+    answered: list[dict] = field(default_factory=list)
 
     def merge(self, other: Report) -> None:
         self.overall.merge(other.overall)
@@ -133,6 +147,7 @@ class Report:
         for kind, scores in other.by_kind.items():
             self.by_kind.setdefault(kind, Scores()).merge(scores)
         self.misses.extend(other.misses)
+        self.answered.extend(other.answered)
 
 
 def search_figures(found: list[int], expected: set[int]) -> dict[str, float | None]:
@@ -245,6 +260,10 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
     for scores in (report.overall, report.by_kind.setdefault(item["kind"], Scores())):
         scores.add(figures, line_right)
         scores.false_empty += false_empty
+    report.answered.append({
+        "q": item["q"], "history": history, "now": now.isoformat(), "search": found[:10], "cites": answer.citations,
+        "line": answer.text.split("\n", 1)[0], "text": hashlib.sha1(answer.text.encode()).hexdigest()[:16],
+    })
     ranked = baseline_ranking(db, repo, item["q"])
     report.baseline.add({**search_figures(ranked, expected), **citation_figures(ranked[:BASELINE_CITES], expected)}, None)
     if figures["precision"] < 1 or figures["recall"] < 1 or line_right is False or false_empty or (figures["recall@10"] or 1) < 1:
@@ -265,6 +284,7 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, help="score this questions file instead of the sets")
     parser.add_argument("--seeds", type=Path, default=SEEDS)
     parser.add_argument("--misses", action="store_true", help="list the questions not answered exactly")
+    parser.add_argument("--dump", type=Path, metavar="FILE", help="write what each question got to FILE, one JSON line each")
     args = parser.parse_args()
     seeds = sorted(args.seeds.glob("*.md")) if args.seeds.is_dir() else []
     if not seeds:
@@ -272,6 +292,7 @@ def main() -> None:
         return
     chosen = {str(args.questions): (args.questions, None)} if args.questions else {name: SETS[name] for name in args.set or SETS}
     together, scored = Report(), []
+    dumped: list[str] = []
     for name, (questions, half) in chosen.items():
         if not questions.exists():
             print(f"\n== {name}: {questions} is missing; skipped")
@@ -280,8 +301,12 @@ def main() -> None:
               f"{f', half {half!r}' if half else ''}")
         report = evaluate(seeds, questions, half=half)
         print_report(report, args.misses)
+        dumped.extend(json.dumps({"set": name, **answered}, ensure_ascii=False) for answered in report.answered)
         together.merge(report)
         scored.append(name)
+    if args.dump:
+        args.dump.write_text("".join(f"{line}\n" for line in dumped), encoding="utf-8")
+        print(f"\n{len(dumped)} questions written to {args.dump}")
     if args.set and len(scored) > 1:
         # Several sets asked by name are also scored as one, every question counting the same.
         print(f"\n== together: {', '.join(scored)}")
