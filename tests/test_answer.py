@@ -14,7 +14,7 @@ from bot.answers.empty_store import EMPTY_STORE
 from bot.config import Settings
 from bot.model.client import LLMError, estimate_tokens, llm_from_settings
 from store.model import Summary
-from store.retrieval.form import read_form
+from store.retrieval.reading.form import read_form
 from store.tables.prs import get_pr, save_pr, save_prs
 
 

@@ -7,10 +7,12 @@ from freezegun import freeze_time
 from pr_factory import REPO, make_pr
 
 from store.days import day_bounds
-from store.retrieval.form import read_form
-from store.retrieval.question import Person, parse_question, synonyms_of
+from store.retrieval.reading.form import read_form
+from store.retrieval.reading.parse import parse_question
+from store.retrieval.reading.query import Person
+from store.retrieval.reading.synonyms import synonyms_of
+from store.retrieval.reading.when import read_time
 from store.retrieval.search import StoreLookup
-from store.retrieval.when import read_time
 from store.tables.prs import save_pr
 
 # A Saturday afternoon in Los Angeles.
@@ -541,7 +543,7 @@ def test_clock_hours_as_people_type_them():
 
 
 def test_a_common_word_with_one_slip_is_told_apart_from_a_topic():
-    from store.retrieval.question import misspelt_filler
+    from store.retrieval.reading.typos import misspelt_filler
 
     assert all(misspelt_filler(word) for word in ("waht", "whcih", "chnages", "workin", "anythign"))
     assert not any(misspelt_filler(word) for word in ("rocm", "fork", "gramar", "lora"))
@@ -561,7 +563,7 @@ def test_files_a_pr_must_not_have_changed_and_two_months_together():
 
 
 def test_what_reads_close_to_a_rule_but_is_not_one():
-    from store.retrieval.question import misspelt_filler
+    from store.retrieval.reading.typos import misspelt_filler
 
     assert not any(misspelt_filler(word) for word in ("wasm", "lite", "mode", "lang"))
     assert [c.said for c in parse_question("any changes to custom all-reduce?", LA, MAR_14).concepts] == ["custom", "all-reduce"]

@@ -343,7 +343,7 @@ def test_an_index_written_in_many_small_batches_is_merged_and_still_found(db):
 
 def test_rarity_is_read_among_the_newest_prs(db, monkeypatch):
     from store.retrieval import evidence
-    from store.retrieval.question import Concept, Phrases
+    from store.retrieval.reading.query import Concept, Phrases
     from store.tables.prs import save_prs
 
     # Long ago every PR said "flashinfer"; lately none does, and every one says "scheduler".

@@ -23,10 +23,11 @@ from bot.messages.blocks import more_note
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose, without_relation_words
-from store.retrieval.form import FIX_WORDS, Form, read_form
-from store.retrieval.question import Person, Question, continues
+from store.retrieval.reading.form import FIX_WORDS, Form, read_form
+from store.retrieval.reading.pointing import continues
+from store.retrieval.reading.query import Person, Question
+from store.retrieval.reading.when import EVER
 from store.retrieval.search import COUNT_CAP, read_question
-from store.retrieval.when import EVER
 from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge
 from store.tables.structured_output import json_schema_support, remember_json_schema

@@ -20,8 +20,8 @@ from store.days import local_day
 from store.db import StoreError, StoreReadOnly
 from store.report.day import DailyReport, load_report
 from store.retrieval.choose import MAX_LISTED
+from store.retrieval.reading.when import TimeRange, read_time
 from store.retrieval.search import search_prs
-from store.retrieval.when import TimeRange, read_time
 from store.tables.posts import get_post
 from store.tables.prs import get_pr, latest_merge
 from store.tables.subscriptions import (

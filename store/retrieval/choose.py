@@ -22,8 +22,8 @@ from sqlite_utils import Database
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, gather
 from store.retrieval.exclusions import excluded
-from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form, answering
-from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
+from store.retrieval.reading.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form, answering
+from store.retrieval.reading.query import BOTS, Concept, Person, Phrases, Question, is_bot
 from store.retrieval.search import (
     COUNT_CAP,
     POOL,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from store.model import PullRequest
-from store.retrieval.question import BOTS, Concept, Question, is_bot
+from store.retrieval.reading.query import BOTS, Concept, Question, is_bot
 from store.text.prose import atoms, holds, lead_and_rest
 from store.understanding.areas import classify
 

@@ -26,17 +26,11 @@ from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.exclusions import left_out
 from store.retrieval.fts import any_of, quoted, store_size
-from store.retrieval.question import (
-    BOTS,
-    Concept,
-    Person,
-    Phrases,
-    Question,
-    misspelt_filler,
-    parse_question,
-    word_concept,
-)
-from store.retrieval.when import TimeRange
+from store.retrieval.reading.parse import parse_question
+from store.retrieval.reading.query import BOTS, Concept, Person, Phrases, Question
+from store.retrieval.reading.synonyms import word_concept
+from store.retrieval.reading.typos import misspelt_filler
+from store.retrieval.reading.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
 from store.understanding.relations import Link, related
@@ -799,7 +793,7 @@ def left_out_condition(question: Question) -> tuple[str, list[str]]:
 
 
 def _is_bot(column: str) -> str:
-    """store.retrieval.question.is_bot, in SQL, of a lowercased login column."""
+    """store.retrieval.reading.query.is_bot, in SQL, of a lowercased login column."""
     return f"({column} like '%[bot]' or {column} like '%-bot' or {column} like '%\\_bot' escape '\\' or {column} = 'bot')"
 
 

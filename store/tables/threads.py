@@ -10,7 +10,7 @@ from store.db import write_transaction
 
 # Enough context for a follow-up, short enough to keep prompts small.
 HISTORY_TURNS = 6
-# A mention may hold 40,000 characters; the question reader reads 600 (store.retrieval.question), so no more is kept.
+# A mention may hold 40,000 characters; the question reader reads 600 (store.retrieval.reading.parse), so no more is kept.
 QUESTION_CHARS = 600
 
 

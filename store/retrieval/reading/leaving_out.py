@@ -1,0 +1,214 @@
+"""What a question leaves out: people ("besides the bot"), areas ("not CI") and words ("other than the kimi parser")."""
+from __future__ import annotations
+
+import re
+
+from store.retrieval.reading.lexicon import STOPWORDS
+from store.retrieval.reading.lookup import Lookup
+from store.retrieval.reading.people import LOGIN
+from store.retrieval.reading.query import BOTS, Question
+from store.retrieval.reading.synonyms import subwords_of, synonym_index, words_concept
+from store.retrieval.reading.words import COMPOUND_FILLERS, area_nouns_after
+from store.text.patterns import LazyPattern
+from store.understanding.areas import resolve_area
+
+# The words that leave something out, for people ("besides the bot") and areas or topics ("that isn't CI").
+_LEAVING_OUT = (
+    r"besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|apart\s+from|aside\s+from|ignoring|minus|leave\s+out|leaving(?:\s+out)?"
+    r"|without|unrelated\s+to|(?:had|has|have)\s+nothing\s+to\s+do\s+with|not|isn'?t|aren'?t|wasn'?t|weren'?t|non|skip(?:ping)?"
+)
+# One more person in a list: ", raj", "or the bot".
+_AND_ANOTHER = rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?(?P<other>{LOGIN})(?:'s)?\b"
+_ANOTHER = LazyPattern(_AND_ANOTHER, re.IGNORECASE)
+_EXCEPT = LazyPattern(
+    rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:(?:by|from)\s+)?(?:the\s+)?@?(?P<login>{LOGIN})(?:'s)?\b"
+    # "not merged by mthornbury or the bot", "not by vllm-bot, raj or evelyn": the others are left out too.
+    rf"(?P<more>(?:{_AND_ANOTHER}){{0,4}})"
+    # "feb 13 merges that vllm-bot didn't merge": the person before the negated verb.
+    rf"|\b(?:that|which)\s+(?:the\s+)?@?(?P<login3>{LOGIN})\s+(?:didn'?t|did\s+not|never)\s+(?:merge|write|author|open)\b",
+    re.IGNORECASE,
+)
+
+
+def take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str:
+    """People the question leaves out: "besides the bot", "not counting @x"."""
+
+    def exclude(login: str) -> None:
+        if login not in excluded:
+            excluded.append(login)
+
+    def person(login: str) -> str | None:
+        login = login.lower()
+        return BOTS if login in ("bot", "bots") else lookup.login(login) if lookup else None
+
+    def leave_out(m: re.Match[str]) -> str:
+        first = person(m["login"] or m["login3"])
+        if first is None:
+            return m[0]
+        exclude(first.lower())
+        for other in _ANOTHER.finditer(m["more"] or ""):
+            found = person(other["other"])
+            if found is None:
+                # A name that is no person ("not by vllm-bot or ci") is left out as whatever else it names.
+                return f" not {m['more'][other.start('other'):]}"
+            exclude(found.lower())
+        return " "
+
+    def leave_out_bots(m: re.Match[str]) -> str:
+        exclude(BOTS)
+        return " "
+
+    human = _HUMANS.search(text)
+    if human and not _NEGATION_BEFORE.search(text[: human.start()]):
+        exclude(BOTS)  # "which human maintainer merged the most": every bot is left out
+    return _EXCEPT.sub(leave_out, _BOT_MERGES_LEFT_OUT.sub(leave_out_bots, text))
+
+
+# "not counting what the bot merged", "PRs not bot-merged", "don't show the bot merged ones", "bots excluded":
+# every bot is left out.
+_BOT_MERGES_LEFT_OUT = LazyPattern(
+    rf"\b(?:{_LEAVING_OUT}|don'?t\s+(?:show|count|include))\s+(?:(?:what|anything|the\s+ones?|ones?|prs)\s+)?"
+    r"(?:the\s+)?(?:merge\s+)?bots?[\s-]+merged\b(?:\s+ones?)?"
+    r"|\b(?:the\s+)?bots?\s+(?:excluded|left\s+out|aside|not\s+counted)\b",
+    re.IGNORECASE,
+)
+
+
+# People said to be human, or not bots: "merged by a human", "which human maintainer", "non-bot authors".
+_HUMANS = LazyPattern(
+    r"\bby\s+(?:an?\s+)?(?:actual\s+|real\s+)?humans?\b(?!-)"
+    r"|\b(?:which|what|the|a)\s+humans?\s+(?:maintainers?|authors?|mergers?|reviewers?|contributors?|people|merged|wrote)\b"
+    r"|\bwhich\s+humans?\b(?!-)|\bnon-?bots?\b",
+    re.IGNORECASE,
+)
+# "not written by a human", "not counting humans": a negation just before reverses what it says.
+_NEGATION_BEFORE = LazyPattern(r"\b(?:not|never|counting|excluding|except|besides|without)\b[^.?!,;]{0,25}$", re.IGNORECASE)
+
+
+# "not about CI", "that isn't ROCm CI", "besides docs": the areas (or words) after it are left out.
+_NEGATED = LazyPattern(
+    r"(?P<rel>\b(?:that|which|who)\s+(?:(?:is|are|was|were)\s+)?)?"
+    rf"\b(?P<cue>{_LEAVING_OUT})"
+    r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
+    r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about|tagged|labell?ed|marked)\s+)*"
+    # The words left out, up to the next that leaves something out ("non-nvidia work, leaving out rocm").
+    rf"(?P<words>[\w.+/-]+(?:,?\s+(?!(?:{_LEAVING_OUT})\b)[\w.+/-]+){{0,4}})",
+    re.IGNORECASE,
+)
+# What may follow the areas left out without being a topic of its own: "that aren't CI fixes".
+_NEGATED_NOUNS = frozenset(
+    {"fix", "fixes", "change", "changes", "pr", "prs", "stuff", "work", "one", "ones", "things", "related", "only"}
+)
+# Words left out that are no area: at most this many, up to the first word that is no topic.
+_NEGATED_WORDS = 3
+
+
+def _negated_areas(words: list[str], repo: str | None) -> tuple[list[tuple[str, ...]], int]:
+    """The areas named first in `words`, in groups ("ROCm CI" is one group; "CI or docs" two), and how many words named them."""
+    groups: list[list[str]] = []
+    taken, joined = 0, False
+    while taken < len(words):
+        word = words[taken].strip(".,?!").lower()
+        if groups and word in ("or", "and", "nor"):
+            taken, joined = taken + 1, True
+            continue
+        slashed = [_area_of([part], repo) for part in word.split("/")] if "/" in word else []
+        if slashed and all(slashed):
+            # "the amd/rocm ones", "ci/docs changes": each area named is left out.
+            groups.extend([area or ""] for area in dict.fromkeys(slashed) if [area] not in groups)
+            taken, joined = taken + 1, False
+            continue
+        size = next((n for n in (3, 2, 1) if _area_of(words[taken : taken + n], repo)), 0)
+        if not size:
+            break
+        area = _area_of(words[taken : taken + size], repo)
+        if groups and not joined and not words[taken - 1].endswith(","):
+            groups[-1].append(area or "")
+        else:
+            groups.append([area or ""])
+        taken, joined = taken + size, False
+    return [tuple(group) for group in groups], taken if groups else 0
+
+
+def _area_of(words: list[str], repo: str | None) -> str | None:
+    """The area the words name, also as a compound with a filler ("qwen-family", "rocm-related")."""
+    said = " ".join(word.strip(".,?!") for word in words)
+    if len(words) > 1 or "-" not in said:
+        return resolve_area(said, repo)
+    return resolve_area(said, repo) or resolve_area(
+        " ".join(p for p in said.split("-") if p not in STOPWORDS and p not in COMPOUND_FILLERS), repo
+    )
+
+
+# An area group left out, and the words that named it.
+NamedLeftOut = tuple[tuple[str, ...], list[str]]
+
+
+def take_negated(text: str, repo: str | None, question: Question) -> tuple[str, list[NamedLeftOut]]:
+    """Areas the question leaves out, and other words it leaves out ("that isn't tool calling"); and each area
+    group left out with the words that named it."""
+    named: list[NamedLeftOut] = []
+
+    def leave_out(m: re.Match[str]) -> str:
+        if m["cue"].lower().endswith(("n't", "nt")) and not (m["rel"] or m["about"]):
+            return m[0]  # "why isn't ROCm working": what is asked about, not left out
+        words = m["words"].split()
+        groups, taken = _negated_areas(words, repo)
+        # "not CI or build changes": two words for one area leave it out once.
+        question.excluded_areas.extend(dict.fromkeys(g for g in groups if g not in question.excluded_areas))
+        named.extend((group, [w.strip(".,?!") for w in words[:taken]]) for group in groups)
+        if not taken:
+            cue = m["cue"].lower()
+            if cue in ("not", "non") and not m["about"]:
+                return m[0]  # "is not starting", "non-blocking": before a word that is no area, left to the words
+            said = _negated_words(words)
+            if cue in ("without", "skip", "skipping") or not said:
+                # "runs without errors": what is done without is no topic to leave out; saying so beats searching for it.
+                said = [word.strip(".,?!") for word in words[:2]]
+                question.problems.append(f'leaving out "{" ".join(said)}" is beyond what I can read; this is everything else asked')
+                return " " + " ".join(words[2:])
+            question.excluded_words.append(words_concept(said))
+            taken = len(said)
+        if groups:
+            taken += area_nouns_after([word.strip(".,?!").lower() for word in words[taken:]])  # "not for nvidia gpus"
+            # "not the doc typo stuff": the words between the areas and the noun say which of theirs, left out with them.
+            qualified = taken + len(_negated_words(words[taken:]))
+            if taken < qualified < len(words) and words[qualified].strip(".,?!").lower() in _NEGATED_NOUNS:
+                taken = qualified
+        while taken < len(words) and words[taken].strip(".,?!").lower() in _NEGATED_NOUNS:
+            taken += 1
+        if groups and 0 < taken < len(words) and words[taken - 1].lower() in ("and", "or", "nor"):
+            # "other than the tool-call and reasoning parsers": what follows the areas is left out too.
+            said = _negated_words(words[taken:])
+            if said:
+                question.excluded_words.append(words_concept(said))
+                taken += len(said)
+        return " " + " ".join(words[taken:])
+
+    return _NEGATED.sub(leave_out, text), named
+
+
+def leave_out_words_of_asked_areas(question: Question, named: list[NamedLeftOut]) -> None:
+    """"kv connector prs that aren't nixl": an area both asked and left out is asked; the PRs saying the words that
+    named it as left out are left out."""
+    for group, said in named:
+        if group in question.excluded_areas and set(group) <= set(question.areas):
+            question.excluded_areas.remove(group)
+            question.excluded_words.append(words_concept(said))
+
+
+def _negated_words(words: list[str]) -> list[str]:
+    """The topic words that open `words`, up to the first word that is none ("tool calling" of "tool calling?")."""
+    said: list[str] = []
+    for word in words[:_NEGATED_WORDS]:
+        bare = word.strip(".,?!").lower()
+        if not bare or bare in STOPWORDS or (bare in _NEGATED_NOUNS and not _names_one_thing([*said, bare])):
+            break  # "not ROCm fixes" leaves ROCm out; "not bug fixes" leaves out bug fixes
+        said.append(bare)
+        if word[-1:] in ".,?!":
+            break
+    return said
+
+
+def _names_one_thing(words: list[str]) -> bool:
+    return subwords_of(words) in synonym_index()

@@ -1,0 +1,60 @@
+"""Order within what is asked: the first or last merge, the largest, the largest gain, newer or earlier."""
+from __future__ import annotations
+
+from store.retrieval.reading.form import SUPERLATIVE
+from store.text.patterns import LazyPattern
+
+_ORDER = LazyPattern(
+    r"\b(?:the\s+)?(?:very\s+)?(?P<order>earliest|first|last|latest|final|most\s+recent|newest|oldest)(?:\s+[\w.-]+){0,3}?\s+"
+    r"(?:pr|prs|merge|merges|merged|thing|one|change|commit|pull\s+request|to\s+(?:merge|land))\b"
+    r"|\b(?:merged|landed|went\s+in)\s+(?P<after>first|last)\b"
+    # "which of those is the newest?": the word ends the question.
+    r"|\b(?:is|was)\s+(?:the\s+)?(?P<end>earliest|first|last|latest|most\s+recent|newest|oldest)(?=\W*$)"
+)
+# "anything newer?", "what merged since then?": later than what the thread asked about; "his earlier work?": before.
+_RELATIVE = LazyPattern(
+    r"\b(?:(?P<after>newer|later|more\s+recent(?:ly)?|since\s+then|since(?=\W*$)|after\s+that|afterwards?)"
+    r"|(?P<before>earlier|before\s+(?:that|then)|previously|prior|older(?=\s+(?:stuff|ones?|prs?|work|changes?|things))))\b"
+)
+
+
+def take_relative(text: str) -> tuple[str, str | None]:
+    found = _RELATIVE.search(text)
+    if found is None:
+        return text, None
+    return _RELATIVE.sub(" ", text), "after" if found["after"] else "before"
+# "count of PRs", "the number of merges": how the count is asked, not what is counted.
+COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\b")
+_ORDERS = {"earliest": "first", "first": "first", "oldest": "first"}
+
+
+_BY_FILES = LazyPattern(r"\b(?:by\s+)?(?:the\s+)?(?:changed[\s-]+)?files?(?:[\s-]+(?:changed|touched|list|count))?\b")
+# What a PR says it gained: "2.3x faster", "40% lower TTFT". The metrics are what gained; the rest only say it did.
+_GAIN_MEASURES = r"speed[\s-]?ups?|faster|improvements?|gains?|wins?|reductions?|savings?|drops?|cuts?|multipliers?"
+_GAIN_WORDS = LazyPattern(rf"\b(?:{_GAIN_MEASURES}|throughput|ttft|tpot|latency)\b")
+_GAIN_MEASURE = LazyPattern(rf"\b(?:{_GAIN_MEASURES})\b")
+
+
+def take_top(text: str) -> tuple[str, str | None]:
+    """The measure a superlative asks for (its words removed): "largest" (changed files; the size of a change,
+    also what "the most important X change" is read by) or "gain" (the largest improvement a PR states)."""
+    found = SUPERLATIVE.search(text)
+    if found is None:
+        return text, None
+    rest = text[: found.start()] + " " + text[found.end() :]
+    by_files = _BY_FILES.search(rest)
+    if by_files:
+        return rest[: by_files.start()] + " " + rest[by_files.end() :], "largest"
+    if _GAIN_WORDS.search(rest):
+        return _GAIN_MEASURE.sub(" ", rest), "gain"  # "the biggest decode speedup": of decode, by the gain stated
+    return rest, "largest"
+
+
+def take_order(text: str) -> tuple[str, str | None]:
+    """"the earliest merge", "the very last PR": which end of the range is asked for (its word removed)."""
+    found = _ORDER.search(text)
+    if found is None:
+        return text, None
+    word = next(name for name in ("order", "after", "end") if found[name])
+    said = found[word].split()[0]
+    return text[: found.start(word)] + " " + text[found.end(word) :], _ORDERS.get(said, "last")
