@@ -15,6 +15,7 @@ from bot.config import Settings
 from bot.model.client import LLMError, estimate_tokens, llm_from_settings
 from store.model import Summary
 from store.retrieval.reading.form import read_form
+from store.retrieval.reading.query import Tally
 from store.tables.prs import get_pr, save_pr, save_prs
 
 
@@ -936,7 +937,7 @@ def test_a_superlative_is_one_only_when_it_ranks_prs(db, settings):
     ])
     # "8x H100" is no gain; 613's 20% is.
     assert _ask(db, settings, "biggest speedup yesterday?").citations == [613]
-    assert read_form("who merged the largest number of prs?").tally == "merger"
+    assert read_form("who merged the largest number of prs?").tally is Tally.MERGER
     assert _ask(db, settings, "best-of-n sampling changes?").citations == []
 
 

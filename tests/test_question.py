@@ -9,7 +9,7 @@ from pr_factory import REPO, make_pr
 from store.days import day_bounds
 from store.retrieval.reading.form import read_form
 from store.retrieval.reading.parse import parse_question
-from store.retrieval.reading.query import Person
+from store.retrieval.reading.query import Doubt, Intent, Order, Person, Role, Side, Tally
 from store.retrieval.reading.synonyms import synonyms_of
 from store.retrieval.reading.when import read_time
 from store.retrieval.search import StoreLookup
@@ -136,12 +136,12 @@ def lookup(db):
 
 
 def test_a_person_before_wrote_or_merged_is_the_author_or_the_merger(lookup):
-    assert parse_question("anything ada-l wrote?", LA, NOW, lookup).people == [Person("ada-l", "author")]
-    assert parse_question("prs linus-t merged", LA, NOW, lookup).people == [Person("linus-t", "merger")]
+    assert parse_question("anything ada-l wrote?", LA, NOW, lookup).people == [Person("ada-l", Role.AUTHOR)]
+    assert parse_question("prs linus-t merged", LA, NOW, lookup).people == [Person("linus-t", Role.MERGER)]
 
 
 def test_a_first_name_is_the_one_login_it_starts_and_people_left_out_two_ways(lookup):
-    assert parse_question("what did linus merge?", LA, NOW, lookup).people == [Person("linus-t", "any")]
+    assert parse_question("what did linus merge?", LA, NOW, lookup).people == [Person("linus-t", Role.ANY)]
     assert parse_question("prs not merged by linus-t or the bot", LA, NOW, lookup).excluded == ["linus-t", "bots"]
     assert parse_question("mar 13 merges that vllm-bot didn't merge", LA, NOW, lookup).excluded == ["vllm-bot"]
     assert parse_question("rocm prs, excluding the ci/build ones", LA, NOW).excluded_areas == [("ci",)]
@@ -150,13 +150,13 @@ def test_a_first_name_is_the_one_login_it_starts_and_people_left_out_two_ways(lo
 
 def test_people(lookup):
     ask = lambda text: parse_question(text, LA, NOW, lookup).people
-    assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", "any")]
-    assert ask("PRs by @ada-l") == [Person("ada-l", "any")]
-    assert ask("anything merged by linus-t") == [Person("linus-t", "merger")]
-    assert ask("authored by GRACE-H") == [Person("Grace-H", "author")]
-    assert ask("what did vllm-bot merge") == [Person("vllm-bot", "any")]
+    assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", Role.ANY)]
+    assert ask("PRs by @ada-l") == [Person("ada-l", Role.ANY)]
+    assert ask("anything merged by linus-t") == [Person("linus-t", Role.MERGER)]
+    assert ask("authored by GRACE-H") == [Person("Grace-H", Role.AUTHOR)]
+    assert ask("what did vllm-bot merge") == [Person("vllm-bot", Role.ANY)]
     # An @-mention is a person even if the store has not seen them; "by <word>" is not.
-    assert ask("@someone-new") == [Person("someone-new", "any")]
+    assert ask("@someone-new") == [Person("someone-new", Role.ANY)]
     assert ask("crashes caused by preemption") == []
     assert parse_question("what about 2048", LA, NOW, lookup).numbers == [2048]
 
@@ -286,13 +286,13 @@ def test_one_weekday_of_a_month_is_the_one_prs_merged_on_or_the_day_named():
 
 def test_order_within_a_range_is_read_and_its_word_is_no_topic():
     question = parse_question("which was the very first PR to merge on mar 13?", LA, MAR_14)
-    assert (question.order, question.concepts) == ("first", [])
+    assert (question.order, question.concepts) == (Order.FIRST, [])
     question = parse_question("the most recent rocm change", LA, MAR_14)
-    assert (question.order, question.areas) == ("last", ["rocm"])
+    assert (question.order, question.areas) == (Order.LAST, ["rocm"])
     assert parse_question("last week in rocm", LA, MAR_14).order is None
     question = parse_question("which of those is the newest?", LA, MAR_14)
-    assert (question.order, question.concepts) == ("last", [])
-    assert parse_question("and which one was oldest", LA, MAR_14).order == "first"
+    assert (question.order, question.concepts) == (Order.LAST, [])
+    assert parse_question("and which one was oldest", LA, MAR_14).order is Order.FIRST
 
 
 def test_words_typed_without_their_apostrophe_are_no_topic():
@@ -412,7 +412,7 @@ def test_who_wrote_and_who_merged_said_with_verbs():
     # "did X author" is what X wrote; "which human merged the most" tallies mergers without the bots.
 
     tally = read_form("which human merged the most PRs in February?")
-    assert (tally.kind, tally.tally) == ("who", "merger")
+    assert (tally.kind, tally.tally) == (Intent.WHO, Tally.MERGER)
     follow = read_form("did anything follow up on #37164?")
     assert follow.relation == "follows" and follow.asks_other
 
@@ -453,7 +453,7 @@ def test_product_names_find_the_generation_prs_name():
 def test_who_asks_or_what_for_before_a_colon_is_no_topic():
     question = parse_question("for our standup notes: how many PRs merged yesterday?", LA, MAR_14)
     assert question.text == "how many PRs merged yesterday?" and question.concepts == [] and question.time is not None
-    assert read_form(parse_question("kernel person here: who merged the most this week?", LA, MAR_14).text).tally == "merger"
+    assert read_form(parse_question("kernel person here: who merged the most this week?", LA, MAR_14).text).tally is Tally.MERGER
     assert "rocm" in parse_question("rocm: anything on fp8?", LA, MAR_14).areas  # a topic before a colon stays
 
 
@@ -466,15 +466,15 @@ def test_the_risks_of_a_named_change_are_about_that_change_and_what_could_start_
     assert latency.about_risks and "add" not in [c.said for c in latency.concepts]  # what is added is the risk
     assert parse_question("anything from mar 13 that makes startup slower?", LA, MAR_14).about_risks
     assert not parse_question("the change that makes decode nodes stop waiting", LA, MAR_14).about_risks
-    assert read_form("top PR author in march?").tally == "author"
+    assert read_form("top PR author in march?").tally is Tally.AUTHOR
 
 
 def test_whether_a_change_still_stands_is_a_doubt_a_revert_answers():
     assert read_form("is the prompt cache from monday still in main?").doubts_revert
     assert read_form("is the new sampler still around?").doubts_revert
-    assert read_form("is the MI300 hang still there?").doubt == "persists"  # a problem still there: a fix answers
+    assert read_form("is the MI300 hang still there?").doubt is Doubt.PERSISTS  # a problem still there: a fix answers
     addressed = parse_question("@prdigest is there a flag to cap the queue?", LA, MAR_14)
-    assert read_form(addressed.text).kind == "yesno"
+    assert read_form(addressed.text).kind is Intent.YESNO
 
 
 def test_a_reland_is_a_follow_up_and_leave_alone_leaves_nothing_out():
@@ -598,7 +598,7 @@ def test_words_typed_without_their_apostrophe_and_the_way_a_count_is_asked():
     assert untouched.excluded_paths == ["docs/"] and untouched.concepts == []
     assert _days("yesterdays merges") == (date(2026, 2, 13), date(2026, 2, 13))
     counted = parse_question("count of prs merged on feb 12?", LA, NOW)
-    assert counted.concepts == [] and read_form("count of prs merged on feb 12?").kind == "count"
+    assert counted.concepts == [] and read_form("count of prs merged on feb 12?").kind is Intent.COUNT
     assert [c.said for c in parse_question("the number of token count bugs", LA, NOW).concepts] == ["token", "count", "bugs"]
 
 
@@ -616,8 +616,8 @@ def test_leaving_out_a_type_asks_for_the_other():
 
 
 def test_a_yes_no_asked_in_the_last_words():
-    assert read_form("vllm was quietly ignoring our adapters... fixed yet?").kind == "yesno"
-    assert read_form("the nixl crash on hangup, resolved?").kind == "yesno"
+    assert read_form("vllm was quietly ignoring our adapters... fixed yet?").kind is Intent.YESNO
+    assert read_form("the nixl crash on hangup, resolved?").kind is Intent.YESNO
     assert read_form("ROCm CI flakes and timeouts: what got fixed?").kind != "yesno"
 
 
@@ -627,9 +627,9 @@ def test_names_as_people_say_them(db):
     lookup = StoreLookup(db, REPO)
     ask = lambda text: parse_question(text, LA, NOW, lookup).people
     # A first name run into the login, or first and last name together; a short one only before a dash.
-    assert ask("andreas's prs?") == [Person("AndreasKaratzas", "any")]
-    assert ask("everything andreas karatzas wrote") == [Person("AndreasKaratzas", "any")]
-    assert ask("what did raj merge yesterday") == [Person("raj-v", "any")]
+    assert ask("andreas's prs?") == [Person("AndreasKaratzas", Role.ANY)]
+    assert ask("everything andreas karatzas wrote") == [Person("AndreasKaratzas", Role.ANY)]
+    assert ask("what did raj merge yesterday") == [Person("raj-v", Role.ANY)]
     assert ask("the kv cache too big?") == []
 
 
@@ -643,13 +643,13 @@ def test_a_fix_for_a_named_pr_and_just_the_ones_of_a_kind():
 def test_several_people_left_out_an_aside_and_areas_joined_by_a_slash(lookup):
     assert parse_question("mar 13 merges not merged by vllm-bot, linus or ada-l", LA, NOW, lookup).excluded == [
         "vllm-bot", "linus-t", "ada-l"]
-    assert read_form("which person (not the bot) merged the most prs yesterday").tally == "merger"
+    assert read_form("which person (not the bot) merged the most prs yesterday").tally is Tally.MERGER
     assert parse_question("ci/build prs, not counting the amd/rocm ones", LA, NOW).excluded_areas == [("rocm",)]
     assert parse_question("wat did ada-l merge", LA, NOW, lookup).concepts == []
 
 
 def test_how_to_after_what_it_is_about_and_why_it_is_asked_after_it():
-    assert read_form("huge schemas get rejected after 30s now, how do i raise that").kind == "howto"
+    assert read_form("huge schemas get rejected after 30s now, how do i raise that").kind is Intent.HOWTO
     assert read_form("what changed and how do i use it").kind != "howto"
     context = parse_question("which prs touched docs/? trying to figure out where the new pages came from", LA, NOW)
     assert context.paths == ["docs/"] and context.concepts == []
@@ -660,14 +660,14 @@ def test_bot_merges_left_out_are_not_asked_for():
                  "dont show the bot merged ones from yesterday"):
         question = parse_question(text, LA, NOW)
         assert question.people == [] and question.excluded == ["bots"], text
-    assert parse_question("prs the bot merged yesterday", LA, NOW).people == [Person("bots", "merger")]
+    assert parse_question("prs the bot merged yesterday", LA, NOW).people == [Person("bots", Role.MERGER)]
 
 
 def test_a_name_before_its_login_and_bots_excluded_after(lookup):
     named = parse_question("what did linus torvalds (linus-t) merge", LA, NOW, lookup)
-    assert named.people == [Person("linus-t", "any")] and named.concepts == []
+    assert named.people == [Person("linus-t", Role.ANY)] and named.concepts == []
     assert parse_question("who merged the most yesterday, bots excluded", LA, NOW, lookup).excluded == ["bots"]
-    assert read_form("most prolific author overall?").tally == "author"
+    assert read_form("most prolific author overall?").tally is Tally.AUTHOR
 
 
 def test_a_full_name_is_the_login_of_its_initial_and_last_name(db):
@@ -675,7 +675,7 @@ def test_a_full_name_is_the_login_of_its_initial_and_last_name(db):
         save_pr(db, make_pr(number, "[Core] Something", author=author))
     lookup = StoreLookup(db, REPO)
     ask = lambda text: parse_question(text, LA, NOW, lookup).people
-    assert ask("what did olga petrov merge") == [Person("opetrov", "any")]
+    assert ask("what did olga petrov merge") == [Person("opetrov", Role.ANY)]
     # Two logins fit "mia lund": neither is guessed. No login ends with the name: no person.
     assert ask("what did mia lund merge") == []
     assert ask("what did olga smith merge") == []
@@ -692,21 +692,21 @@ def test_a_fix_of_a_number_and_since_alone():
     for text in ("anything fixing 39416?", "what fixed the fallout from 36133", "what fixed the tests after #36133"):
         assert read_form(text).relation == "fixes", text
     assert read_form("which pr fixed 2048 token prompts").relation is None
-    assert parse_question("any new ones since?", LA, NOW).relative == "after"
+    assert parse_question("any new ones since?", LA, NOW).relative is Side.AFTER
 
 
 def test_people_and_bots_left_out_or_asked_as_people_say_it(lookup, db):
     assert parse_question("ci prs in march not from ada-l", LA, NOW, lookup).excluded == ["ada-l"]
-    assert parse_question("yesterday's bot merges excluding docs", LA, NOW, lookup).people == [Person("bots", "merger")]
+    assert parse_question("yesterday's bot merges excluding docs", LA, NOW, lookup).people == [Person("bots", Role.MERGER)]
     save_pr(db, make_pr(3005, "[Core] Something", author="russellb"))
-    assert parse_question("stuff russell merged", LA, NOW, StoreLookup(db, REPO)).people == [Person("russellb", "any")]
+    assert parse_question("stuff russell merged", LA, NOW, StoreLookup(db, REPO)).people == [Person("russellb", Role.ANY)]
 
 
 def test_which_ones_older_stuff_the_whole_store_and_context_after_a_comma():
     assert parse_question("which ones aren't for nvidia gpus", LA, NOW).picks_among
     not_nvidia = parse_question("which ones aren't for nvidia gpus", LA, NOW)
     assert not_nvidia.excluded_areas == [("nvidia",)] and not_nvidia.concepts == []
-    assert parse_question("any older stuff from him on sliding windows?", LA, NOW).relative == "before"
+    assert parse_question("any older stuff from him on sliding windows?", LA, NOW).relative is Side.BEFORE
     assert parse_question("support for older gpus", LA, NOW).relative is None
     assert parse_question("largest pr in the whole store by files changed", LA, NOW).concepts == []
     for text in ("what did the cpu backend get in april, we run on xeons", "prs under docs/ — need to know what to rebuild"):
@@ -776,4 +776,4 @@ def test_warmup_is_startup_and_what_might_mess_up_is_a_risk():
     assert warmup.about_risks and "startup" in warmup.concepts[0].phrases.all
     messed = parse_question("what might mess up existing dashboards", LA, NOW)
     assert messed.about_risks and "mess" not in [c.said for c in messed.concepts]
-    assert parse_question("biggest throughput multiplier yesterday", LA, NOW).order == "gain"
+    assert parse_question("biggest throughput multiplier yesterday", LA, NOW).order is Order.GAIN

@@ -25,7 +25,7 @@ from store.model import PullRequest
 from store.retrieval.choose import Choice, choose, without_relation_words
 from store.retrieval.reading.form import FIX_WORDS, Form, read_form
 from store.retrieval.reading.pointing import continues
-from store.retrieval.reading.query import Person, Question
+from store.retrieval.reading.query import Doubt, Intent, Order, Person, Question, Relation, Role, Tally
 from store.retrieval.reading.when import EVER
 from store.retrieval.search import COUNT_CAP, read_question
 from store.tables.model_calls import ModelCall, record_calls
@@ -96,7 +96,7 @@ def answer_question(
     asked = read_in_thread(db, question, history, repo, settings.timezone, now)
     form = form_in_thread(asked, history)
     if not (asked.has_filters or asked.has_topic):
-        if asked.is_empty and not (form.tally or form.kind == "count" or asked.order):
+        if asked.is_empty and not (form.tally or form.kind is Intent.COUNT or asked.order):
             return Answer(help_text(repo, asked.problems), [], [])
         # "who authored the most PRs?", "how many PRs are there?", "the largest PR?", "PRs not by the bot": about
         # every PR kept.
@@ -125,11 +125,11 @@ def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: Zone
 def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
     """The answer's shape; a follow-up that asks nothing of its own ("and on apr 9?") keeps the thread's."""
     form = read_form(asked.text)
-    if history and form.kind == "lookup" and asked.continues:
+    if history and form.kind is Intent.LOOKUP and asked.continues:
         return _thread_form(history)
     # "which of those was the fix?" asks which of the earlier PRs, not what is on the other side of them
     # ("what reverted any of those?" and "was any of that reverted?" still ask for the revert).
-    return replace(form, asks_other=False) if history and asked.picks_among and form.kind != "yesno" else form
+    return replace(form, asks_other=False) if history and asked.picks_among and form.kind is not Intent.YESNO else form
 
 
 def _thread_form(history: Sequence[str]) -> Form:
@@ -137,7 +137,7 @@ def _thread_form(history: Sequence[str]) -> Form:
     "and on may 12?", then "and may 14?" is still a tally."""
     for earlier in reversed(history):
         form = read_form(earlier)
-        if form.kind != "lookup" or not continues(earlier):
+        if form.kind is not Intent.LOOKUP or not continues(earlier):
             return form
     return read_form(history[0])
 
@@ -181,12 +181,12 @@ def read_in_thread(
         followed = replace(followed, within=[pr.number for pr in answered().answer], time=asked.time)
     if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
         return replace(followed, numbers=_pointed_prs(answered(), one))
-    if form.kind == "who" and one and asked.points_back and not followed.within and answered().answer:
+    if form.kind is Intent.WHO and one and asked.points_back and not followed.within and answered().answer:
         # "who wrote it?": the one PR the earlier answer put first.
         return replace(followed, within=[answered().answer[0].number])
     if not form.relation and asked.points_at_people:
         # "anything from him yesterday?": the people the thread asked about, else those who wrote what it cited.
-        people = list(context.people) or [Person(author, "author") for author in dict.fromkeys(pr.author for pr in answered().answer)]
+        people = list(context.people) or [Person(author, Role.AUTHOR) for author in dict.fromkeys(pr.author for pr in answered().answer)]
         if 0 < len(people) <= MAX_POINTED_AT_PEOPLE:
             # "what else did they land?": besides what the earlier answer cited.
             besides = [pr.number for pr in answered().answer] if _ELSE.search(asked.text) else []
@@ -250,7 +250,7 @@ def _lead(choice: Choice, form: Form) -> str:
         if choice.note and not (choice.question.has_filters or choice.question.concepts):
             return choice.note  # asked only about PRs the store does not have
         return note + _nothing_line(choice, form)
-    if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
+    if form.kind is Intent.YESNO and form.relation and choice.question.numbers and not choice.links:
         named = join_words([f"[#{n}]" for n in choice.question.numbers])
         if form.doubts_revert:
             return f"{note}Yes: nothing in the store reverts {named}."
@@ -258,14 +258,14 @@ def _lead(choice: Choice, form: Form) -> str:
     if choice.tally:
         return note + _tally_line(choice, form)
     count = _count(choice.total)
-    if form.kind == "count":
+    if form.kind is Intent.COUNT:
         noun = _RELATION_NOUNS[form.relation][choice.total != 1] if form.relation else choice.question.noun(choice.total)
         return f"{note}{count} {noun} {described}" + (f": {links}." if links else ".")
-    if form.kind == "who":
+    if form.kind is Intent.WHO:
         return note + _people(choice, form) + "."
-    if form.kind == "howto":
+    if form.kind is Intent.HOWTO:
         return note + _how_line(choice)
-    if form.kind == "yesno":
+    if form.kind is Intent.YESNO:
         doubted = _doubted(choice, form, links)
         if doubted:
             return f"{note}{doubted}"
@@ -281,7 +281,7 @@ def _lead(choice: Choice, form: Form) -> str:
     if choice.question.numbers:
         return f"{note}About {join_words([f'[#{n}]' for n in choice.question.numbers])}:"
     order = choice.question.order
-    if order and (len(choice.answer) == 1 or order in ("largest", "gain")):  # the largest may be several, as large
+    if order and (len(choice.answer) == 1 or order in (Order.LARGEST, Order.GAIN)):  # the largest may be several, as large
         return f"{note}{_ORDER_LEAD[order].format(noun=choice.question.noun(len(choice.answer)))} {described}:"
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
@@ -289,8 +289,8 @@ def _lead(choice: Choice, form: Form) -> str:
 
 
 _ORDER_LEAD = {
-    "first": "The first {noun}", "last": "The last {noun}", "largest": "The largest {noun} (most files changed)",
-    "gain": "The {noun} stating the largest gain",
+    Order.FIRST: "The first {noun}", Order.LAST: "The last {noun}", Order.LARGEST: "The largest {noun} (most files changed)",
+    Order.GAIN: "The {noun} stating the largest gain",
 }
 
 
@@ -298,9 +298,9 @@ def _doubted(choice: Choice, form: Form, links: str) -> str | None:
     """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" or "is it on now?" when a revert did."""
     # A revert says no to "is it on now?", and a later reland yes; "is it still reverted?" the other way round.
     reverted = any(link.kind == "reverts" for link in choice.links)
-    if form.doubts_revert and links and reverted != (form.doubt == "undone"):
+    if form.doubts_revert and links and reverted != (form.doubt is Doubt.UNDONE):
         return f"No: {links}."
-    fixes = [pr for pr in choice.answer if _fixes(pr)] if form.doubt == "persists" else []
+    fixes = [pr for pr in choice.answer if _fixes(pr)] if form.doubt is Doubt.PERSISTS else []
     if fixes:
         return "No: fixed by " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in fixes[:NAMED_IN_A_YES]) + "."
     return None
@@ -311,12 +311,13 @@ def _fixes(pr: PullRequest) -> bool:
 
 
 _RELATION_NOUNS = {
-    "reverts": ("revert", "reverts"), "fixes": ("regression fix", "regression fixes"), "follows": ("follow-up", "follow-ups"),
+    Relation.REVERTS: ("revert", "reverts"), Relation.FIXES: ("regression fix", "regression fixes"),
+    Relation.FOLLOWS: ("follow-up", "follow-ups"),
 }
-_RELATION_PHRASE = {"reverts": "reverts", "fixes": "fixes a regression from", "follows": "follows up on"}
+_RELATION_PHRASE = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes a regression from", Relation.FOLLOWS: "follows up on"}
 
 
-def _relation_list(choice: Choice, relation: str) -> str:
+def _relation_list(choice: Choice, relation: Relation) -> str:
     """Each stated relation, with the PRs whose other side is not in the store named on their own."""
     linked = {n for link in choice.links for n in (link.number, link.other)}
     alone = [f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store"
@@ -359,7 +360,7 @@ def _nothing_line(choice: Choice, form: Form) -> str:
     if question.areas and topic != "that":
         topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
     looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
-    return (f"No: {looked}." if form.kind == "yesno" else sentence(looked)) + nearest
+    return (f"No: {looked}." if form.kind is Intent.YESNO else sentence(looked)) + nearest
 
 
 def _tally_line(choice: Choice, form: Form) -> str:
@@ -369,10 +370,10 @@ def _tally_line(choice: Choice, form: Form) -> str:
     others = join_words([f"{key} ({n})" for key, n in choice.tally[len(leaders) :]])
     scope = choice.question.describe().removeprefix("merged").strip()
     scope = f" {scope}" if scope else ""
-    if form.tally == "area":
+    if form.tally is Tally.AREA:
         said = f"{join_words(leaders)} {'was the busiest area' if len(leaders) == 1 else 'were the busiest areas'}"
         return f"{said}{scope} ({plural(count, 'PR')})" + (f", then {others}." if others else ".")
-    verb = "merged" if form.tally == "merger" else "authored"
+    verb = "merged" if form.tally is Tally.MERGER else "authored"
     tied = " (tied)" if len(leaders) > 1 else ""
     return f"{join_words(leaders)} {verb} the most {choice.question.noun(many=True)}{scope}{tied} ({count})" + (
         f", then {others}." if others else "."

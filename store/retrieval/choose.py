@@ -23,7 +23,7 @@ from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, gather
 from store.retrieval.exclusions import excluded
 from store.retrieval.reading.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form, answering
-from store.retrieval.reading.query import BOTS, Concept, Person, Phrases, Question, is_bot
+from store.retrieval.reading.query import BOTS, Concept, Intent, Order, Person, Phrases, Question, Relation, Role, is_bot
 from store.retrieval.search import (
     COUNT_CAP,
     POOL,
@@ -87,7 +87,7 @@ def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
         choice = _choose(db, repo, question, form)
         if question.order and choice.answer:
             choice = _at_the_end(db, repo, choice, question.order, form)
-    if form.kind == "who" and choice.links and not form.culprit and not question.within:
+    if form.kind is Intent.WHO and choice.links and not form.culprit and not question.within:
         # "who reverted #N?", "who wrote it?" after a relation: who did it. "who wrote #N?": #N's author.
         choice = _the_doers(choice) if form.relation or asked.elliptical else _the_named(choice)
     if question.within and not form.asks_other:
@@ -148,20 +148,20 @@ def _the_named(choice: Choice) -> Choice:
     return _only(choice, lambda pr: pr.number in named, links=[])
 
 
-def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form) -> Choice:
+def _at_the_end(db: Database, repo: str, choice: Choice, order: Order, form: Form) -> Choice:
     """The one PR that merged first or last of those chosen, or is the largest or states the largest gain (of all of
     them, when the list shown was cut, up to the newest COUNT_CAP; every one of them when several are as large)."""
     prs = choice.answer
     question = choice.question
-    if choice.whole_set and choice.total > len(prs) and order != "last":
+    if choice.whole_set and choice.total > len(prs) and order is not Order.LAST:
         prs = [hit.pr for hit in search(db, repo, replace(question, order=None), limit=COUNT_CAP).hits if _kept(hit.pr, question)]
-        if choice.total > COUNT_CAP and order != "first":
+        if choice.total > COUNT_CAP and order is not Order.FIRST:
             question = replace(question, problems=[*question.problems, f"only the newest {COUNT_CAP:,} of them were compared"])
     prs = prs or choice.answer
-    if order in ("first", "last"):
-        end = (min if order == "first" else max)(prs, key=lambda pr: pr.merged_at)
+    if order in (Order.FIRST, Order.LAST):
+        end = (min if order is Order.FIRST else max)(prs, key=lambda pr: pr.merged_at)
         return replace(choice, answer=[end], context=[], total=1, whole_set=False, question=question)
-    if order == "gain":
+    if order is Order.GAIN:
         # The gain in what was asked ("the largest TTFT cut"), when a PR states one beside it; else any gain stated.
         said = _metric_phrases(question)
         gains = {pr.number: _gain(pr, said) for pr in prs}
@@ -171,7 +171,7 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
     else:
         measure = size
     most = max(measure(pr) for pr in prs)
-    if order == "gain" and not most[0]:  # no PR states a gain
+    if order is Order.GAIN and not most[0]:  # no PR states a gain
         return replace(choice, answer=[], context=prs[:CONTEXT], total=0, whole_set=False, question=question)
     ends = [pr for pr in prs if measure(pr) == most]
     return replace(choice, answer=ends[:MAX_LISTED], context=[], total=len(ends), whole_set=False, question=question)
@@ -284,7 +284,7 @@ def _named(result: SearchResult, form: Form) -> Choice:
     relates in the kind asked, one that merely mentions a named PR is the best there is.
     """
     kinds = {hit.link.kind for hit in result.hits if hit.link is not None}
-    wanted = answering(form.relation) if form.relation else STRONG
+    wanted: tuple[str, ...] = answering(form.relation) if form.relation else STRONG
     if not kinds & set(wanted):
         wanted = (*wanted, "mentions")
     others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
@@ -331,10 +331,10 @@ def _named_does_it(question: Question, form: Form) -> bool:
     break?" asks what fixed a problem #N caused."""
     text = question.text.lower()
     named = re.search(rf"(?<!\d)(?:{'|'.join(str(n) for n in question.numbers)})(?!\d)", text) if question.numbers else None
-    fixed = FIX_WORDS.search(text) if form.relation == "fixes" else None
-    said = fixed or RELATION_WORDS[form.relation or ""].search(text)
+    fixed = FIX_WORDS.search(text) if form.relation is Relation.FIXES else None
+    said = fixed or (RELATION_WORDS[form.relation].search(text) if form.relation else None)
     active = bool(said and named and named.start() < said.start() and not form.passive)
-    return active if form.relation != "fixes" or fixed else False
+    return active if form.relation is not Relation.FIXES or fixed else False
 
 
 def _stating_first(link: Link) -> Link:
@@ -363,7 +363,7 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
         sources.append(source.number)
         target = get_pr(db, repo, named) if named is not None else None
         if target is not None:
-            cited = form.asks_reverted or (form.culprit and form.kind != "count")
+            cited = form.asks_reverted or (form.culprit and form.kind is not Intent.COUNT)
             (answer if cited else context).setdefault(target.number, target)
             links.append(Link(source.number, target.number, kind, True))
         if len(answer) >= MAX_LISTED:
@@ -381,9 +381,9 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
     assert kind is not None, "_choose goes through a relation only when the question names one"
     answer: dict[int, PullRequest] = {}
     sources, links = set(), []
-    for pr in _reverted_instead(db, repo, choice.answer) if kind == "follows" else choice.answer:
+    for pr in _reverted_instead(db, repo, choice.answer) if kind is Relation.FOLLOWS else choice.answer:
         found = [link for link in related(db, repo, pr.number) if link.kind in answering(kind)]
-        if not found and not (kind == "reverts" and revert_title(pr.title)):
+        if not found and not (kind is Relation.REVERTS and revert_title(pr.title)):
             continue
         if not found:
             sources.add(pr.number)
@@ -398,7 +398,7 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
                 links.append(stating)
         answer.setdefault(pr.number, pr)
     if not answer:
-        if form.kind == "yesno" and choice.answer and not form.doubts_revert:
+        if form.kind is Intent.YESNO and choice.answer and not form.doubts_revert:
             # "was the FA3 path ever relanded?" and nothing relands what the words chose: no, about those PRs.
             # ("is there a flag now?" doubts only in passing: its yes names the PRs, as any yes does.)
             named = [pr.number for pr in choice.answer[:NAMED_IN_A_NO]]
@@ -412,7 +412,7 @@ def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Ch
             return replace(choice, answer=[pr for pr, _ in relands], context=undone[:CONTEXT], total=len(relands),
                            links=[link for _, link in relands])
     context = choice.context
-    if form.kind == "count" or ((form.kind == "who" or form.asks_other) and not form.culprit):
+    if form.kind is Intent.COUNT or ((form.kind is Intent.WHO or form.asks_other) and not form.culprit):
         # "What reverted the async change?": the PRs stating the relation answer; what they name is context.
         context = [pr for number, pr in answer.items() if number not in sources][:CONTEXT]
         answer = {number: pr for number, pr in answer.items() if number in sources}
@@ -475,8 +475,8 @@ def _by(pr: PullRequest, person: Person) -> bool:
     def is_them(who: str) -> bool:
         return is_bot(who) if login == BOTS else who.lower() == login
 
-    authored = is_them(pr.author) and person.role in ("any", "author")
-    merged = is_them(pr.merged_by or "") and person.role in ("any", "merger")
+    authored = is_them(pr.author) and person.role in (Role.ANY, Role.AUTHOR)
+    merged = is_them(pr.merged_by or "") and person.role in (Role.ANY, Role.MERGER)
     return authored or merged
 
 
@@ -492,7 +492,7 @@ def _tallied(db: Database, repo: str, question: Question, form: Form) -> Choice:
     counts: Counter[str] = Counter()
     members: dict[str, list[PullRequest]] = {}
     for pr in prs:
-        for key in tally_keys(pr, form.tally or "", question.excluded):
+        for key in tally_keys(pr, form.tally, question.excluded) if form.tally else ():
             counts[key] += 1
             members.setdefault(key, []).append(pr)
     ranked = counts.most_common()
@@ -593,8 +593,8 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     metrics = _metric_phrases(question)
     # "the largest TTFT cut": every PR that says enough of it competes on the TTFT gain it states, if it states one.
-    measured = question.order == "gain" and bool(metrics)
-    near = YES_NEAR_BEST if form.kind == "yesno" and not form.relation else NEAR_BEST
+    measured = question.order is Order.GAIN and bool(metrics)
+    near = YES_NEAR_BEST if form.kind is Intent.YESNO and not form.relation else NEAR_BEST
     floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, near * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
     if measured and question.areas:
@@ -614,10 +614,10 @@ def _the_one(db: Database, repo: str, hits: list[Hit], question: Question, form:
     """"which PR added X?": the one that says it best, and of those saying it as well, the first (what came later
     fixed or followed it). "which PR dropped X?": the last revert that says it, if one does. "how do I …?": the
     one a reland brought up to date; a revert tells how things were, not how to do them."""
-    telling = [hit for hit in hits if not (form.kind == "howto" and revert_title(hit.pr.title))] or hits
+    telling = [hit for hit in hits if not (form.kind is Intent.HOWTO and revert_title(hit.pr.title))] or hits
     most = max(hit.coverage or 0.0 for hit in telling)
     one = min((hit for hit in telling if hit.coverage == most), key=lambda hit: hit.pr.merged_at).pr
-    if form.kind == "howto":
+    if form.kind is Intent.HOWTO:
         return _as_it_is_now(db, repo, one, [hit.pr for hit in telling if (hit.coverage or 0.0) >= YES_NEAR_BEST * most])
     if question.removes:
         reverts = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and revert_title(hit.pr.title)]

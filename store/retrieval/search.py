@@ -27,7 +27,7 @@ from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.exclusions import left_out
 from store.retrieval.fts import any_of, quoted, store_size
 from store.retrieval.reading.parse import parse_question
-from store.retrieval.reading.query import BOTS, Concept, Person, Phrases, Question
+from store.retrieval.reading.query import BOTS, Concept, Order, Person, Phrases, PRType, Question, Role, Tally
 from store.retrieval.reading.synonyms import word_concept
 from store.retrieval.reading.typos import misspelt_filler
 from store.retrieval.reading.when import TimeRange
@@ -260,27 +260,27 @@ def _ordered(question: Question) -> Callable[[list[Hit]], list[Hit]] | None:
     if question.tally:
         tally, excluded = question.tally, question.excluded
         return lambda hits: _by_tally(hits, tally, excluded)
-    if question.order == "largest":
+    if question.order is Order.LARGEST:
         return lambda hits: sorted(hits, key=lambda hit: size(hit.pr), reverse=True)
-    if question.order == "first":
+    if question.order is Order.FIRST:
         return lambda hits: sorted(hits, key=lambda hit: hit.pr.merged_at)
     return None
 
 
-def _by_tally(hits: list[Hit], tally: str, excluded: list[str]) -> list[Hit]:
+def _by_tally(hits: list[Hit], tally: Tally, excluded: list[str]) -> list[Hit]:
     counts = Counter(key for hit in hits for key in tally_keys(hit.pr, tally, excluded))
     return sorted(hits, key=lambda hit: -max((counts[key] for key in tally_keys(hit.pr, tally, excluded)), default=0))
 
 
-def tally_keys(pr: PullRequest, tally: str, excluded: list[str]) -> list[str]:
-    """Who or what a PR counts for in a tally ("author", "merger" or "area"), leaving out the excluded."""
-    keys = pr.areas if tally == "area" else [pr.merged_by or "" if tally == "merger" else pr.author]
+def tally_keys(pr: PullRequest, tally: Tally, excluded: list[str]) -> list[str]:
+    """Who or what a PR counts for in a tally, leaving out the excluded."""
+    keys = pr.areas if tally is Tally.AREA else [pr.merged_by or "" if tally is Tally.MERGER else pr.author]
     return [key for key in keys if key and not left_out(key, excluded)]
 
 
 def size(pr: PullRequest) -> tuple[int, bool]:
     """Files changed, then substantial before trivial."""
-    return len(pr.files), pr.type == "substantial"
+    return len(pr.files), pr.type == PRType.SUBSTANTIAL
 
 
 def _notes(*notes: str | None) -> str | None:
@@ -819,11 +819,11 @@ def people_condition(question: Question) -> tuple[str, list[str]]:
     return ("(" + " or ".join(either) + ")" if either else ""), args
 
 
-def _person_conditions(person: Person) -> list[tuple[str, str, list[str]]]:
+def _person_conditions(person: Person) -> list[tuple[Role, str, list[str]]]:
     """For each role a person is asked in: the role, and the SQL condition that a PR's login in it is theirs."""
-    conditions: list[tuple[str, str, list[str]]] = []
-    for role, column in (("author", "prs.author"), ("merger", "prs.merged_by")):
-        if person.role not in ("any", role):
+    conditions: list[tuple[Role, str, list[str]]] = []
+    for role, column in ((Role.AUTHOR, "prs.author"), (Role.MERGER, "prs.merged_by")):
+        if person.role not in (Role.ANY, role):
             continue
         if person.login == BOTS:
             conditions.append((role, _is_bot(f"lower(coalesce({column}, ''))"), []))
@@ -855,7 +855,7 @@ def _arms(question: Question) -> list[_Arm]:
         return [_Arm("", (), 0)]
     # What a person asked about in any role wrote comes before what they merged.
     return [
-        _Arm(f" and {where}", tuple(args), int(role == "merger" and person.role == "any"))
+        _Arm(f" and {where}", tuple(args), int(role is Role.MERGER and person.role is Role.ANY))
         for person in question.people
         for role, where, args in _person_conditions(person)
     ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from store.retrieval.reading.query import Doubt, Intent, Relation, Tally
 from store.text.patterns import LazyPattern
 
 # Questions are short; only their start is read for the form, and every repeat is bounded.
@@ -76,9 +77,9 @@ _FOLLOWS = (
 )
 # The relation a question asks about, and the words that say it (removed from its topic).
 RELATION_WORDS = {
-    "reverts": LazyPattern(_REVERTS),
-    "fixes": LazyPattern(rf"{_REGRESSION}|{_CAUSED_TROUBLE}"),
-    "follows": LazyPattern(_FOLLOWS),
+    Relation.REVERTS: LazyPattern(_REVERTS),
+    Relation.FIXES: LazyPattern(rf"{_REGRESSION}|{_CAUSED_TROUBLE}"),
+    Relation.FOLLOWS: LazyPattern(_FOLLOWS),
 }
 
 
@@ -114,23 +115,20 @@ _ASKS_CULPRIT = LazyPattern(r"\b(?:what|which|who)\s{1,3}(?:(?:pr|change|commit)
 
 # Words that only restate the relation asked about: "were any regressions fixed" is not about fixes in general.
 RELATION_TOPIC_WORDS = {
-    "reverts": LazyPattern(rf"{_REVERTS}|\b(?:stick|stuck|survived?)\b"),
-    "fixes": LazyPattern(rf"{_REGRESSION}|{_FIXES}|{_CAUSED_TROUBLE}|\b(?:caus\w*|problems?|issues?|bugs?)\b"),
-    "follows": LazyPattern(rf"{_FOLLOWS}|\b(?:come|came|comes|bring|brings|brought|build|builds|building|built)\b"),
+    Relation.REVERTS: LazyPattern(rf"{_REVERTS}|\b(?:stick|stuck|survived?)\b"),
+    Relation.FIXES: LazyPattern(rf"{_REGRESSION}|{_FIXES}|{_CAUSED_TROUBLE}|\b(?:caus\w*|problems?|issues?|bugs?)\b"),
+    Relation.FOLLOWS: LazyPattern(rf"{_FOLLOWS}|\b(?:come|came|comes|bring|brings|brought|build|builds|building|built)\b"),
 }
 
 
 @dataclass(frozen=True)
 class Form:
-    kind: str  # yesno | who | count | howto | list | lookup
-    relation: str | None = None  # reverts | fixes | follows, when the question asks about one
+    kind: Intent
+    relation: Relation | None = None  # when the question asks about one
     asks_other: bool = False  # about the PR on the other side of the relation from one it names
     culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
-    tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs
-    # A yes/no that doubts: "does X still crash?" ("persists": a fix says no), "did X stick?" ("kept") or
-    # "is X on now?" ("now"): a revert says no, and a reland after it yes. "is X still reverted?" ("undone"): a
-    # reland says no.
-    doubt: str | None = None
+    tally: Tally | None = None  # who or what has the most PRs
+    doubt: Doubt | None = None  # what a yes/no doubts
     # "which of those got reverted?": about the PRs the relation was done to, not those that did it.
     passive: bool = False
     # "all the reverts since march", "which PRs reverted something?": about the PRs that did it, not both sides.
@@ -142,12 +140,12 @@ class Form:
     def asks_reverted(self) -> bool:
         """Whether the reverted PRs answer beside their reverts: "what got reverted?" (not "all the reverts", nor
         "how many reverts", which count the reverts)."""
-        return self.relation == "reverts" and bool(self.linked)
+        return self.relation is Relation.REVERTS and bool(self.linked)
 
     @property
-    def linked(self) -> tuple[str, ...]:
+    def linked(self) -> tuple[Relation, ...]:
         """The kinds of link whose other side is asked about too: "what got reverted?", "was X ever relanded?"."""
-        if self.relation is None or self.doers or self.kind == "count":
+        if self.relation is None or self.doers or self.kind is Intent.COUNT:
             return ()
         return answering(self.relation)
 
@@ -158,10 +156,10 @@ class Form:
 
 
 # A fix that names an earlier PR followed it up too: "did anything follow up on #N?" is answered by it.
-_ANSWERING = {"follows": ("follows", "fixes")}
+_ANSWERING = {Relation.FOLLOWS: (Relation.FOLLOWS, Relation.FIXES)}
 
 
-def answering(relation: str) -> tuple[str, ...]:
+def answering(relation: Relation) -> tuple[Relation, ...]:
     """The kinds of link that answer a question about `relation`."""
     return _ANSWERING.get(relation, (relation,))
 
@@ -172,33 +170,33 @@ def read_form(text: str) -> Form:
     head = " ".join(_ASIDE.sub(" ", (text or "")[:_HEAD_CHARS].lower()).split())
     relation = next((kind for kind, words in RELATION_WORDS.items() if words.search(head)), None)
     if relation is None and (_FIXED_BY_NAMED.search(head) or _FIXES_NAMED.search(head)):
-        relation = "fixes"  # "which PR did #N fix?", "anything that fixes #N?"
-    if relation == "reverts" and _RELANDED.search(head):
-        relation = "follows"  # "was the split-K revert ever undone?": the reland is asked for
+        relation = Relation.FIXES  # "which PR did #N fix?", "anything that fixes #N?"
+    if relation is Relation.REVERTS and _RELANDED.search(head):
+        relation = Relation.FOLLOWS  # "was the split-K revert ever undone?": the reland is asked for
     if _HOWTO.search(head):
-        kind = "howto"
+        kind = Intent.HOWTO
     elif _COUNT.search(head) and not SUPERLATIVE.search(head):  # "the largest number of files" is no count
-        kind = "count"
+        kind = Intent.COUNT
     elif _WHO.search(head):
-        kind = "who"
+        kind = Intent.WHO
     elif _YESNO.search(head) or ((_YESNO_LATER.search(head) or _YESNO_TAIL.search(head)) and not _ASKS_WHAT.search(head)):
-        kind = "yesno"
+        kind = Intent.YESNO
     elif _LIST.search(head):
-        kind = "list"
+        kind = Intent.LIST
     else:
-        kind = "lookup"
-    doubt = _doubt(head) if kind == "yesno" else None
+        kind = Intent.LOOKUP
+    doubt = _doubt(head) if kind is Intent.YESNO else None
     if doubt in _REVERT_DOUBTS:
-        if relation not in (None, "reverts"):
+        if relation not in (None, Relation.REVERTS):
             doubt = None  # "did the regression fix stick?" asks about the fix, answered as any yes/no
-        relation = relation or "reverts"  # whether a change stuck, or stands now, is whether something reverted it
+        relation = relation or Relation.REVERTS  # whether a change stuck, or stands now, is whether something reverted it
     asks_other = relation is not None and bool(_ASKS_OTHER.search(head))
-    culprit = relation == "fixes" and bool(_CULPRIT.search(head)) and (not _ASKS_FIX.search(head) or bool(_ASKS_CULPRIT.search(head)))
+    culprit = relation is Relation.FIXES and bool(_CULPRIT.search(head)) and (not _ASKS_FIX.search(head) or bool(_ASKS_CULPRIT.search(head)))
     # "got reverted in april - did it come back?" asks for the reland: passive only of the relation asked.
     passive = relation is not None and any(RELATION_WORDS[relation].search(m[0]) for m in _PASSIVE.finditer(head))
     # "how do I …?" is answered by the one PR that tells how.
-    one = kind == "howto" or (kind in ("list", "lookup") and bool(_ONE_PR.search(head)))
-    doers = relation == "reverts" and not passive and bool(_REVERTS_NOUN.search(head) or _ACTIVE_REVERT.search(head))
+    one = kind is Intent.HOWTO or (kind in (Intent.LIST, Intent.LOOKUP) and bool(_ONE_PR.search(head)))
+    doers = relation is Relation.REVERTS and not passive and bool(_REVERTS_NOUN.search(head) or _ACTIVE_REVERT.search(head))
     return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive, doers=doers, one=one)
 
 
@@ -234,26 +232,26 @@ _NOW = LazyPattern(
 # "is the image cache still reverted?": a reland answers no, the revert alone yes.
 _UNDONE = LazyPattern(r"\bstill\s{1,3}(?:\w+\s{1,3})?(?:reverted|rolled\s{1,3}back|backed\s{1,3}out|removed|gone)\b")
 # The doubts a revert answers (no, or of "undone", yes).
-_REVERT_DOUBTS = ("kept", "now", "undone")
+_REVERT_DOUBTS = (Doubt.KEPT, Doubt.NOW, Doubt.UNDONE)
 # "did the new default stick?": a revert answers no.
 _KEPT = LazyPattern(r"\bstick\b(?!\s{1,3}(?:to|with)\b)|\bstuck\s{1,3}around\b")
 
 
-def _doubt(head: str) -> str | None:
+def _doubt(head: str) -> Doubt | None:
     if _UNDONE.search(head):
-        return "undone"
+        return Doubt.UNDONE
     if _KEPT.search(head):
-        return "kept"
+        return Doubt.KEPT
     if _PERSISTS.search(head) and _PROBLEM.search(head):
-        return "persists"
-    return "now" if _NOW.search(head) else None
+        return Doubt.PERSISTS
+    return Doubt.NOW if _NOW.search(head) else None
 
 
-def _tally(head: str, kind: str) -> str | None:
+def _tally(head: str, kind: Intent) -> Tally | None:
     if not _MOST.search(head):
         return None
     if _WHICH_AREA.search(head):
-        return "area"
-    if kind == "who" or _ABOUT_PEOPLE.search(head):
-        return "merger" if _MERGER.search(head) and not _AUTHORED.search(head) else "author"
+        return Tally.AREA
+    if kind is Intent.WHO or _ABOUT_PEOPLE.search(head):
+        return Tally.MERGER if _MERGER.search(head) and not _AUTHORED.search(head) else Tally.AUTHOR
     return None

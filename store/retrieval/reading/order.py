@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from store.retrieval.reading.form import SUPERLATIVE
+from store.retrieval.reading.query import Order, Side
 from store.text.patterns import LazyPattern
 
 _ORDER = LazyPattern(
@@ -18,14 +19,14 @@ _RELATIVE = LazyPattern(
 )
 
 
-def take_relative(text: str) -> tuple[str, str | None]:
+def take_relative(text: str) -> tuple[str, Side | None]:
     found = _RELATIVE.search(text)
     if found is None:
         return text, None
-    return _RELATIVE.sub(" ", text), "after" if found["after"] else "before"
+    return _RELATIVE.sub(" ", text), Side.AFTER if found["after"] else Side.BEFORE
 # "count of PRs", "the number of merges": how the count is asked, not what is counted.
 COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\b")
-_ORDERS = {"earliest": "first", "first": "first", "oldest": "first"}
+_ORDERS = {"earliest": Order.FIRST, "first": Order.FIRST, "oldest": Order.FIRST}
 
 
 _BY_FILES = LazyPattern(r"\b(?:by\s+)?(?:the\s+)?(?:changed[\s-]+)?files?(?:[\s-]+(?:changed|touched|list|count))?\b")
@@ -35,7 +36,7 @@ _GAIN_WORDS = LazyPattern(rf"\b(?:{_GAIN_MEASURES}|throughput|ttft|tpot|latency)
 _GAIN_MEASURE = LazyPattern(rf"\b(?:{_GAIN_MEASURES})\b")
 
 
-def take_top(text: str) -> tuple[str, str | None]:
+def take_top(text: str) -> tuple[str, Order | None]:
     """The measure a superlative asks for (its words removed): "largest" (changed files; the size of a change,
     also what "the most important X change" is read by) or "gain" (the largest improvement a PR states)."""
     found = SUPERLATIVE.search(text)
@@ -44,17 +45,17 @@ def take_top(text: str) -> tuple[str, str | None]:
     rest = text[: found.start()] + " " + text[found.end() :]
     by_files = _BY_FILES.search(rest)
     if by_files:
-        return rest[: by_files.start()] + " " + rest[by_files.end() :], "largest"
+        return rest[: by_files.start()] + " " + rest[by_files.end() :], Order.LARGEST
     if _GAIN_WORDS.search(rest):
-        return _GAIN_MEASURE.sub(" ", rest), "gain"  # "the biggest decode speedup": of decode, by the gain stated
-    return rest, "largest"
+        return _GAIN_MEASURE.sub(" ", rest), Order.GAIN  # "the biggest decode speedup": of decode, by the gain stated
+    return rest, Order.LARGEST
 
 
-def take_order(text: str) -> tuple[str, str | None]:
+def take_order(text: str) -> tuple[str, Order | None]:
     """"the earliest merge", "the very last PR": which end of the range is asked for (its word removed)."""
     found = _ORDER.search(text)
     if found is None:
         return text, None
     word = next(name for name in ("order", "after", "end") if found[name])
     said = found[word].split()[0]
-    return text[: found.start(word)] + " " + text[found.end(word) :], _ORDERS.get(said, "last")
+    return text[: found.start(word)] + " " + text[found.end(word) :], _ORDERS.get(said, Order.LAST)

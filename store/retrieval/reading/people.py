@@ -5,7 +5,7 @@ import re
 from collections.abc import Callable
 
 from store.retrieval.reading.lookup import Lookup
-from store.retrieval.reading.query import BOTS, Person
+from store.retrieval.reading.query import BOTS, Person, Role
 from store.text.patterns import LazyPattern
 
 LOGIN = r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}(?:\[bot\])?"
@@ -17,7 +17,7 @@ _ROLE_LOGIN = LazyPattern(
     re.IGNORECASE,
 )
 # "PRs by X" are the PRs X wrote; "merged by X" are those X merged.
-_ROLES = {"merged": "merger", "by": "author", "from": "author"}
+_ROLES = {"merged": Role.MERGER, "by": Role.AUTHOR, "from": Role.AUTHOR}
 
 
 _BOT_MERGED = LazyPattern(
@@ -28,7 +28,7 @@ _BOT_MERGED = LazyPattern(
 
 
 def take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
-    def add(login: str, role: str) -> None:
+    def add(login: str, role: Role) -> None:
         if all(p.login.lower() != login.lower() for p in people):
             people.append(Person(login, role))
 
@@ -36,18 +36,18 @@ def take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
         known = lookup.login(m.group(1)) if lookup else None
         if known is None and m.group(1).lower() in _OWN_NAMES:
             return " "  # "@prdigest what merged?" typed as text: the bot addressed, not a person asked about
-        add(known or m.group(1), "any")
+        add(known or m.group(1), Role.ANY)
         return " "
 
     def by(m: re.Match[str]) -> str:
         known = lookup.login(m["login"]) if lookup else None
         if known is None:
             return m[0]  # "caused by preemption": not a person, keep the words
-        role = _ROLES.get(m["role"].split()[0].lower(), "author")
+        role = _ROLES.get(m["role"].split()[0].lower(), Role.AUTHOR)
         add(known, role)
         return " "
 
-    def in_role(role: str, kept: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
+    def in_role(role: Role, kept: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
         """A login said in a role ("njhill wrote", "nick hill (njhill)"): the person in it, and what `kept` keeps."""
 
         def take(m: re.Match[str]) -> str:
@@ -59,14 +59,14 @@ def take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
 
         return take
 
-    wrote = in_role("author", lambda m: f"{m['aux'] or ''} {m['verb']}")
-    merged = in_role("merger", lambda m: f"{m['what']} merged")
+    wrote = in_role(Role.AUTHOR, lambda m: f"{m['aux'] or ''} {m['verb']}")
+    merged = in_role(Role.MERGER, lambda m: f"{m['what']} merged")
 
     def bots(m: re.Match[str]) -> str:
-        add(BOTS, "merger")  # what is left out ("not counting what the bot merged") was taken before
+        add(BOTS, Role.MERGER)  # what is left out ("not counting what the bot merged") was taken before
         return " "
 
-    named = in_role("any", lambda m: " ")  # "nick hill (njhill)": the name goes with the login
+    named = in_role(Role.ANY, lambda m: " ")  # "nick hill (njhill)": the name goes with the login
     text = _NAME_THEN_LOGIN.sub(named, _BOT_MERGED.sub(bots, text))
     return _ROLE_LOGIN.sub(by, _MERGED.sub(merged, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text))))
 

@@ -2,15 +2,83 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import Enum, StrEnum
 
 from store.retrieval.reading.pointing import LEANS_BACK, NARROWS, PEOPLE_BACK, PICKS_AMONG, POINTS_BACK, continues
 from store.retrieval.reading.when import TimeRange
 
 
+class Intent(Enum):
+    """The shape of answer a question expects."""
+
+    YESNO = "yesno"  # "Yes: …" or "No PR …"
+    WHO = "who"  # the people, with their PRs
+    COUNT = "count"  # how many
+    HOWTO = "howto"  # the sentence that tells how
+    LIST = "list"  # "which PRs …", "show …"
+    LOOKUP = "lookup"  # anything else: what it is about
+
+
+class Relation(StrEnum):
+    """A link between PRs a question asks about; the values are the kinds of link the store records."""
+
+    REVERTS = "reverts"
+    FIXES = "fixes"  # a regression fix
+    FOLLOWS = "follows"  # a follow-up or a reland
+
+
+class Doubt(Enum):
+    """What a yes/no doubts, which a fix or a revert answers no."""
+
+    PERSISTS = "persists"  # "does X still crash?": a fix says no
+    KEPT = "kept"  # "did X stick?": a revert says no
+    NOW = "now"  # "is X on now?": a revert says no, and a reland after it yes
+    UNDONE = "undone"  # "is X still reverted?": a reland says no
+
+
+class Order(Enum):
+    """The one PR asked for among those asked about."""
+
+    FIRST = "first"  # the first to merge
+    LAST = "last"  # the last to merge
+    LARGEST = "largest"  # the most files changed
+    GAIN = "gain"  # the largest improvement stated
+
+
+class Tally(Enum):
+    """Who or what is counted for "the most": their PRs come first."""
+
+    AUTHOR = "author"
+    MERGER = "merger"
+    AREA = "area"
+
+
+class Side(Enum):
+    """Which side of the earlier question's time a follow-up asks about: "anything newer?", "his earlier work?"."""
+
+    AFTER = "after"
+    BEFORE = "before"
+
+
+class Role(Enum):
+    """What a person asked about did: wrote the PR, merged it, or either."""
+
+    ANY = "any"
+    AUTHOR = "author"
+    MERGER = "merger"
+
+
+class PRType(StrEnum):
+    """The report's two types of PR; the values are the store's."""
+
+    SUBSTANTIAL = "substantial"
+    TRIVIAL = "trivial"
+
+
 @dataclass(frozen=True)
 class Person:
     login: str
-    role: str  # "any" (author or merger), "author", "merger"
+    role: Role
 
 
 @dataclass(frozen=True)
@@ -35,12 +103,11 @@ class Question:
     numbers: list[int] = field(default_factory=list)
     concepts: list[Concept] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    pr_type: str | None = None  # "trivial" or "substantial" when the question names one
-    # "first" or "last": the one PR that merged first or last of those asked about; "largest" (most files changed) or
-    # "gain" (the largest improvement stated): the one PR that is most of it.
-    order: str | None = None
-    tally: str | None = None  # "author", "merger" or "area": who or what has the most PRs, whose PRs come first
-    linked: tuple[str, ...] = ()  # "what got reverted?", "was X relanded?": the kinds of link whose other side is asked
+    pr_type: PRType | None = None  # when the question names one
+    # The one PR that merged first or last of those asked about, or that is most of something.
+    order: Order | None = None
+    tally: Tally | None = None  # who or what has the most PRs, whose PRs come first
+    linked: tuple[Relation, ...] = ()  # "what got reverted?", "was X relanded?": the kinds of link whose other side is asked
     paths: list[str] = field(default_factory=list)  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     improves: bool = False  # "what cut TTFT?", "made ITL better": asks for PRs that state a gain in what it names
@@ -59,7 +126,7 @@ class Question:
     # "which of those …" in a thread: the earlier answer's PRs, the only ones this question may cite.
     within: list[int] = field(default_factory=list)
     # "anything newer?" ("after") or "his earlier work?" ("before"): the earlier question's time, from its other side.
-    relative: str | None = None
+    relative: Side | None = None
     besides: list[int] = field(default_factory=list)  # "what else did they land?": what the earlier answer cited
 
     @property
@@ -136,9 +203,9 @@ class Question:
         """
         merged = replace(self)
         if merged.time is None and earlier.time:
-            if self.relative == "after" and earlier.time.end:
+            if self.relative is Side.AFTER and earlier.time.end:
                 merged.time = TimeRange(earlier.time.end, None, "since then")
-            elif self.relative == "before" and earlier.time.start:
+            elif self.relative is Side.BEFORE and earlier.time.start:
                 merged.time = TimeRange(None, earlier.time.start, "before then")
         if merged.time is None:
             merged.time = earlier.time
@@ -177,7 +244,7 @@ class Question:
         roles = {person.role for person in self.people}
         logins = " or ".join(person.login for person in self.people)
         single_role = len(roles) == 1
-        verb = {"author": "authored", "merger": "merged"}.get(next(iter(roles), ""), "authored or merged")
+        verb = _ROLE_VERBS.get(next(iter(roles), Role.ANY), "authored or merged")
         parts = [f"{verb} by {logins}" if single_role else "merged"]
         if self.time:
             parts.append(self.time.label)
@@ -210,8 +277,11 @@ class Question:
         return " ".join(parts)
 
 
+_ROLE_VERBS = {Role.AUTHOR: "authored", Role.MERGER: "merged"}
+
+
 def describe_people(people: list[Person]) -> str:
-    by_role = {"any": "by", "author": "authored by", "merger": "merged by"}
+    by_role = {Role.ANY: "by", Role.AUTHOR: "authored by", Role.MERGER: "merged by"}
     return " or ".join(f"{by_role[person.role]} {person.login}" for person in people)
 
 

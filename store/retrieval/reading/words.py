@@ -5,7 +5,7 @@ from store.model import TYPES
 from store.retrieval.reading.lexicon import STOPWORDS
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.paths import path_words_at
-from store.retrieval.reading.query import Concept, Person, Question
+from store.retrieval.reading.query import Concept, Person, PRType, Question, Role
 from store.retrieval.reading.synonyms import longest_synonym, subwords, subwords_of, synonym_index, synonyms_of
 from store.text.patterns import LazyPattern
 from store.understanding import vocabulary
@@ -66,11 +66,11 @@ def take_words(
             login = lookup.full_name(word, words[i])
             if login:
                 if all(p.login.lower() != login.lower() for p in question.people):
-                    question.people.append(Person(login, "any"))
+                    question.people.append(Person(login, Role.ANY))
                 i += 1
                 continue
         if word in TYPES:  # the report's own two kinds of PR
-            question.pr_type = word
+            question.pr_type = PRType(word)
             continue
         if len(word) < 2 or word in stopwords or all(len(sub) < 2 for sub in subwords(word)):  # "i.e"
             continue
@@ -81,7 +81,7 @@ def take_words(
         login = lookup.login(word) if lookup and not word.isdigit() else None
         if login:
             if all(p.login.lower() != login.lower() for p in question.people):
-                question.people.append(Person(login, "any"))
+                question.people.append(Person(login, Role.ANY))
             continue
         said = subwords(word)
         if said and not all(sub in stopwords for sub in said):
