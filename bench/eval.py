@@ -54,11 +54,12 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.answers.answer import answer_question, read_in_thread  # noqa: E402
+from bot.answers.answer import Answer, answer_reading  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402
 from store.retrieval.search import search_shown  # noqa: E402
+from store.retrieval.thread import Reading, Turn, read_in_thread  # noqa: E402
 from store.sources.importer import import_file  # noqa: E402
 
 EVAL = ROOT / "tests" / "eval"
@@ -251,9 +252,12 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
     expected = set(item["expected"])
     # Earlier questions of the thread, as text or as {"q": text} (one writer wrote them so).
     history = [turn["q"] if isinstance(turn, dict) else turn for turn in item.get("history", [])]
-    question = read_in_thread(db, item["q"], history, repo, tz, now)
+    turns: list[Turn] = []
+    for earlier in history:  # the thread as it went: each earlier question answered in turn
+        turns.append(Turn(earlier, {repo: asked_in_thread(db, settings, repo, earlier, turns, now)[1].answered}))
+    reading, answer = asked_in_thread(db, settings, repo, item["q"], turns, now)
+    question = reading.asked
     found = search_shown(db, repo, question, limit=10).numbers
-    answer = answer_question(db, settings, item["q"], history=history, now=now, repo=repo)
     figures = {**search_figures(found, expected), **citation_figures(answer.citations, expected)}
     line_right = first_line_right(item, answer.text)
     false_empty = says_none_merged(db, repo, question, answer.text)
@@ -276,6 +280,14 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
             f"extra {extra}, missed {missed}; "
             f"first line: {answer.text.splitlines()[0][:160]!r}"
         )
+
+
+def asked_in_thread(
+    db, settings: Settings, repo: str, text: str, turns: list[Turn], now: datetime
+) -> tuple[Reading, Answer]:
+    """A question read after the turns of its thread, and its answer."""
+    reading = read_in_thread(db, text, turns, repo, settings.timezone, now)
+    return reading, answer_reading(db, settings, repo, reading)
 
 
 def main() -> None:

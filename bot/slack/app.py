@@ -22,7 +22,17 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.answers.commands import Reply, execute, help_text, is_slow, pr_reply
-from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
+from bot.answers.mentions import (
+    EMPTY_QUESTION,
+    LOOKING,
+    Replies,
+    apology,
+    keep_turn,
+    question_text,
+    replies_message,
+    reply_to,
+    start_turn,
+)
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
 from bot.runtime import Runtime
@@ -176,11 +186,21 @@ class Listeners:
             return  # Slack delivered this mention again; it is answered already
         placeholder = post(client, channel, thread_ts, text_message(LOOKING))
         try:
-            message = answer(self.runtime, question, history=history, channel=channel)
+            replies = reply_to(self.runtime, question, history=history, channel=channel)
+            message = replies_message(replies, self.runtime.settings.timezone)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
+        else:
+            self._keep_turn(channel, ts, replies)
         client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
+
+    def _keep_turn(self, channel: str, ts: str, replies: Replies) -> None:
+        """Keep what the question was read as and cited, for the thread's next one; the answer goes out regardless."""
+        try:
+            keep_turn(self.runtime, channel, ts, replies)
+        except Exception:  # the store may be locked or gone: the next question then reads this one again
+            log.exception("could not keep the answer to the mention %s/%s", channel, ts)
 
     def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
         if event.get("tab") != "home":

@@ -11,7 +11,7 @@ import json
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -26,10 +26,9 @@ from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, RISK_WEIGHT, gather, rarity
 from store.retrieval.exclusions import left_out
 from store.retrieval.fts import any_of, quoted, store_size
+from store.retrieval.reading.concepts import word_concept
 from store.retrieval.reading.parse import parse_question
-from store.retrieval.reading.query import BOTS, Concept, Order, Person, Phrases, PRType, Question, Role, Tally
-from store.retrieval.reading.synonyms import word_concept
-from store.retrieval.reading.typos import misspelt_filler
+from store.retrieval.reading.query import BOTS, Concept, Cues, Order, Person, Phrases, PRType, Query, Role, Tally
 from store.retrieval.reading.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
@@ -83,7 +82,7 @@ class Hit:
 class SearchResult:
     hits: list[Hit]
     note: str | None
-    question: Question  # what was searched for, after any relaxing
+    question: Query  # what was searched for, after any relaxing
     # How many PRs matched before the limit, counted up to COUNT_CAP; None for text
     # search, where counting every match would cost as much as ranking them.
     total: int | None
@@ -204,7 +203,7 @@ def search_prs(
     return search_shown(db, repo, read_question(db, query, repo, tz, now), limit)
 
 
-def search_shown(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchResult:
+def search_shown(db: Database, repo: str, asked: Query, limit: int = 10) -> SearchResult:
     """What a search shows: the PRs found, each followed by those on the other side of the links the question asks
     about ("what got reverted yesterday?" lists each revert with what it undid)."""
     result = search(db, repo, asked, limit)
@@ -213,13 +212,13 @@ def search_shown(db: Database, repo: str, asked: Question, limit: int = 10) -> S
     return replace(result, hits=_with_linked(db, repo, result.hits, asked.linked)[:limit])
 
 
-def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetime | None = None) -> Question:
+def read_question(db: Database, text: str, repo: str, tz: ZoneInfo, now: datetime | None = None) -> Query:
     # The repository's own name is in every path and says nothing.
     names = frozenset(part.lower() for part in repo.split("/"))
     return parse_question(text, tz, now, StoreLookup(db, repo), extra_stopwords=names, repo=repo)
 
 
-def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchResult:
+def search(db: Database, repo: str, asked: Query, limit: int = 10) -> SearchResult:
     """Run a parsed question: named PRs and their relations first, else filters and text, relaxed if empty."""
     limit = max(1, limit)
     missing = missing_note(db, repo, asked)
@@ -227,7 +226,7 @@ def search(db: Database, repo: str, asked: Question, limit: int = 10) -> SearchR
     if named:
         return SearchResult(named, missing, asked, len(named))
     # Nothing known about the numbers: search the rest of the question instead.
-    question = without_unknown_words(db, repo, replace(asked, numbers=[]))
+    question = without_unknown_words(db, repo, replace(asked, numbers=()))
     for attempt in _relaxations(question):
         near = question.time if attempt.time is None else None
         ordered = _ordered(attempt)
@@ -252,7 +251,7 @@ def _with_linked(db: Database, repo: str, hits: list[Hit], kinds: tuple[str, ...
     return list(found.values())
 
 
-def _ordered(question: Question) -> Callable[[list[Hit]], list[Hit]] | None:
+def _ordered(question: Query) -> Callable[[list[Hit]], list[Hit]] | None:
     """How PRs listed by filters alone are put in the order asked: the PRs of whoever has the most first ("who merged
     the most yesterday?"), the largest first, or the first to merge; None for newest first (or words, by relevance)."""
     if question.concepts:
@@ -267,12 +266,12 @@ def _ordered(question: Question) -> Callable[[list[Hit]], list[Hit]] | None:
     return None
 
 
-def _by_tally(hits: list[Hit], tally: Tally, excluded: list[str]) -> list[Hit]:
+def _by_tally(hits: list[Hit], tally: Tally, excluded: Sequence[str]) -> list[Hit]:
     counts = Counter(key for hit in hits for key in tally_keys(hit.pr, tally, excluded))
     return sorted(hits, key=lambda hit: -max((counts[key] for key in tally_keys(hit.pr, tally, excluded)), default=0))
 
 
-def tally_keys(pr: PullRequest, tally: Tally, excluded: list[str]) -> list[str]:
+def tally_keys(pr: PullRequest, tally: Tally, excluded: Sequence[str]) -> list[str]:
     """Who or what a PR counts for in a tally, leaving out the excluded."""
     keys = pr.areas if tally is Tally.AREA else [pr.merged_by or "" if tally is Tally.MERGER else pr.author]
     return [key for key in keys if key and not left_out(key, excluded)]
@@ -290,7 +289,7 @@ def _notes(*notes: str | None) -> str | None:
 # ---------------------------------------------------------------- named PRs
 
 
-def _named(db: Database, repo: str, question: Question, limit: int) -> list[Hit]:
+def _named(db: Database, repo: str, question: Query, limit: int) -> list[Hit]:
     hits: dict[int, Hit] = {}
     for number in question.numbers:
         pr = get_pr(db, repo, number)
@@ -307,7 +306,7 @@ def _named(db: Database, repo: str, question: Question, limit: int) -> list[Hit]
     return ordered[:limit]
 
 
-def missing_note(db: Database, repo: str, question: Question) -> str | None:
+def missing_note(db: Database, repo: str, question: Query) -> str | None:
     unknown = [n for n in question.numbers if get_pr(db, repo, n) is None]
     if not unknown:
         return None
@@ -315,7 +314,7 @@ def missing_note(db: Database, repo: str, question: Question) -> str | None:
     return f"{listed} {'is' if len(unknown) == 1 else 'are'} not in the store of {repo}."
 
 
-def without_unknown_words(db: Database, repo: str, question: Question, stands: bool = False) -> Question:
+def without_unknown_words(db: Database, repo: str, question: Query, stands: bool = False) -> Query:
     """Drop words no PR of the repository says ("ship", typos): they could only empty the answer.
 
     Kept when nothing would be left to search for, unless the caller knows that
@@ -323,19 +322,19 @@ def without_unknown_words(db: Database, repo: str, question: Question, stands: b
     known: list[Concept] = []
     unknown: list[Concept] = []
     concepts = _with_unsaid_phrases_split(db, repo, question.concepts)
-    question = replace(question, concepts=concepts)
+    question = replace(question, concepts=tuple(concepts))
     for concept in concepts:
         # Said only by what it is a kind of ("TPU" for "Ironwood"): no PR says it.
         found = _says_any(db, repo, tuple(p for p in concept.phrases.all if p not in concept.phrases.wider))
-        if not found and misspelt_filler(concept.said):
+        if not found and concept.misspelt_filler:
             continue  # "waht", "workin": a common word mistyped says nothing, and no note is owed
         (known if found else unknown).append(concept)
     if len(known) + len(unknown) < len(concepts) and not unknown:
-        return replace(question, concepts=known)
+        return replace(question, concepts=tuple(known))
     if not unknown or not (known or stands or question.has_filters or question.areas):
         return question  # nothing to drop, or nothing would be left to search for
     words = ", ".join(f'"{concept.said}"' for concept in unknown)
-    return replace(question, concepts=known, unknown=unknown, problems=[*question.problems, f"no PR mentions {words}"])
+    return replace(question, concepts=tuple(known), unknown=tuple(unknown), problems=(*question.problems, f"no PR mentions {words}"))
 
 
 def _says_any(db: Database, repo: str, phrases: tuple[str, ...]) -> bool:
@@ -343,7 +342,7 @@ def _says_any(db: Database, repo: str, phrases: tuple[str, ...]) -> bool:
     return row is not None
 
 
-def _with_unsaid_phrases_split(db: Database, repo: str, concepts: list[Concept]) -> list[Concept]:
+def _with_unsaid_phrases_split(db: Database, repo: str, concepts: Sequence[Concept]) -> list[Concept]:
     """A known phrase no PR says ("suffix decoding") is asked as its words: a PR may say them apart ("suffix-tree
     proposer for speculative decoding"), and what the phrase is a kind of would otherwise be all that is left."""
     split: list[Concept] = []
@@ -366,34 +365,32 @@ _SPLIT_FILLERS = frozenset({"the", "and", "for", "with", "from", "only", "into"}
 # ---------------------------------------------------------------- relaxing
 
 
-def _relaxations(question: Question) -> Iterable[Question]:
+def _relaxations(question: Query) -> Iterable[Query]:
     """The question, then with time dropped, then people, areas and paths: topic outlives constraints."""
     yield question
     current = question
-    drops: tuple[tuple[str, Callable[[Question], Question]], ...] = (
+    drops: tuple[tuple[str, Callable[[Query], Query]], ...] = (
         ("time", lambda q: replace(q, time=None)),
-        ("people", lambda q: replace(q, people=[])),
-        ("areas", lambda q: replace(q, areas=[])),
-        ("paths", lambda q: replace(q, paths=[])),
+        ("people", lambda q: replace(q, people=())),
+        ("areas", lambda q: replace(q, areas=(), area_phrases=(), area_same=())),
+        ("paths", lambda q: replace(q, paths=())),
     )
     for field, drop in drops:
         if getattr(current, field):
             current = drop(current)
-            if field == "areas":
-                current.area_phrases, current.area_same = [], []
             # Asked only for a time: what merged closest to it.
             if current.has_filters or current.has_topic or field == "time":
                 yield current
 
 
-def _relaxed_note(asked: Question, found: Question) -> str:
+def _relaxed_note(asked: Query, found: Query) -> str:
     return f"No PRs {asked.describe()}; showing the nearest matches ({found.describe()})."
 
 
 # ---------------------------------------------------------------- FTS expressions
 
 
-def _area_expression(question: Question) -> str | None:
+def _area_expression(question: Query) -> str | None:
     """In one of the areas, or naming it in the title, what changed or impact (not in risks or insights)."""
     if not question.areas:
         return None
@@ -401,7 +398,7 @@ def _area_expression(question: Question) -> str | None:
     return f"({{areas}} : {any_of(names)} OR {{title what_changed impact}} : {any_of(question.area_phrases or names)})"
 
 
-def _area_names(question: Question) -> list[str]:
+def _area_names(question: Query) -> list[str]:
     return [area_name(area) for area in question.areas]
 
 
@@ -410,7 +407,7 @@ def area_name(area: str) -> str:
     return " ".join(area.split("-"))
 
 
-def membership_expression(question: Question) -> str | None:
+def membership_expression(question: Query) -> str | None:
     """The FTS5 query for the PRs classified in the question's areas: in one area of each group named together."""
     if not question.areas:
         return None
@@ -418,7 +415,7 @@ def membership_expression(question: Question) -> str | None:
     return f"{{areas}} : ({joined})"
 
 
-def match_expression(question: Question) -> str | None:
+def match_expression(question: Query) -> str | None:
     """The loose FTS5 query: any area or any word of the topic (an area is then required apart)."""
     words = [p for concept in question.concepts for p in concept.phrases.all]
     area = _area_expression(question)
@@ -427,14 +424,14 @@ def match_expression(question: Question) -> str | None:
     return area or (any_of(words) if words else None)
 
 
-def strict_expression(question: Question) -> str | None:
+def strict_expression(question: Query) -> str | None:
     """The strict FTS5 query: in the areas AND saying something for every concept."""
     parts = [any_of(concept.phrases.all) for concept in question.concepts]
     area = _area_expression(question)
     return " AND ".join(([area] if area else []) + parts) or None
 
 
-def exact_expression(question: Question) -> str | None:
+def exact_expression(question: Query) -> str | None:
     """Every concept, and any area, in the asker's words or what means the same (areas then required apart).
 
     Scored on these words alone, so a PR in core that says "scheduler" comes
@@ -456,7 +453,7 @@ class _Stage:
     band: int  # 2: every concept in the asker's own words, 1: every concept, 0: some
 
 
-def _stages(question: Question) -> list[_Stage]:
+def _stages(question: Query) -> list[_Stage]:
     """Every concept (and area) as asked, then with synonyms, then the area (or any word) to fill up."""
     exact, strict, loose = exact_expression(question), strict_expression(question), match_expression(question)
     assert strict is not None and loose is not None
@@ -471,7 +468,7 @@ def _stages(question: Question) -> list[_Stage]:
     return stages
 
 
-def _find(db: Database, repo: str, question: Question, limit: int, near: TimeRange | None) -> tuple[list[Hit], int | None]:
+def _find(db: Database, repo: str, question: Query, limit: int, near: TimeRange | None) -> tuple[list[Hit], int | None]:
     """The best PRs for a question, and how many match when that is cheap to know (listings)."""
     if match_expression(question) is None:
         return _listing(db, repo, question, limit, near)
@@ -505,7 +502,7 @@ class _Topic:
     expression: str
 
 
-def _topics(question: Question) -> list[_Topic]:
+def _topics(question: Query) -> list[_Topic]:
     """The question's concepts, and each area it names as one more: an area grades PRs, it does not filter them."""
     topics = [_Topic(concept, any_of(concept.phrases.all)) for concept in question.concepts]
     for name in _area_names(question):
@@ -517,7 +514,7 @@ def _topics(question: Question) -> list[_Topic]:
     return topics
 
 
-def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit]:
+def _graded(db: Database, repo: str, question: Query, limit: int) -> list[Hit]:
     """PRs that say what was asked, graded by how much of it they say, weighted by how rare each word is.
 
     Candidates come from FTS5: first the PRs that say every topic, then those
@@ -552,7 +549,7 @@ def _graded(db: Database, repo: str, question: Question, limit: int) -> list[Hit
                 pool.setdefault(row["id"], (1, row["score"], row))
     if not pool:
         return []
-    groups = _alternatives(question.text, [topic.concept for topic in topics])
+    groups = _alternatives(question.cues, [topic.concept for topic in topics])
     grouped_weights = _grouped(weights, groups)
     strengths = gather(db, list(pool), [topic.concept for topic in topics], RISK_WEIGHT if question.about_risks else FIELD_WEIGHT)
     if question.paths:
@@ -583,17 +580,14 @@ def _coverage(strengths: list[float], weights: list[float], unsaid: int) -> floa
     return sum(s * w for s, w in zip(strengths, weights)) / total
 
 
-def _alternatives(text: str, concepts: list[Concept]) -> list[list[int]]:
+def _alternatives(cues: Cues, concepts: list[Concept]) -> list[list[int]]:
     """Concepts in groups: "whisper or audio", "eagle, mtp", "h100/h200" are one group that either word satisfies."""
     groups: list[list[int]] = []
-    lowered = text.lower()
     for index, concept in enumerate(concepts):
-        if groups and index > 0:
-            before = re.escape(concepts[index - 1].said.lower())
-            if re.search(rf"{before}\s{{0,3}}(?:,|/|\bor\b)\s{{0,3}}{re.escape(concept.said.lower())}", lowered):
-                groups[-1].append(index)
-                continue
-        groups.append([index])
+        if groups and index > 0 and cues.joined(concepts[index - 1].said.lower(), concept.said.lower()):
+            groups[-1].append(index)
+        else:
+            groups.append([index])
     return groups
 
 
@@ -605,7 +599,7 @@ def _grouped(values: list[float], groups: list[list[int]]) -> list[float]:
 class _Scope:
     """The time range and people a question keeps to."""
 
-    def __init__(self, db: Database, repo: str, question: Question) -> None:
+    def __init__(self, db: Database, repo: str, question: Query) -> None:
         self.db, self.repo, self.question = db, repo, question
         self.start, self.end = _span(question)
 
@@ -737,7 +731,7 @@ def _score_locally(db: Database, expression: str, ids: list[int], limit: int) ->
 _FROM = "prs_fts cross join prs on prs.id = prs_fts.rowid"
 
 
-def _span(question: Question) -> tuple[datetime | None, datetime | None]:
+def _span(question: Query) -> tuple[datetime | None, datetime | None]:
     return (question.time.start, question.time.end) if question.time else (None, None)
 
 
@@ -752,18 +746,18 @@ def _time_bounds(repo: str, start: datetime | None, end: datetime | None, table:
     return " and ".join(where), args
 
 
-def narrowing_condition(question: Question) -> tuple[str, list[str]]:
+def narrowing_condition(question: Query) -> tuple[str, list[str]]:
     """The people, paths, type and people left out that a question keeps to, as one SQL condition on `prs`."""
     return _all_of(people_condition(question), kept_condition(question))
 
 
-def kept_condition(question: Question) -> tuple[str, list[str]]:
+def kept_condition(question: Query) -> tuple[str, list[str]]:
     """Everything a question keeps to but time and people: paths, the type asked, the people it leaves out, and the
     earlier answer it picks among."""
     return _all_of(path_condition(question), type_condition(question), left_out_condition(question), within_condition(question))
 
 
-def within_condition(question: Question) -> tuple[str, list[str]]:
+def within_condition(question: Query) -> tuple[str, list[str]]:
     """Among the PRs a follow-up picks from ("which of those …"), and not those it asks beside ("what else …")."""
     return _all_of(
         ("prs.number in (select value from json_each(?))", [json.dumps(question.within)]) if question.within else ("", []),
@@ -776,11 +770,11 @@ def _all_of(*conditions: tuple[str, list[str]]) -> tuple[str, list[str]]:
     return " and ".join(where for where, _ in parts), [arg for _, args in parts for arg in args]
 
 
-def type_condition(question: Question) -> tuple[str, list[str]]:
+def type_condition(question: Query) -> tuple[str, list[str]]:
     return ("prs.type = ?", [question.pr_type]) if question.pr_type else ("", [])
 
 
-def left_out_condition(question: Question) -> tuple[str, list[str]]:
+def left_out_condition(question: Query) -> tuple[str, list[str]]:
     """Neither author nor merger is a person the question leaves out ("besides vllm-bot"), or a bot when it leaves bots out."""
     logins = [login for login in question.excluded if login != BOTS]
     where: list[str] = []
@@ -797,20 +791,20 @@ def _is_bot(column: str) -> str:
     return f"({column} like '%[bot]' or {column} like '%-bot' or {column} like '%\\_bot' escape '\\' or {column} = 'bot')"
 
 
-def path_condition(question: Question) -> tuple[str, list[str]]:
+def path_condition(question: Query) -> tuple[str, list[str]]:
     """A changed file's path holds one of the paths asked about (a folder, a file, a part of either), and none
     holds a path the question leaves out."""
     return _all_of(_files_holding(question.paths, ""), _files_holding(question.excluded_paths, "not "))
 
 
-def _files_holding(paths: list[str], negation: str) -> tuple[str, list[str]]:
+def _files_holding(paths: Sequence[str], negation: str) -> tuple[str, list[str]]:
     if not paths:
         return "", []
     either = " or ".join("instr(lower(value), ?) > 0" for _ in paths)
     return f"{negation}exists (select 1 from json_each(prs.files) where {either})", list(paths)
 
 
-def people_condition(question: Question) -> tuple[str, list[str]]:
+def people_condition(question: Query) -> tuple[str, list[str]]:
     either, args = [], []
     for person in question.people:
         for _, where, person_args in _person_conditions(person):
@@ -850,7 +844,7 @@ class _Arm:
     rank: int  # 0 before 1: a person's own PRs before those they only merged
 
 
-def _arms(question: Question) -> list[_Arm]:
+def _arms(question: Query) -> list[_Arm]:
     if not question.people:
         return [_Arm("", (), 0)]
     # What a person asked about in any role wrote comes before what they merged.
@@ -862,7 +856,7 @@ def _arms(question: Question) -> list[_Arm]:
 
 
 def _listing(
-    db: Database, repo: str, question: Question, limit: int, near: TimeRange | None
+    db: Database, repo: str, question: Query, limit: int, near: TimeRange | None
 ) -> tuple[list[Hit], int | None]:
     """PRs by time and people only: newest first, or nearest to `near` when the time was relaxed away."""
     if not question.has_filters and near is None:

@@ -1,4 +1,4 @@
-"""Questions asked by mention, per Slack thread, so follow-ups keep their context."""
+"""Questions asked by mention, per Slack thread, with what each was read as and cited, so follow-ups keep their context."""
 from __future__ import annotations
 
 import sqlite3
@@ -32,12 +32,17 @@ def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: st
     return True
 
 
-def earlier_questions(db: Database, channel: str, thread_ts: str, ts: str) -> list[str]:
-    """The questions asked in the thread before `ts`, oldest first."""
+def keep_answered(db: Database, channel: str, ts: str, answered: str) -> None:
+    """Keep what the mention at `ts` was read as and what its answer cited (store.retrieval.thread's JSON)."""
+    with write_transaction(db):
+        db.execute("update thread_turns set answered = ? where channel = ? and ts = ?", [answered, channel, ts])
+
+
+def earlier_turns(db: Database, channel: str, thread_ts: str, ts: str) -> list[tuple[str, str | None]]:
+    """The questions asked in the thread before `ts`, oldest first, each with what was kept of its answer (or None)."""
     rows = db.execute(
-        "select question from (select question, ts from thread_turns"
+        "select question, answered from (select question, answered, ts from thread_turns"
         " where channel = ? and thread_ts = ? and ts < ? order by ts desc limit ?) order by ts",
         [channel, thread_ts, ts, HISTORY_TURNS],
     ).fetchall()
-    return [row[0] for row in rows]
-
+    return [(row[0], row[1]) for row in rows]

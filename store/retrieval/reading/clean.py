@@ -28,6 +28,7 @@ def _as_typed_in_full(m: re.Match[str]) -> str:
 
 
 def clean(text: str) -> str:
+    """The text without Slack's markup, with its apostrophes and time words as meant."""
     text = _SLACK_MENTION.sub(" ", text)
     text = _SLACK_LINK.sub(r"\1", text)
     text = html.unescape(text)
@@ -38,7 +39,7 @@ def clean(text: str) -> str:
 
 # Who asks or what for, before a colon: "for my weekly update: how many …", "spec decode person here: any …".
 # And the bot's own name typed as text: "@prdigest is there …" asks "is there …".
-LEAD_IN = LazyPattern(
+_LEAD_IN = LazyPattern(
     r"^\W{0,3}(?:(?:for\s+(?:my|our|the|a|an)\s+[^:?]{1,40}|[^:?]{1,40}\s+here|fyi|context|q|question|quick\s+(?:one|q|question)"
     r"|random\s+q(?:uestion)?|curious)\s*:|@prdigest\b[,:]?)\s+(?=\S)",
     re.IGNORECASE,
@@ -46,7 +47,7 @@ LEAD_IN = LazyPattern(
 
 
 # Why it is asked, after the question: "which PRs touched envs.py? trying to figure out where new env vars came from".
-TRAILING_CONTEXT = LazyPattern(
+_TRAILING_CONTEXT = LazyPattern(
     r"\?\s+(?:i'?m\s+|we'?re\s+|just\s+)?(?:trying|asking|need|needed|because|bc|for\s+(?:my|our|a|the)|context|wondering"
     # "? looking at b580s for a lab", "? updating our client notes": what the asker is doing.
     r"|[a-z]{3,}ing\s+(?:our|my|a|the|at|on|for|to|some|weird)\b)\b.*$"
@@ -55,3 +56,8 @@ TRAILING_CONTEXT = LazyPattern(
     r"(?:trying|asking|need(?:ed)?\s+to|because|bc|context|wondering|writing|(?:we|i)\s+(?:run|use|have|need))\b.*$",
     re.IGNORECASE,
 )
+
+
+def plain_question(text: str) -> str:
+    """The question as asked: clean, on one line, without who asks and what for before it, or why after it."""
+    return _TRAILING_CONTEXT.sub("?", _LEAD_IN.sub("", " ".join(clean(text).split()), count=1), count=1)

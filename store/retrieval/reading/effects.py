@@ -42,19 +42,29 @@ def take_risk_words(text: str) -> tuple[str, bool]:
 # Words that say a change made something better ("improve TTFT", "bring TTFT down"): PRs say it in their own
 # words ("TTFT falls by 30%"), so only what got better is a topic.
 # Not inside a name: "all-reduce", "reduce-scatter" and "lowering" passes are topics.
-EFFECT_WORDS = LazyPattern(
+_EFFECT_WORDS = LazyPattern(
     r"(?<![\w-])(?:improv(?:e|es|ed|ing|ements?)|cut(?:s|ting)?|reduc(?:e|es|ed|tions?)|lower(?:s|ed)?|boost(?:s|ed|ing)?"
     r"|(?:bring|brings|brought|get|got)\s+(?:(?P<kept>\w+)\s+)?down|speed(?:s|ed)?\s+up|gains?|wins?|better)(?![\w-])"
 )
 
 
 # "which PR dropped --x?": the removing, not a topic.
-REMOVAL_WORDS = LazyPattern(r"(?<![\w-])(?:dropped|removed|deleted|killed|got\s+rid\s+of|ripped\s+out|took\s+out)(?![\w-])")
+_REMOVAL_WORDS = LazyPattern(r"(?<![\w-])(?:dropped|removed|deleted|killed|got\s+rid\s+of|ripped\s+out|took\s+out)(?![\w-])")
 # "where did --x (originally) come from?": asks which PR brought it in; the words say nothing of it.
-ORIGIN_WORDS = LazyPattern(r"\b(?:originally\s+)?(?:come|came|comes)\s+from\b")
+_ORIGIN_WORDS = LazyPattern(r"\b(?:originally\s+)?(?:come|came|comes)\s+from\b")
 # "how do I turn the image cache off?": how a thing is set, not what it is ("when thinking is switched off" is).
-SWITCHED = LazyPattern(
+_SWITCHED = LazyPattern(
     r"\b(?P<how>how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+|how\s+to\s+)(?:turn|switch|flip)\b"
     r"(?=(?:\s+[\w-]+){0,6}\s+(?:back\s+)?(?:on|off)\b)",
     re.IGNORECASE,
 )
+
+
+def take_effects(text: str) -> tuple[str, bool, bool]:
+    """The question without its words about what a change did; whether it asks for a gain ("what cut TTFT?"), and
+    whether for a removal ("which PR dropped --x?")."""
+    improves = bool(_EFFECT_WORDS.search(text))
+    removes = bool(_REMOVAL_WORDS.search(text))
+    text = _ORIGIN_WORDS.sub(" ", _REMOVAL_WORDS.sub(" ", text))
+    text = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", text)
+    return _SWITCHED.sub(lambda m: m["how"], text), improves, removes

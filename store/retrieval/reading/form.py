@@ -6,9 +6,8 @@ what was asked ("Yes: …", "ywang96 fixed it …", "27 PRs …") before the PRs
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from store.retrieval.reading.query import Doubt, Intent, Relation, Tally
+from store.retrieval.reading.query import Doubt, Intent, Query, Relation, Tally
 from store.text.patterns import LazyPattern
 
 # Questions are short; only their start is read for the form, and every repeat is bounded.
@@ -121,51 +120,8 @@ RELATION_TOPIC_WORDS = {
 }
 
 
-@dataclass(frozen=True)
-class Form:
-    kind: Intent
-    relation: Relation | None = None  # when the question asks about one
-    asks_other: bool = False  # about the PR on the other side of the relation from one it names
-    culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
-    tally: Tally | None = None  # who or what has the most PRs
-    doubt: Doubt | None = None  # what a yes/no doubts
-    # "which of those got reverted?": about the PRs the relation was done to, not those that did it.
-    passive: bool = False
-    # "all the reverts since march", "which PRs reverted something?": about the PRs that did it, not both sides.
-    doers: bool = False
-    # "which PR added X?", "the one where …": one PR is asked for, the one that says it best.
-    one: bool = False
-
-    @property
-    def asks_reverted(self) -> bool:
-        """Whether the reverted PRs answer beside their reverts: "what got reverted?" (not "all the reverts", nor
-        "how many reverts", which count the reverts)."""
-        return self.relation is Relation.REVERTS and bool(self.linked)
-
-    @property
-    def linked(self) -> tuple[Relation, ...]:
-        """The kinds of link whose other side is asked about too: "what got reverted?", "was X ever relanded?"."""
-        if self.relation is None or self.doers or self.kind is Intent.COUNT:
-            return ()
-        return answering(self.relation)
-
-    @property
-    def doubts_revert(self) -> bool:
-        """Whether a revert answers the question no: "did X stick?", "is X on now?"."""
-        return self.doubt in _REVERT_DOUBTS
-
-
-# A fix that names an earlier PR followed it up too: "did anything follow up on #N?" is answered by it.
-_ANSWERING = {Relation.FOLLOWS: (Relation.FOLLOWS, Relation.FIXES)}
-
-
-def answering(relation: Relation) -> tuple[Relation, ...]:
-    """The kinds of link that answer a question about `relation`."""
-    return _ANSWERING.get(relation, (relation,))
-
-
-def read_form(text: str) -> Form:
-    """The answer's shape for `text`, a question as typed (Slack markup already removed)."""
+def read_form(text: str) -> Query:
+    """The answer's shape for `text`, a question as typed (Slack markup already removed), as a Query of nothing else."""
     # An aside in parentheses ("which person (not the bot) merged the most?") is no part of the question's shape.
     head = " ".join(_ASIDE.sub(" ", (text or "")[:_HEAD_CHARS].lower()).split())
     relation = next((kind for kind, words in RELATION_WORDS.items() if words.search(head)), None)
@@ -186,7 +142,7 @@ def read_form(text: str) -> Form:
     else:
         kind = Intent.LOOKUP
     doubt = _doubt(head) if kind is Intent.YESNO else None
-    if doubt in _REVERT_DOUBTS:
+    if doubt is not None and doubt.of_a_revert:
         if relation not in (None, Relation.REVERTS):
             doubt = None  # "did the regression fix stick?" asks about the fix, answered as any yes/no
         relation = relation or Relation.REVERTS  # whether a change stuck, or stands now, is whether something reverted it
@@ -197,7 +153,10 @@ def read_form(text: str) -> Form:
     # "how do I …?" is answered by the one PR that tells how.
     one = kind is Intent.HOWTO or (kind in (Intent.LIST, Intent.LOOKUP) and bool(_ONE_PR.search(head)))
     doers = relation is Relation.REVERTS and not passive and bool(_REVERTS_NOUN.search(head) or _ACTIVE_REVERT.search(head))
-    return Form(kind, relation, asks_other, culprit, _tally(head, kind), doubt, passive, doers=doers, one=one)
+    return Query(
+        intent=kind, relation=relation, asks_other=asks_other, culprit=culprit, passive=passive, doers=doers, one=one,
+        doubt=doubt, tally=_tally(head, kind),
+    )
 
 
 _ONE_PR = LazyPattern(
@@ -231,8 +190,6 @@ _NOW = LazyPattern(
 )
 # "is the image cache still reverted?": a reland answers no, the revert alone yes.
 _UNDONE = LazyPattern(r"\bstill\s{1,3}(?:\w+\s{1,3})?(?:reverted|rolled\s{1,3}back|backed\s{1,3}out|removed|gone)\b")
-# The doubts a revert answers (no, or of "undone", yes).
-_REVERT_DOUBTS = (Doubt.KEPT, Doubt.NOW, Doubt.UNDONE)
 # "did the new default stick?": a revert answers no.
 _KEPT = LazyPattern(r"\bstick\b(?!\s{1,3}(?:to|with)\b)|\bstuck\s{1,3}around\b")
 

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
+from store.retrieval.reading.concepts import words_concept
 from store.retrieval.reading.lexicon import STOPWORDS
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.people import LOGIN
-from store.retrieval.reading.query import BOTS, Question
-from store.retrieval.reading.synonyms import subwords_of, synonym_index, words_concept
+from store.retrieval.reading.query import BOTS, Concept
+from store.retrieval.reading.synonyms import subwords_of, synonym_index
 from store.retrieval.reading.words import COMPOUND_FILLERS, area_nouns_after
 from store.text.patterns import LazyPattern
 from store.understanding.areas import resolve_area
@@ -144,57 +146,91 @@ def _area_of(words: list[str], repo: str | None) -> str | None:
 NamedLeftOut = tuple[tuple[str, ...], list[str]]
 
 
-def take_negated(text: str, repo: str | None, question: Question) -> tuple[str, list[NamedLeftOut]]:
-    """Areas the question leaves out, and other words it leaves out ("that isn't tool calling"); and each area
-    group left out with the words that named it."""
-    named: list[NamedLeftOut] = []
+@dataclass
+class LeftOut:
+    """What a question's negations leave out: area groups and words, with what could not be read of them."""
 
-    def leave_out(m: re.Match[str]) -> str:
+    areas: list[tuple[str, ...]] = field(default_factory=list)
+    words: list[Concept] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    named: list[NamedLeftOut] = field(default_factory=list)  # each area group left out, with the words that named it
+
+    def keep_asked(self, asked: list[str]) -> None:
+        """"kv connector prs that aren't nixl": an area both asked and left out is asked; the PRs saying the words that
+        named it as left out are left out."""
+        for group, said in self.named:
+            if group in self.areas and set(group) <= set(asked):
+                self.areas.remove(group)
+                self.words.append(words_concept(said))
+
+
+def take_negated(text: str, repo: str | None) -> tuple[str, LeftOut]:
+    """Areas the question leaves out, and other words it leaves out ("that isn't tool calling")."""
+    negations = _Negations(repo)
+    return _NEGATED.sub(negations.leave_out, text), negations.left_out
+
+
+class _Negations:
+    def __init__(self, repo: str | None) -> None:
+        self.repo = repo
+        self.left_out = LeftOut()
+
+    def leave_out(self, m: re.Match[str]) -> str:
+        """What of one negation is left in the text, once what it leaves out is taken."""
         if m["cue"].lower().endswith(("n't", "nt")) and not (m["rel"] or m["about"]):
             return m[0]  # "why isn't ROCm working": what is asked about, not left out
         words = m["words"].split()
-        groups, taken = _negated_areas(words, repo)
-        # "not CI or build changes": two words for one area leave it out once.
-        question.excluded_areas.extend(dict.fromkeys(g for g in groups if g not in question.excluded_areas))
-        named.extend((group, [w.strip(".,?!") for w in words[:taken]]) for group in groups)
-        if not taken:
-            cue = m["cue"].lower()
-            if cue in ("not", "non") and not m["about"]:
-                return m[0]  # "is not starting", "non-blocking": before a word that is no area, left to the words
-            said = _negated_words(words)
-            if cue in ("without", "skip", "skipping") or not said:
-                # "runs without errors": what is done without is no topic to leave out; saying so beats searching for it.
-                said = [word.strip(".,?!") for word in words[:2]]
-                question.problems.append(f'leaving out "{" ".join(said)}" is beyond what I can read; this is everything else asked')
-                return " " + " ".join(words[2:])
-            question.excluded_words.append(words_concept(said))
-            taken = len(said)
+        groups, taken = _negated_areas(words, self.repo)
         if groups:
-            taken += area_nouns_after([word.strip(".,?!").lower() for word in words[taken:]])  # "not for nvidia gpus"
-            # "not the doc typo stuff": the words between the areas and the noun say which of theirs, left out with them.
-            qualified = taken + len(_negated_words(words[taken:]))
-            if taken < qualified < len(words) and words[qualified].strip(".,?!").lower() in _NEGATED_NOUNS:
-                taken = qualified
+            self._add_areas(groups, words[:taken])
+            taken = self._after_areas(words, taken)
+        else:
+            kept = self._kept(m, words)
+            if kept is not None:
+                return kept
+            said = _negated_words(words)
+            self.left_out.words.append(words_concept(said))
+            taken = len(said)
         while taken < len(words) and words[taken].strip(".,?!").lower() in _NEGATED_NOUNS:
             taken += 1
         if groups and 0 < taken < len(words) and words[taken - 1].lower() in ("and", "or", "nor"):
             # "other than the tool-call and reasoning parsers": what follows the areas is left out too.
-            said = _negated_words(words[taken:])
-            if said:
-                question.excluded_words.append(words_concept(said))
-                taken += len(said)
+            taken += self._words(words[taken:])
         return " " + " ".join(words[taken:])
 
-    return _NEGATED.sub(leave_out, text), named
+    def _add_areas(self, groups: list[tuple[str, ...]], said: list[str]) -> None:
+        # "not CI or build changes": two words for one area leave it out once.
+        areas = self.left_out.areas
+        areas.extend(dict.fromkeys(g for g in groups if g not in areas))
+        self.left_out.named.extend((group, [w.strip(".,?!") for w in said]) for group in groups)
 
+    def _after_areas(self, words: list[str], taken: int) -> int:
+        """Past the areas: the nouns that only name them further ("not for nvidia gpus"), and the words between them and
+        such a noun, which say which of theirs ("not the doc typo stuff")."""
+        taken += area_nouns_after([word.strip(".,?!").lower() for word in words[taken:]])
+        qualified = taken + len(_negated_words(words[taken:]))
+        if taken < qualified < len(words) and words[qualified].strip(".,?!").lower() in _NEGATED_NOUNS:
+            return qualified
+        return taken
 
-def leave_out_words_of_asked_areas(question: Question, named: list[NamedLeftOut]) -> None:
-    """"kv connector prs that aren't nixl": an area both asked and left out is asked; the PRs saying the words that
-    named it as left out are left out."""
-    for group, said in named:
-        if group in question.excluded_areas and set(group) <= set(question.areas):
-            question.excluded_areas.remove(group)
-            question.excluded_words.append(words_concept(said))
+    def _kept(self, m: re.Match[str], words: list[str]) -> str | None:
+        """The text to keep when a negation names no area and leaves out no words it can read; None when it does."""
+        cue = m["cue"].lower()
+        if cue in ("not", "non") and not m["about"]:
+            return m[0]  # "is not starting", "non-blocking": before a word that is no area, left to the words
+        if cue in ("without", "skip", "skipping") or not _negated_words(words):
+            # "runs without errors": what is done without is no topic to leave out; saying so beats searching for it.
+            said = [word.strip(".,?!") for word in words[:2]]
+            self.left_out.problems.append(f'leaving out "{" ".join(said)}" is beyond what I can read; this is everything else asked')
+            return " " + " ".join(words[2:])
+        return None
+
+    def _words(self, words: list[str]) -> int:
+        """How many words open `words` as a topic left out; they are left out."""
+        said = _negated_words(words)
+        if said:
+            self.left_out.words.append(words_concept(said))
+        return len(said)
 
 
 def _negated_words(words: list[str]) -> list[str]:

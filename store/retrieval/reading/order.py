@@ -25,7 +25,7 @@ def take_relative(text: str) -> tuple[str, Side | None]:
         return text, None
     return _RELATIVE.sub(" ", text), Side.AFTER if found["after"] else Side.BEFORE
 # "count of PRs", "the number of merges": how the count is asked, not what is counted.
-COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\b")
+_COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\b")
 _ORDERS = {"earliest": Order.FIRST, "first": Order.FIRST, "oldest": Order.FIRST}
 
 
@@ -59,3 +59,8 @@ def take_order(text: str) -> tuple[str, Order | None]:
     word = next(name for name in ("order", "after", "end") if found[name])
     said = found[word].split()[0]
     return text[: found.start(word)] + " " + text[found.end(word) :], _ORDERS.get(said, Order.LAST)
+
+
+def without_counting(text: str) -> str:
+    """"count of PRs", "the number of merges": how the count is asked, not what is counted."""
+    return _COUNTING.sub(" ", text)

@@ -28,47 +28,53 @@ _BOT_MERGED = LazyPattern(
 
 
 def take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
-    def add(login: str, role: Role) -> None:
-        if all(p.login.lower() != login.lower() for p in people):
-            people.append(Person(login, role))
+    """The people the question asks about, added to `people`, taken out of its text."""
+    found = _People(lookup, people)
+    text = _NAME_THEN_LOGIN.sub(found.in_role(Role.ANY, lambda m: " "), _BOT_MERGED.sub(found.bots, text))
+    text = _WROTE.sub(found.in_role(Role.AUTHOR, lambda m: f"{m['aux'] or ''} {m['verb']}"), _AT_LOGIN.sub(found.at, text))
+    return _ROLE_LOGIN.sub(found.by, _MERGED.sub(found.in_role(Role.MERGER, lambda m: f"{m['what']} merged"), text))
 
-    def at(m: re.Match[str]) -> str:
-        known = lookup.login(m.group(1)) if lookup else None
+
+class _People:
+    def __init__(self, lookup: Lookup | None, people: list[Person]) -> None:
+        self.lookup, self.people = lookup, people
+
+    def add(self, login: str, role: Role) -> None:
+        if all(p.login.lower() != login.lower() for p in self.people):
+            self.people.append(Person(login, role))
+
+    def known(self, login: str) -> str | None:
+        return self.lookup.login(login) if self.lookup else None
+
+    def at(self, m: re.Match[str]) -> str:
+        known = self.known(m.group(1))
         if known is None and m.group(1).lower() in _OWN_NAMES:
             return " "  # "@prdigest what merged?" typed as text: the bot addressed, not a person asked about
-        add(known or m.group(1), Role.ANY)
+        self.add(known or m.group(1), Role.ANY)
         return " "
 
-    def by(m: re.Match[str]) -> str:
-        known = lookup.login(m["login"]) if lookup else None
+    def by(self, m: re.Match[str]) -> str:
+        known = self.known(m["login"])
         if known is None:
             return m[0]  # "caused by preemption": not a person, keep the words
-        role = _ROLES.get(m["role"].split()[0].lower(), Role.AUTHOR)
-        add(known, role)
+        self.add(known, _ROLES.get(m["role"].split()[0].lower(), Role.AUTHOR))
         return " "
 
-    def in_role(role: Role, kept: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
+    def in_role(self, role: Role, kept: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
         """A login said in a role ("njhill wrote", "nick hill (njhill)"): the person in it, and what `kept` keeps."""
 
         def take(m: re.Match[str]) -> str:
-            known = lookup.login(m["login"]) if lookup else None
+            known = self.known(m["login"])
             if known is None:
                 return m[0]
-            add(known, role)
+            self.add(known, role)
             return kept(m)
 
         return take
 
-    wrote = in_role(Role.AUTHOR, lambda m: f"{m['aux'] or ''} {m['verb']}")
-    merged = in_role(Role.MERGER, lambda m: f"{m['what']} merged")
-
-    def bots(m: re.Match[str]) -> str:
-        add(BOTS, Role.MERGER)  # what is left out ("not counting what the bot merged") was taken before
+    def bots(self, m: re.Match[str]) -> str:
+        self.add(BOTS, Role.MERGER)  # what is left out ("not counting what the bot merged") was taken before
         return " "
-
-    named = in_role(Role.ANY, lambda m: " ")  # "nick hill (njhill)": the name goes with the login
-    text = _NAME_THEN_LOGIN.sub(named, _BOT_MERGED.sub(bots, text))
-    return _ROLE_LOGIN.sub(by, _MERGED.sub(merged, _WROTE.sub(wrote, _AT_LOGIN.sub(at, text))))
 
 
 # "nick hill (njhill)": a person's name, then their login; the name is no topic.

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from store.retrieval.reading.query import Concept, Phrases
+from store.retrieval.reading.query import Phrases
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms
 from store.understanding import vocabulary
@@ -92,12 +92,3 @@ def synonyms_of(words: tuple[str, ...]) -> Phrases:
 def _holds_words(phrase: tuple[str, ...], words: tuple[str, ...]) -> bool:
     size = len(words)
     return any(phrase[i : i + size] == words for i in range(len(phrase) - size + 1))
-
-
-def words_concept(said: list[str]) -> Concept:
-    return Concept(" ".join(said), synonyms_of(subwords_of(said)))
-
-
-def word_concept(word: str) -> Concept:
-    """One word asked on its own, with what means the same."""
-    return words_concept([word])
