@@ -27,10 +27,12 @@ _ESCAPE = LazyPattern(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|
 # Keys and tokens as their services issue them, a bearer credential, and the user:password@ of a URL.
 # Every output is masked, PR text and summaries included, so prose must come through: "Bearer token auth"
 # names no credential (one holds a digit, one of _~+/= or an inner . or -), nor does ssh://git@host.
+# A scheme and a userinfo have bounded lengths: a run such as "a.a.a.…" in a PR body would otherwise be
+# read again from each of its words, in time that grows with the square of its length.
 _SECRETS = LazyPattern(
     r"(?P<keep>\bsk-|\bxox[a-z]-|\bxapp-|\bgh[pousr]_|\bgithub_pat_)[A-Za-z0-9_-]+"
     r"|(?P<bearer>\bBearer\s+)(?=[A-Za-z]*(?:[0-9_~+/=]|[.-][A-Za-z0-9]))[A-Za-z0-9._~+/=-]+"
-    r"|(?P<scheme>\b[a-z][a-z0-9+.-]*://)(?:[^/\s@:]*:[^/\s@]*|[^/\s@:]{20,})@"
+    r"|(?P<scheme>\b[a-z][a-z0-9+.-]{0,31}://)(?:[^/\s@:]{0,256}:[^/\s@]{0,256}|[^/\s@:]{20,256})@"
 )
 MASK = "***"
 # A configured value shorter than this is not masked by value: a local server's placeholder key ("EMPTY",
