@@ -14,6 +14,7 @@ from sqlite_utils import Database
 
 from bot.answers.empty_store import empty_store_notice
 from bot.config import ConfigError, Settings, parse_repos
+from bot.terminal.logs import log_to_stderr
 from bot.terminal.render import Style, render
 from store.db import StoreError, StoreMissing, open_db
 from store.text.errors import one_line
@@ -145,6 +146,7 @@ def cli(ctx: click.Context) -> None:
     """prdigest: what merged in a busy GitHub repository, as a daily report and answers.
 
     --db PATH goes before or after the command."""
+    log_to_stderr()  # before anything can log, so that every record is masked
     settings = Settings.from_env()
     # Registered once, before anything can store, log, post or print: every output masks them from here on.
     use_secrets(settings.secrets)
@@ -331,9 +333,8 @@ def channel_option(func):
 @pass_app(creates=False)
 def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
-    from bot.terminal.shell import Conversation, quiet_logging
+    from bot.terminal.shell import Conversation
 
-    quiet_logging()
     reply = Conversation(app.runtime(), channel).say(text)
     # Even the exact mrkdwn loses the control characters a PR title could use to drive the terminal.
     click.echo(neutralize(reply.text) if fmt == "mrkdwn" else render(reply.text, Style.for_stream(sys.stdout)))
@@ -346,10 +347,9 @@ def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
 @pass_app(creates=False)
 def shell(app: AppContext, channel: str | None) -> None:
     """Answer commands and @prdigest questions typed one per line, as the bot would in Slack."""
-    from bot.terminal.shell import prompted_lines, quiet_logging
+    from bot.terminal.shell import prompted_lines
     from bot.terminal.shell import shell as run_shell
 
-    quiet_logging()
     run_shell(app.runtime(), prompted_lines(), sys.stdout, sys.stderr, channel)
 
 

@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime
 
 import pytest
 from pr_factory import REPO, make_pr
 from servers.github_api import FakeGitHub, FakePull, Fault
 from servers.openai_api import FakeOpenAI, Recorded, Reply, summary_sections
+from servers.slack_api import FakeSlack, mention_event
+from servers.slack_api import Fault as SlackFault
+from slack_helpers import import_fixtures, serve_http
 
+from bot.terminal.logs import log_to_stderr
 from store.tables.prs import save_pr
 from store.text.safe import mask_secrets, use_secrets
 from store.understanding.summary import extractive_summary
@@ -17,6 +22,7 @@ from store.understanding.summary import extractive_summary
 LOCAL_KEY = "local-vllm-key-7Q2xZ9wL"
 CLASSIC_TOKEN = "3f9a0c1d5e7b2a4c6d8e0f1a2b3c4d5e6f7a8b9c"
 SIGNING = "b7c2e9f14d6a8035e1f2a3b4c5d6e7f8"
+SLACK_TOKEN = "slack-bot-token-7Kq2Xw9PmV"
 # What a model may repeat from what it saw: a key and a Slack token, by their shape.
 SHAPED = ("sk-proj-Zk29XcVbN7mQ", "xoxb-2241-99817-Jq8RtY")
 
@@ -118,3 +124,32 @@ def test_a_classic_github_token_echoed_by_github_is_not_printed(run_cli, db, mon
 @pytest.mark.parametrize("text", ["a." * 200_000, "http://" + "a:" * 100_000, "Bearer a" * 50_000, "x://" * 50_000])
 def test_crafted_text_cannot_stall_the_masking(hang_guard, text):
     assert mask_secrets(text)  # every PR body is masked before it is stored
+
+
+def test_every_librarys_log_records_are_masked(caplog, registered):
+    use_secrets([SLACK_TOKEN])
+    log_to_stderr()
+    libraries = ("slack_bolt.App", "slack_sdk.web.base_client", "waitress.queue", "httpx", "openai._base_client")
+    for name in libraries:
+        try:
+            raise RuntimeError(f"Slack answered {{'ok': False, 'token': '{SLACK_TOKEN}'}}")
+        except RuntimeError:
+            logging.getLogger(name).exception("%s failed with %s", name, SLACK_TOKEN)
+    assert all(f"{name} failed with ***" in caplog.text for name in libraries)
+    assert caplog.text.count("'token': '***'") == len(libraries) and SLACK_TOKEN not in caplog.text
+
+
+@pytest.mark.processes
+def test_a_token_echoed_in_slacks_error_replies_is_not_logged_by_serve(db, isolated_env):
+    import_fixtures(db)
+    echo = SlackFault(status=200, error=f"invalid_auth (token {SLACK_TOKEN} was revoked)")
+    with FakeSlack(bot_token=SLACK_TOKEN) as slack, FakeGitHub({REPO: []}) as github:
+        with serve_http(isolated_env, slack, SLACK_BOT_TOKEN=SLACK_TOKEN, PRDIGEST_REPOS=REPO,
+                        PRDIGEST_GITHUB_API_URL=github.url) as bot:
+            slack.fail("chat.update", echo)
+            slack.fail("chat.postMessage", None, echo)  # the placeholder goes through; the answer is refused
+            bot.send(*mention_event("<@UPRDIGEST> what merged on 2026-03-08?", ts="1730000000.000100"))
+            # A traceback's last line is the exception's: slack_sdk quotes Slack's reply there.
+            logged = "".join(bot.log_until(lambda lines: any("The server responded with" in line for line in lines),
+                                           "the refused answer logged"))
+    assert "invalid_auth (token *** was revoked)" in logged and SLACK_TOKEN not in logged

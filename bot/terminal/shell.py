@@ -75,24 +75,6 @@ class Conversation:
         return self.history[-1] if read_in_thread(db, question, self.history, repo, tz, now) != alone else None
 
 
-class _OneLine(logging.Formatter):
-    """Log records as one line each: what failed and why, never a traceback."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
-        if record.exc_info and record.exc_info[1] is not None:
-            exc = record.exc_info[1]
-            message += f" ({type(exc).__name__}: {exc})"
-        return f"prdigest: {record.levelname.lower()}: " + " ".join(message.split())
-
-
-def quiet_logging() -> None:
-    """Warnings on stderr, one line each, for the commands a person runs in a terminal."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(_OneLine())
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])
-
-
 def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None) -> None:
     """Answer lines until EOF or `quit`; every answer is the bot's Slack reply rendered for `out`."""
     talk = Conversation(runtime, channel)
