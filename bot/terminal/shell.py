@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO
@@ -16,6 +17,7 @@ from bot.messages.blocks import text_message
 from bot.runtime import Runtime
 from bot.terminal.render import Style, dim, render
 from store.retrieval.search import read_question
+from store.tables.threads import HISTORY_TURNS, kept_question
 from store.text.prose import typed
 
 log = logging.getLogger(__name__)
@@ -33,7 +35,10 @@ class Conversation:
 
     runtime: Runtime
     channel: str | None = None
-    history: list[str] = field(default_factory=list)
+    # A thread keeps what a Slack thread keeps (store.tables.threads): its last few questions, each cut to what is
+    # read. A long session then costs the same per question as a short one: the prompt and the reading of the
+    # thread stay the same size.
+    history: deque[str] = field(default_factory=lambda: deque(maxlen=HISTORY_TURNS))
     following: str | None = None  # the earlier question the last answer read its question as following
 
     def say(self, line: str) -> Reply:
@@ -62,7 +67,7 @@ class Conversation:
         except Exception:  # as in Slack: an apology, and the session goes on
             log.exception("could not answer %r", question)
             return Reply([apology()], error=True)
-        self.history.append(question)
+        self.history.append(kept_question(question))
         return Reply([message])
 
     def _followed(self, question: str) -> str | None:
