@@ -24,16 +24,19 @@ _UNSAFE = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # A whole escape sequence goes, not only its ESC: "ESC]0;title BEL" would otherwise leave "]0;title" behind.
 # CSI (colours, cursor moves), OSC (titles, links) and DCS/SOS/PM/APC strings, then any two-character escape.
 _ESCAPE = LazyPattern(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)")
-# Keys and tokens as their services issue them, a bearer credential, and the user:password@ of a URL.
-# Every output is masked, PR text and summaries included, so prose must come through: "Bearer token auth"
-# names no credential (one holds a digit, one of _~+/= or an inner . or -), nor does ssh://git@host.
-# A scheme and a userinfo have bounded lengths: a run such as "a.a.a.…" in a PR body would otherwise be
-# read again from each of its words, in time that grows with the square of its length.
-_SECRETS = LazyPattern(
-    r"(?P<keep>\bsk-|\bxox[a-z]-|\bxapp-|\bgh[pousr]_|\bgithub_pat_)[A-Za-z0-9_-]+"
-    r"|(?P<bearer>\bBearer\s+)(?=[A-Za-z]*(?:[0-9_~+/=]|[.-][A-Za-z0-9]))[A-Za-z0-9._~+/=-]+"
-    r"|(?P<scheme>\b[a-z][a-z0-9+.-]{0,31}://)(?:[^/\s@:]{0,256}:[^/\s@]{0,256}|[^/\s@:]{20,256})@"
+# Keys and tokens as their services issue them, and a bearer credential. Every output is masked, PR text and
+# summaries included, so prose must come through: "Bearer token auth" names no credential (one holds a
+# digit, one of _~+/= or an inner . or -).
+_TOKENS = LazyPattern(
+    r"(?P<kind>\bsk-|\bxox[a-z]-|\bxapp-|\bgh[pousr]_|\bgithub_pat_|\bBearer\s+)"
+    r"(?:(?<=-|_)[A-Za-z0-9_-]+|(?<=\s)(?=[A-Za-z]*(?:[0-9_~+/=]|[.-][A-Za-z0-9]))[A-Za-z0-9._~+/=-]+)"
 )
+# What every text holding such a token holds: most text holds none, and these tests are much quicker than
+# the pattern, which tries each of its alternatives at every word.
+_TOKEN_MARKS = ("sk-", "xox", "xapp-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "Bearer")
+# The user:password@ of a URL (or a long user alone: a token), read from its "://", so that the search is for
+# that string; ssh://git@host names no credential. Bounded, so that crafted text is read in linear time.
+_URL_CREDENTIALS = LazyPattern(r"://(?:[^/\s@:]{0,256}:[^/\s@]{0,256}|[^/\s@:]{20,256})@")
 MASK = "***"
 # A configured value shorter than this is not masked by value: a local server's placeholder key ("EMPTY",
 # "none") guards nothing, and masking it would turn every occurrence of a common word into ***.
@@ -48,7 +51,8 @@ class _Values:
     already passes through this module: registered here once, they need not be
     passed down to each of those places."""
 
-    pattern: re.Pattern[str] | None = None
+    forms: tuple[str, ...] = ()  # each value as it may be written: tested for first, as _TOKEN_MARKS are
+    pattern: re.Pattern[str] = re.compile("(?!)")
 
 
 def use_secrets(values: Iterable[str | None]) -> None:
@@ -61,8 +65,8 @@ def use_secrets(values: Iterable[str | None]) -> None:
         for form in (value, quote(value, safe=""), json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1])
     }
     # Longest first, so that a secret holding another is masked whole.
-    ordered = sorted(forms, key=lambda form: (-len(form), form))
-    _Values.pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+    _Values.forms = tuple(sorted(forms, key=lambda form: (-len(form), form)))
+    _Values.pattern = re.compile("|".join(map(re.escape, _Values.forms)) or "(?!)")
 
 
 def neutralize(text: str) -> str:
@@ -87,12 +91,12 @@ def to_json(value: Any, **options: Any) -> str:
 
 
 def mask_secrets(text: str) -> str:
-    """`text` with API keys, tokens and URL credentials replaced by *** with their kind still shown (sk-***),
-    then every configured secret (use_secrets), whatever its shape."""
-    text = _SECRETS.sub(_masked, text)
-    return text if _Values.pattern is None else _Values.pattern.sub(MASK, text)
-
-
-def _masked(match: re.Match[str]) -> str:
-    kept = match["keep"] or match["bearer"] or match["scheme"]
-    return f"{kept}{MASK}@" if match["scheme"] else f"{kept}{MASK}"
+    """`text` with API keys, tokens and URL credentials replaced by *** with their kind still shown (sk-***,
+    http://***@host), then every configured secret (use_secrets), whatever its shape."""
+    if any(mark in text for mark in _TOKEN_MARKS):
+        text = _TOKENS.sub(lambda match: match["kind"] + MASK, text)
+    if "://" in text:
+        text = _URL_CREDENTIALS.sub(f"://{MASK}@", text)
+    if _Values.forms and any(form in text for form in _Values.forms):
+        text = _Values.pattern.sub(MASK, text)
+    return text
