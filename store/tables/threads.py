@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from store.days import now_text
 from store.db import write_transaction
+from store.text.safe import mask_secrets
 
 # Enough context for a follow-up, short enough to keep prompts small.
 HISTORY_TURNS = 6
@@ -23,7 +24,7 @@ def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: st
                     "channel": channel,
                     "thread_ts": thread_ts,
                     "ts": ts,
-                    "question": question[:QUESTION_CHARS],
+                    "question": kept_question(question),
                     "created_at": now_text(),
                 }
             )
@@ -32,10 +33,16 @@ def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: st
     return True
 
 
+def kept_question(question: str) -> str:
+    """What a thread keeps of a question: as much as is read, with its secrets masked (people paste logs)."""
+    return mask_secrets(question)[:QUESTION_CHARS]
+
+
 def keep_answered(db: Database, channel: str, ts: str, answered: str) -> None:
-    """Keep what the mention at `ts` was read as and what its answer cited (store.retrieval.thread's JSON)."""
+    """Keep what the mention at `ts` was read as and what its answer cited (store.retrieval.thread's JSON), its
+    secrets masked as the question's are."""
     with write_transaction(db):
-        db.execute("update thread_turns set answered = ? where channel = ? and ts = ?", [answered, channel, ts])
+        db.execute("update thread_turns set answered = ? where channel = ? and ts = ?", [mask_secrets(answered), channel, ts])
 
 
 def earlier_turns(db: Database, channel: str, thread_ts: str, ts: str) -> list[tuple[str, str | None]]:
