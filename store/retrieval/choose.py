@@ -41,6 +41,7 @@ from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
+from store.understanding.vocabulary import cue
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
 MAX_LISTED = 50
@@ -185,12 +186,8 @@ _STATED_NUMBER = LazyPattern(
     r"|\bfrom\s(?P<low>\d+(?:\.\d+)?)\s?(?P<unit>[a-z]{1,3}\b)?\sto\s(?P<to>\d+(?:\.\d+)?)\s?(?P=unit)?",
     re.IGNORECASE,
 )
-_GAIN_BESIDE = LazyPattern(
-    r"\b(?:faster|speed[\s-]?ups?|higher|more|better|improv\w*|throughput|fewer|less|lower|reduc\w*|cuts?|drops?|falls?"
-    r"|rises?|gains?|ttft|tpot|itl|latency)\b",
-    re.IGNORECASE,
-)
-_LOSS_BESIDE = LazyPattern(r"\b(?:slower|worse|regress\w*)\b", re.IGNORECASE)
+# The words beside a stated number that make it a gain ("2.3x faster", "TTFT falls by 30%"), or a loss.
+_GAIN_BESIDE, _LOSS_BESIDE = cue("gain_beside"), cue("loss_beside")
 # How far from the number its words are read, before and after.
 _GAIN_WINDOW = 40
 

@@ -32,6 +32,7 @@ from store.retrieval.reading.query import BOTS, Concept, Cues, Order, Person, Ph
 from store.retrieval.reading.when import TimeRange
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.prose import atoms
+from store.understanding import vocabulary
 from store.understanding.relations import Link, related
 
 # bm25 weight per FTS column. A word in the title says most about a PR; the
@@ -348,7 +349,7 @@ def _with_unsaid_phrases_split(db: Database, repo: str, concepts: Sequence[Conce
     split: list[Concept] = []
     for concept in concepts:
         words = concept.said.split()
-        hyphenated = [part for part in re.split(r"[-_]", concept.said) if len(part) > 2 and part not in _SPLIT_FILLERS]
+        hyphenated = [part for part in re.split(r"[-_]", concept.said) if len(part) > 2 and part not in vocabulary.words("made_up_fillers")]
         if len(words) > 1 and concept.phrases.all != concept.phrases.same and not _says_any(db, repo, concept.phrases.same):
             split.extend(word_concept(word) for word in words)
         elif len(words) == 1 and len(hyphenated) > 2 and not _says_any(db, repo, concept.phrases.all):
@@ -357,9 +358,6 @@ def _with_unsaid_phrases_split(db: Database, repo: str, concepts: Sequence[Conce
         else:
             split.append(concept)
     return split
-
-
-_SPLIT_FILLERS = frozenset({"the", "and", "for", "with", "from", "only", "into"})
 
 
 # ---------------------------------------------------------------- relaxing

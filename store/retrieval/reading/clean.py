@@ -6,6 +6,7 @@ import re
 
 from store.retrieval.reading.typos import time_words_fixed
 from store.text.patterns import LazyPattern
+from store.understanding.vocabulary import cue
 
 # Slack sends <@U123> for mentions and <url|label> for links.
 _SLACK_MENTION = LazyPattern(r"<[@#!][^>]*>")
@@ -37,27 +38,11 @@ def clean(text: str) -> str:
     return time_words_fixed(text)
 
 
-# Who asks or what for, before a colon: "for my weekly update: how many …", "spec decode person here: any …".
-# And the bot's own name typed as text: "@prdigest is there …" asks "is there …".
-_LEAD_IN = LazyPattern(
-    r"^\W{0,3}(?:(?:for\s+(?:my|our|the|a|an)\s+[^:?]{1,40}|[^:?]{1,40}\s+here|fyi|context|q|question|quick\s+(?:one|q|question)"
-    r"|random\s+q(?:uestion)?|curious)\s*:|@prdigest\b[,:]?)\s+(?=\S)",
-    re.IGNORECASE,
-)
-
-
-# Why it is asked, after the question: "which PRs touched envs.py? trying to figure out where new env vars came from".
-_TRAILING_CONTEXT = LazyPattern(
-    r"\?\s+(?:i'?m\s+|we'?re\s+|just\s+)?(?:trying|asking|need|needed|because|bc|for\s+(?:my|our|a|the)|context|wondering"
-    # "? looking at b580s for a lab", "? updating our client notes": what the asker is doing.
-    r"|[a-z]{3,}ing\s+(?:our|my|a|the|at|on|for|to|some|weird)\b)\b.*$"
-    # After a comma or a dash too: "what did the cpu backend get, we run on xeons", "… — need to know what to rebuild".
-    r"|(?:[,;]|\s[\u2014\u2013-])\s+(?:i'?m\s+|we'?re\s+|just\s+)?"
-    r"(?:trying|asking|need(?:ed)?\s+to|because|bc|context|wondering|writing|(?:we|i)\s+(?:run|use|have|need))\b.*$",
-    re.IGNORECASE,
-)
+# Who asks or what for, before the question ("for my weekly update: …"), and why, after it ("…? trying to …").
+_LEAD_IN, _TRAILING_CONTEXT = cue("lead_in"), cue("trailing_context")
 
 
 def plain_question(text: str) -> str:
     """The question as asked: clean, on one line, without who asks and what for before it, or why after it."""
-    return _TRAILING_CONTEXT.sub("?", _LEAD_IN.sub("", " ".join(clean(text).split()), count=1), count=1)
+    plain = " ".join(clean(text).split())
+    return _TRAILING_CONTEXT.sub("?", _LEAD_IN.sub("", plain, count=1), count=1) if plain else plain

@@ -1,16 +1,14 @@
 """A concept: the words a question is about, what means the same, and what kind of words they are."""
 from __future__ import annotations
 
-import re
-
 from store.retrieval.reading.form import RELATION_TOPIC_WORDS, RELATION_WORDS
 from store.retrieval.reading.query import Concept, Phrases, Relation
 from store.retrieval.reading.synonyms import subwords_of, synonyms_of
 from store.retrieval.reading.typos import misspelt_filler
-from store.text.patterns import LazyPattern
+from store.understanding.vocabulary import cue
 
 # What a gain is stated in ("the largest TTFT cut", "the biggest decode speedup"), as opposed to what it is for.
-_METRIC = LazyPattern(r"\b(?:ttft|tpot|itl|latency|throughput|goodput|decod\w*|prefill|startup|memory)\b", re.IGNORECASE)
+_METRIC = cue("metric")
 
 
 def concept(said: str, phrases: Phrases) -> Concept:

@@ -1,53 +1,16 @@
 """What a question's own words say beyond its fields: how it leans on an earlier question of its thread ("and on
 ROCm?", "which of those …"), how it asks about PRs it names ("why was #N reverted?"), and what it joins as
-alternatives ("whisper or audio"). Read once, with the rest of the question."""
+alternatives ("whisper or audio"). Read once, with the rest of the question; the words are cues of the lexicon."""
 from __future__ import annotations
-
-import re
 
 from store.retrieval.reading.form import FIX_WORDS, RELATION_WORDS
 from store.retrieval.reading.query import Cues, Relation
 from store.text.patterns import LazyPattern
+from store.understanding.vocabulary import cue
 
-# Openings and words that lean on an earlier question.
-_OPENINGS = r"^\W*(?:and|also|plus|or|then|what\s+about|how\s+about|same\s+(?:for|on|in|with))\b"
-_CONTINUES = LazyPattern(_OPENINGS)
-_LEANS_BACK = LazyPattern(_OPENINGS + r"|\b(?:it|its|those|them|these|they|this\s+one|that\s+one|the\s+same|there)\b")
-
-
-# The PRs an earlier answer gave, pointed at: "it", "that one", "any of those".
-# "that" only as a pronoun ("was that reverted?", "any of that"), not as a relative ("anything that touched ROCm").
-_POINTS_BACK = LazyPattern(
-    r"\b(?:it|those|them|these|they|this\s+one|that\s+one)\b|\bof\s+that\b"
-    r"|^\W*(?:was|were|is|are|did|does|has|had)\s+that\b"
-)
-_THOSE = r"(?:those|them|these|that)"
-# "who merged the moe one?": one of them, named by what it is about.
-_NARROWS = LazyPattern(
-    rf"\b(?:of|among)\s+{_THOSE}\b|^\W*(?:just|only)\s+the\b|^\W*(?:which|what)\s+ones?\b|\bwhich\s+one\s+of\b"
-    r"|\bthe\s+(?!other\b|same\b|last\b|first\b|next\b|new\b|old\b|right\b|only\b)[\w-]+(?:\s+[\w-]+)?\s+one\b"
-)
-# Of those, the questions whose subject is the earlier PRs themselves: "which of those was the fix?", "any of
-# those a revert?" (not "what reverted any of those?", which asks for other PRs).
-_PICKS_AMONG = LazyPattern(
-    rf"^\W*(?:(?:which|what)(?:\s+one)?\s+of\s+{_THOSE}|(?:which|what)\s+ones?|(?:(?:is|are|was|were)\s+)?any\s+of\s+{_THOSE})\b"
-)
-_PEOPLE_BACK = LazyPattern(r"\b(?:they|he|she|him|her|hers|their|his)\b")
-# "who wrote the original?" after a revert or a follow-up: the PR it undid or followed.
-_ORIGINAL = LazyPattern(r"\boriginal\b", re.IGNORECASE)
-# "it", "that one": one PR, the first the earlier answer gave, and what it relates to.
-_ONE = LazyPattern(r"\b(?:it|this\s+one|that\s+one)\b", re.IGNORECASE)
-_ELSE = LazyPattern(r"\b(?:else|other|others)\b", re.IGNORECASE)
-
-# "what does #N do?": #N answers; what relates to it is told, as context ("tell me about #N" is its story).
-_ABOUT_NAMED = LazyPattern(
-    r"^\W*(?:what\s+(?:does|did|is|was)\s+|what'?s\s+|(?:summary|details|tl;?dr)\s+(?:of|for)\s+)?(?:#|pr\s*#?)?\d{2,7}\b"
-    r"(?:\s+(?:summary|details|tl;?dr|do|does|change|changes)\b|\W*$)",
-    re.IGNORECASE,
-)
-# "why was #N reverted?": about both sides of the relation, the named PR's story.
-_EXPLAINS = LazyPattern(r"^\W*(?:why|how|what\s+happened|tell|explain|summari[sz]e|what'?s\s+the\s+(?:story|deal))\b", re.IGNORECASE)
-_WHO_MERGED = LazyPattern(r"\bwho\s{1,3}merged\b")
+_CONTINUES, _LEANS_BACK, _POINTS_BACK, _NARROWS = cue("continues"), cue("leans_back"), cue("points_back"), cue("narrows")
+_PICKS_AMONG, _PEOPLE_BACK, _ORIGINAL, _ONE = cue("picks_among"), cue("people_back"), cue("original"), cue("one_back")
+_ELSE, _ABOUT_NAMED, _EXPLAINS, _WHO_MERGED = cue("besides_shown"), cue("about_named"), cue("explains"), cue("who_merged")
 # Where a question joins two things as alternatives: "whisper or audio", "eagle, mtp", "h100/h200".
 _JOINT = LazyPattern(r",|/|\bor\b")
 # At most this much space on either side of a joint.

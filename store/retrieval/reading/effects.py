@@ -4,31 +4,11 @@ from __future__ import annotations
 import re
 
 from store.text.patterns import LazyPattern
+from store.understanding.vocabulary import cue
 
-# Words that ask about risks rather than name a topic; "could"/"might" before a verb ask too, and the verb stays.
-_RISK_WORDS = LazyPattern(
-    r"\b(?:(?:as\s+)?(?:a\s+)?risks?|risky|riskiest|go(?:es)?\s+wrong|downsides?|drawbacks?|side[\s-]?effects?|caveats?"
-    r"|(?:known\s+)?limitations?|concerns?|dangers?|dangerous|call(?:s|ed)?\s+out"
-    # "warn that", "admit": a PR's own words about what could go wrong ("admit-short-prompts" is no admission).
-    r"|(?:warn(?:s|ed|ing)?|admit(?:s|ted)?)(?![\w-])(?:\s+(?:about|of|that)\b)?)\b"
-)
-# "which changes could break X", "changes that make outputs nondeterministic": what a change may bring about.
-_RISK_VERBS = LazyPattern(
-    r"\b(?:could|might|may)\s+(?=(?:break|slow|hurt|regress|affect|end\s+up|stop|fail|degrade|reject|reduce|lower|change|alter|throw|mess)\b)"
-    # Verbs that only bring about what follows ("could raise memory use"): what follows is the risk.
-    r"|\b(?:could|might|may)\s+(?:increase|cause|make|lead\s+to|start|raise|require|add|introduce|leave|take)\b"
-    r"|(?:(?<=\bchanges\s)|(?<=\bmerges\s))(?:that\s+)?(?:make|cause)\b"
-    # "anything that makes startup slower", but not "the change that makes decode nodes stop waiting" (what it does).
-    r"|(?<!\bchange\s)(?<!\bpr\s)(?<!\bone\s)(?<!\bfix\s)(?<!\bcommit\s)(?<!\bpatch\s)(?<!\bpull\s)(?<!\brequest\s)"
-    r"\b(?:that|which)\s+(?:makes?|causes?)\b"
-    # "need more host RAM", "eat extra GPU memory": a cost, which PRs state among their risks.
-    r"|\b(?:needs?|eats?|uses?|takes?(?:\s+up)?|costs?|consumes?|requires?)\s+(?=(?:more|extra|additional)\b(?!\s+than\b))"
-)
-# "the known risks of the new X flag": X is what the PRs are about, and their risks are what is shown.
-_RISKS_OF = LazyPattern(
-    r"\b(?:(?:known|main|potential|possible)\s+)?(?:risks?|downsides?|drawbacks?|caveats?|side[\s-]?effects?|limitations?|dangers?)"
-    r"\s+(?:of|with|from|in)\s+(?=(?:the|this|that|these|those|its|their)\b|#\d)"
-)
+# Words that ask about risks rather than name a topic, "could …" before what a change may bring about, and "the risks
+# of": what the PRs then are about.
+_RISK_WORDS, _RISK_VERBS, _RISKS_OF = cue("risk_words"), cue("risk_verbs"), cue("risks_of")
 
 
 def take_risk_words(text: str) -> tuple[str, bool]:
@@ -48,10 +28,8 @@ _EFFECT_WORDS = LazyPattern(
 )
 
 
-# "which PR dropped --x?": the removing, not a topic.
-_REMOVAL_WORDS = LazyPattern(r"(?<![\w-])(?:dropped|removed|deleted|killed|got\s+rid\s+of|ripped\s+out|took\s+out)(?![\w-])")
-# "where did --x (originally) come from?": asks which PR brought it in; the words say nothing of it.
-_ORIGIN_WORDS = LazyPattern(r"\b(?:originally\s+)?(?:come|came|comes)\s+from\b")
+# "which PR dropped --x?", "where did --x come from?": the removing and the coming, not topics.
+_REMOVAL_WORDS, _ORIGIN_WORDS = cue("removal_words"), cue("origin_words")
 # "how do I turn the image cache off?": how a thing is set, not what it is ("when thinking is switched off" is).
 _SWITCHED = LazyPattern(
     r"\b(?P<how>how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+|how\s+to\s+)(?:turn|switch|flip)\b"

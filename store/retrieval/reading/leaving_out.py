@@ -5,25 +5,22 @@ import re
 from dataclasses import dataclass, field
 
 from store.retrieval.reading.concepts import words_concept
-from store.retrieval.reading.lexicon import STOPWORDS
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.people import LOGIN
 from store.retrieval.reading.query import BOTS, Concept
 from store.retrieval.reading.synonyms import subwords_of, synonym_index
-from store.retrieval.reading.words import COMPOUND_FILLERS, area_nouns_after
+from store.retrieval.reading.words import area_nouns_after
 from store.text.patterns import LazyPattern
+from store.understanding import vocabulary
 from store.understanding.areas import resolve_area
+from store.understanding.vocabulary import Cue, cue
 
-# The words that leave something out, for people ("besides the bot") and areas or topics ("that isn't CI").
-_LEAVING_OUT = (
-    r"besides|except(?:\s+for)?|excluding|other\s+than|not\s+counting|apart\s+from|aside\s+from|ignoring|minus|leave\s+out|leaving(?:\s+out)?"
-    r"|without|unrelated\s+to|(?:had|has|have)\s+nothing\s+to\s+do\s+with|not|isn'?t|aren'?t|wasn'?t|weren'?t|non|skip(?:ping)?"
-)
 # One more person in a list: ", raj", "or the bot".
 _AND_ANOTHER = rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?(?P<other>{LOGIN})(?:'s)?\b"
 _ANOTHER = LazyPattern(_AND_ANOTHER, re.IGNORECASE)
-_EXCEPT = LazyPattern(
-    rf"\b(?:{_LEAVING_OUT})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:(?:by|from)\s+)?(?:the\s+)?@?(?P<login>{LOGIN})(?:'s)?\b"
+# {leaving_out}, the lexicon's words that leave something out ("besides", "not counting", "isn't").
+_EXCEPT = Cue(
+    rf"\b(?:{{leaving_out}})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:(?:by|from)\s+)?(?:the\s+)?@?(?P<login>{LOGIN})(?:'s)?\b"
     # "not merged by mthornbury or the bot", "not by vllm-bot, raj or evelyn": the others are left out too.
     rf"(?P<more>(?:{_AND_ANOTHER}){{0,4}})"
     # "feb 13 merges that vllm-bot didn't merge": the person before the negated verb.
@@ -66,40 +63,20 @@ def take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str:
     return _EXCEPT.sub(leave_out, _BOT_MERGES_LEFT_OUT.sub(leave_out_bots, text))
 
 
-# "not counting what the bot merged", "PRs not bot-merged", "don't show the bot merged ones", "bots excluded":
-# every bot is left out.
-_BOT_MERGES_LEFT_OUT = LazyPattern(
-    rf"\b(?:{_LEAVING_OUT}|don'?t\s+(?:show|count|include))\s+(?:(?:what|anything|the\s+ones?|ones?|prs)\s+)?"
-    r"(?:the\s+)?(?:merge\s+)?bots?[\s-]+merged\b(?:\s+ones?)?"
-    r"|\b(?:the\s+)?bots?\s+(?:excluded|left\s+out|aside|not\s+counted)\b",
-    re.IGNORECASE,
-)
-
-
-# People said to be human, or not bots: "merged by a human", "which human maintainer", "non-bot authors".
-_HUMANS = LazyPattern(
-    r"\bby\s+(?:an?\s+)?(?:actual\s+|real\s+)?humans?\b(?!-)"
-    r"|\b(?:which|what|the|a)\s+humans?\s+(?:maintainers?|authors?|mergers?|reviewers?|contributors?|people|merged|wrote)\b"
-    r"|\bwhich\s+humans?\b(?!-)|\bnon-?bots?\b",
-    re.IGNORECASE,
-)
-# "not written by a human", "not counting humans": a negation just before reverses what it says.
-_NEGATION_BEFORE = LazyPattern(r"\b(?:not|never|counting|excluding|except|besides|without)\b[^.?!,;]{0,25}$", re.IGNORECASE)
+# "not counting what the bot merged", "bots excluded": every bot is left out. "merged by a human", "non-bot authors":
+# people said to be human; unless a negation just before reverses it ("not written by a human").
+_BOT_MERGES_LEFT_OUT, _HUMANS, _NEGATION_BEFORE = cue("bot_merges_left_out"), cue("humans"), cue("negation_before")
 
 
 # "not about CI", "that isn't ROCm CI", "besides docs": the areas (or words) after it are left out.
-_NEGATED = LazyPattern(
+_NEGATED = Cue(
     r"(?P<rel>\b(?:that|which|who)\s+(?:(?:is|are|was|were)\s+)?)?"
-    rf"\b(?P<cue>{_LEAVING_OUT})"
+    r"\b(?P<cue>{leaving_out})"
     r"(?P<about>\s+(?:about|in|for|from|part\s+of|related\s+to))?"
     r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about|tagged|labell?ed|marked)\s+)*"
     # The words left out, up to the next that leaves something out ("non-nvidia work, leaving out rocm").
-    rf"(?P<words>[\w.+/-]+(?:,?\s+(?!(?:{_LEAVING_OUT})\b)[\w.+/-]+){{0,4}})",
+    r"(?P<words>[\w.+/-]+(?:,?\s+(?!(?:{leaving_out})\b)[\w.+/-]+){0,4})",
     re.IGNORECASE,
-)
-# What may follow the areas left out without being a topic of its own: "that aren't CI fixes".
-_NEGATED_NOUNS = frozenset(
-    {"fix", "fixes", "change", "changes", "pr", "prs", "stuff", "work", "one", "ones", "things", "related", "only"}
 )
 # Words left out that are no area: at most this many, up to the first word that is no topic.
 _NEGATED_WORDS = 3
@@ -138,7 +115,7 @@ def _area_of(words: list[str], repo: str | None) -> str | None:
     if len(words) > 1 or "-" not in said:
         return resolve_area(said, repo)
     return resolve_area(said, repo) or resolve_area(
-        " ".join(p for p in said.split("-") if p not in STOPWORDS and p not in COMPOUND_FILLERS), repo
+        " ".join(p for p in said.split("-") if p not in vocabulary.stopwords() and p not in vocabulary.words("compound_fillers")), repo
     )
 
 
@@ -191,7 +168,7 @@ class _Negations:
             said = _negated_words(words)
             self.left_out.words.append(words_concept(said))
             taken = len(said)
-        while taken < len(words) and words[taken].strip(".,?!").lower() in _NEGATED_NOUNS:
+        while taken < len(words) and words[taken].strip(".,?!").lower() in vocabulary.words("negated_nouns"):
             taken += 1
         if groups and 0 < taken < len(words) and words[taken - 1].lower() in ("and", "or", "nor"):
             # "other than the tool-call and reasoning parsers": what follows the areas is left out too.
@@ -209,7 +186,7 @@ class _Negations:
         such a noun, which say which of theirs ("not the doc typo stuff")."""
         taken += area_nouns_after([word.strip(".,?!").lower() for word in words[taken:]])
         qualified = taken + len(_negated_words(words[taken:]))
-        if taken < qualified < len(words) and words[qualified].strip(".,?!").lower() in _NEGATED_NOUNS:
+        if taken < qualified < len(words) and words[qualified].strip(".,?!").lower() in vocabulary.words("negated_nouns"):
             return qualified
         return taken
 
@@ -238,7 +215,7 @@ def _negated_words(words: list[str]) -> list[str]:
     said: list[str] = []
     for word in words[:_NEGATED_WORDS]:
         bare = word.strip(".,?!").lower()
-        if not bare or bare in STOPWORDS or (bare in _NEGATED_NOUNS and not _names_one_thing([*said, bare])):
+        if not bare or bare in vocabulary.stopwords() or (bare in vocabulary.words("negated_nouns") and not _names_one_thing([*said, bare])):
             break  # "not ROCm fixes" leaves ROCm out; "not bug fixes" leaves out bug fixes
         said.append(bare)
         if word[-1:] in ".,?!":

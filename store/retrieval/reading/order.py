@@ -4,6 +4,7 @@ from __future__ import annotations
 from store.retrieval.reading.form import SUPERLATIVE
 from store.retrieval.reading.query import Order, Side
 from store.text.patterns import LazyPattern
+from store.understanding.vocabulary import cue
 
 _ORDER = LazyPattern(
     r"\b(?:the\s+)?(?:very\s+)?(?P<order>earliest|first|last|latest|final|most\s+recent|newest|oldest)(?:\s+[\w.-]+){0,3}?\s+"
@@ -25,15 +26,13 @@ def take_relative(text: str) -> tuple[str, Side | None]:
         return text, None
     return _RELATIVE.sub(" ", text), Side.AFTER if found["after"] else Side.BEFORE
 # "count of PRs", "the number of merges": how the count is asked, not what is counted.
-_COUNTING = LazyPattern(r"\b(?:the\s+)?(?:total\s+)?(?:count|number|tally)\s+of\b")
+_COUNTING = cue("counting")
 _ORDERS = {"earliest": Order.FIRST, "first": Order.FIRST, "oldest": Order.FIRST}
 
 
-_BY_FILES = LazyPattern(r"\b(?:by\s+)?(?:the\s+)?(?:changed[\s-]+)?files?(?:[\s-]+(?:changed|touched|list|count))?\b")
-# What a PR says it gained: "2.3x faster", "40% lower TTFT". The metrics are what gained; the rest only say it did.
-_GAIN_MEASURES = r"speed[\s-]?ups?|faster|improvements?|gains?|wins?|reductions?|savings?|drops?|cuts?|multipliers?"
-_GAIN_WORDS = LazyPattern(rf"\b(?:{_GAIN_MEASURES}|throughput|ttft|tpot|latency)\b")
-_GAIN_MEASURE = LazyPattern(rf"\b(?:{_GAIN_MEASURES})\b")
+# "the biggest PR by files changed"; and what a gain is stated in ("the largest TTFT cut"), and the words that only
+# say there was one.
+_BY_FILES, _GAIN_WORDS, _GAIN_MEASURE = cue("by_files"), cue("gain_words"), cue("gain_measure")
 
 
 def take_top(text: str) -> tuple[str, Order | None]:

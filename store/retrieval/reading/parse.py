@@ -17,7 +17,6 @@ from store.retrieval.reading.cues import cues_of
 from store.retrieval.reading.effects import take_effects, take_risk_words
 from store.retrieval.reading.form import read_form
 from store.retrieval.reading.leaving_out import take_excluded, take_negated
-from store.retrieval.reading.lexicon import STOPWORDS
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.numbers import take_numbers
 from store.retrieval.reading.order import take_order, take_relative, take_top, without_counting
@@ -29,6 +28,8 @@ from store.retrieval.reading.when import read_time
 from store.retrieval.reading.words import Found, Words, take_words, words_of
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, stem
+from store.understanding import vocabulary
+from store.understanding.vocabulary import cue
 
 # Longer text is cut: each word may cost a lookup, and a question is short.
 MAX_QUESTION_CHARS = 600
@@ -56,10 +57,7 @@ def _said_by_paths(phrases: list[str], paths: list[str]) -> bool:
 
 
 # "in the whole store", "of all time": no time, said outright.
-_WHOLE_STORE = LazyPattern(
-    r"\b(?:in|across|from)\s+(?:the\s+)?(?:whole|entire)\s+(?:store|history|db|database)\b|\bof\s+all\s+time\b|\ball[\s-]time\b",
-    re.IGNORECASE,
-)
+_WHOLE_STORE = cue("whole_store")
 
 
 def parse_question(
@@ -77,14 +75,14 @@ def parse_question(
         now = now.replace(tzinfo=tz)
     # Slack markup is undone on a bounded prefix: a question is short, a pasted log is not read whole.
     cleaned = plain_question((text or "")[: 4 * MAX_QUESTION_CHARS])
-    shape = read_form(cleaned)
     if not cleaned:
-        return shape  # an empty question holds nothing to read, and reading it costs a process's start
+        return Query()  # an empty question holds nothing to read, and reading it costs a process's start
+    shape = read_form(cleaned)
     problems = []
     if len(cleaned) > MAX_QUESTION_CHARS or len(text or "") > 4 * MAX_QUESTION_CHARS:
         # A pasted log is not a question; its start says what it is about.
         problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
-    reader = _Reader(tz, now, lookup, STOPWORDS | extra_stopwords, repo, problems)
+    reader = _Reader(tz, now, lookup, vocabulary.stopwords() | extra_stopwords, repo, problems)
     return replace(shape, cues=cues_of(cleaned), **reader.read(cleaned[:MAX_QUESTION_CHARS]))
 
 

@@ -26,14 +26,12 @@ _UNTOUCHED = LazyPattern(
     r"\s+(?:any(?:thing)?\s+)?(?:(?:under|in)\s+)?(?:the\s+)?(?P<what>[\w./-]+)(?:\s+files?)?",
     re.IGNORECASE,
 )
-# Words for the folders people most often mean.
-_FOLDER_WORDS = {"test": "tests/", "tests": "tests/", "doc": "docs/", "docs": "docs/", "documentation": "docs/"}
 
 
 def take_untouched(text: str, excluded_paths: list[str]) -> str:
     def leave_out(m: re.Match[str]) -> str:
         what = m["what"].lower()
-        path = _FOLDER_WORDS.get(what) or (what if _PATH.fullmatch(what) else None)
+        path = vocabulary.folders().get(what) or (what if _PATH.fullmatch(what) else None)
         if path is None:
             return m[0]
         if path not in excluded_paths:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.query import BOTS, Person, Role
 from store.text.patterns import LazyPattern
+from store.understanding import vocabulary
+from store.understanding.vocabulary import cue
 
 LOGIN = r"[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,38}(?:\[bot\])?"
-# The bot's own names, as people address it in plain text.
-_OWN_NAMES = frozenset({"prdigest", "bot"})
 _AT_LOGIN = LazyPattern(rf"(?<![\w.@])@({LOGIN})", re.IGNORECASE)
 _ROLE_LOGIN = LazyPattern(
     rf"\b(?P<role>merged\s+by|authored\s+by|written\s+by|opened\s+by|created\s+by|submitted\s+by|sent\s+by|by|from)\s+@?(?P<login>{LOGIN})(?:'s)?\b",
@@ -20,11 +20,8 @@ _ROLE_LOGIN = LazyPattern(
 _ROLES = {"merged": Role.MERGER, "by": Role.AUTHOR, "from": Role.AUTHOR}
 
 
-_BOT_MERGED = LazyPattern(
-    r"\bmerged\s+by\s+(?:the\s+)?(?:merge\s+)?bots?\b|\b(?:the\s+)?(?:merge\s+)?bots?\s+merged\b"
-    r"|\bdid\s+the\s+(?:merge\s+)?bot\s+merge\b|\bbot[\s-]merge[sd]\b",
-    re.IGNORECASE,
-)
+# "merged by the bot", "the bot merged": what a bot merged.
+_BOT_MERGED = cue("bot_merged")
 
 
 def take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
@@ -48,7 +45,7 @@ class _People:
 
     def at(self, m: re.Match[str]) -> str:
         known = self.known(m.group(1))
-        if known is None and m.group(1).lower() in _OWN_NAMES:
+        if known is None and m.group(1).lower() in vocabulary.words("bot_names"):
             return " "  # "@prdigest what merged?" typed as text: the bot addressed, not a person asked about
         self.add(known or m.group(1), Role.ANY)
         return " "

@@ -1,8 +1,7 @@
-"""What means the same as a question's words: the synonym groups of synonyms.toml and of vLLM's vocabulary."""
+"""What means the same as a question's words: the synonym groups of the lexicon (store/understanding/vocabulary.toml)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from store.retrieval.reading.query import Phrases
@@ -36,18 +35,12 @@ class _SynonymGroup:
         return (said,), self.terms
 
 
-@cache
 def synonym_specs() -> list[dict[str, Any]]:
-    """The groups of synonyms.toml and of vLLM's vocabulary."""
-    # Imported here: only a question with words in it reads the synonyms.
-    import tomllib
-    from importlib import resources
-
-    text = resources.files("store.retrieval").joinpath("synonyms.toml").read_text(encoding="utf-8")
-    return list(tomllib.loads(text)["group"]) + vocabulary.groups()
+    """The synonym groups of the lexicon."""
+    return vocabulary.groups()
 
 
-@cache
+@vocabulary.cached
 def synonym_index() -> dict[tuple[str, ...], list[_SynonymGroup]]:
     """Every term and narrower term, as its subwords, to the groups that hold it."""
     index: dict[tuple[str, ...], list[_SynonymGroup]] = {}
@@ -62,7 +55,7 @@ def synonym_index() -> dict[tuple[str, ...], list[_SynonymGroup]]:
     return index
 
 
-@cache
+@vocabulary.cached
 def longest_synonym() -> int:
     return max(len(term) for term in synonym_index())
 

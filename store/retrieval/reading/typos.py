@@ -2,28 +2,17 @@
 from __future__ import annotations
 
 import re
-from functools import cache
 
-from store.retrieval.reading.lexicon import STOPWORDS
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.synonyms import synonym_specs
 from store.text.patterns import LazyPattern
+from store.understanding import vocabulary
 from store.understanding.areas import aliases as area_aliases
 
 
 def misspelt_filler(word: str) -> bool:
     """Whether `word` is a common question word typed with one slip ("waht", "whcih", "chnages", "workin")."""
-    return len(word) >= 4 and word not in STOPWORDS and any(one_slip(word, filler) for filler in _OFTEN_MISTYPED)
-
-
-# The question words people type fast; a word one slip from these is taken as one of them. Short words and
-# rarer fillers are left out: one slip from "who" or "made" is too many real words ("mode", "wasm").
-_OFTEN_MISTYPED = (
-    "what", "which", "when", "where", "anything", "anyone", "anybody", "something", "someone", "change", "changes",
-    "changed", "merged", "landed", "working", "happened", "between", "please", "about", "there", "these", "those",
-    "yesterday", "today", "recent", "recently", "lately", "related", "thanks", "work", "worked", "things",
-    "everything",
-)
+    return len(word) >= 4 and word not in vocabulary.stopwords() and any(one_slip(word, filler) for filler in vocabulary.words("often_mistyped"))
 
 
 def one_slip(typed: str, meant: str) -> bool:
@@ -49,19 +38,19 @@ _LONG_WORD = LazyPattern(r"(?<![\w/.-])[a-z]{4,16}(?![\w/.-])", re.IGNORECASE)
 _TOPIC_WORD_MIN = 6
 
 
-@cache
+@vocabulary.cached
 def _topic_words() -> tuple[str, ...]:
     """The long words of area names and of every synonym group, in order (the first near one wins, every time)."""
     names = [*area_aliases(), *(term for spec in synonym_specs() for key in ("terms", "narrower") for term in spec.get(key, []))]
     return tuple(sorted({word for name in names for word in re.findall(r"[a-z]+", name.lower()) if len(word) >= _TOPIC_WORD_MIN}))
 
 
-@cache
+@vocabulary.cached
 def _is_topic_word() -> frozenset[str]:
     return frozenset(_topic_words())
 
 
-@cache
+@vocabulary.cached
 def _topic_words_by_letter() -> dict[str, tuple[str, ...]]:
     """The topic words by first letter: one slip keeps the first letter, so only those are compared."""
     by_letter: dict[str, list[str]] = {}
@@ -86,7 +75,7 @@ def topic_typos_fixed(text: str, lookup: Lookup) -> str:
 
     def as_meant(m: re.Match[str]) -> str:
         word = m[0].lower()
-        if len(word) < _TOPIC_WORD_MIN or word in STOPWORDS or word in _is_topic_word():
+        if len(word) < _TOPIC_WORD_MIN or word in vocabulary.stopwords() or word in _is_topic_word():
             return m[0]
         meant = next((topic for topic in _topic_words_by_letter().get(word[0], ()) if one_slip(word, topic)), None)
         return meant if meant and not lookup.says(word) else m[0]

@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 
 from store.model import TYPES
 from store.retrieval.reading.concepts import concept
-from store.retrieval.reading.lexicon import STOPWORDS
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.paths import path_words_at
 from store.retrieval.reading.query import Concept, Person, PRType, Role
@@ -173,17 +172,10 @@ _ALTERNATIVE_GAP = 3
 _VERSION = LazyPattern(r"[a-z]?\d{1,3}(?:\.\d{1,2})?")
 
 
-# The second half of a compound that only says "to do with": "amd-side", "security-related", "llama.cpp-style".
-COMPOUND_FILLERS = frozenset(
-    {"side", "sided", "related", "style", "based", "specific", "focused", "facing", "oriented", "wise", "ish",
-     "heavy", "centric", "flavored", "flavoured", "adjacent", "like", "type", "flavor", "flavour", "level"}
-)
-
-
 def _without_filler(word: str) -> str:
     """"amd-side" is "amd": a compound's filler half goes, unless the vocabulary knows the compound."""
     head, dash, tail = word.rpartition("-")
-    if not dash or tail not in COMPOUND_FILLERS or not head or subwords(word) in synonym_index():
+    if not dash or tail not in vocabulary.words("compound_fillers") or not head or subwords(word) in synonym_index():
         return word
     return head
 
@@ -200,7 +192,7 @@ def _with_versions(words: list[str]) -> list[str]:
     for word in words:
         name = joined[-1] if joined else ""
         known = subwords(word) in synonym_index() or subwords(name) in synonym_index()  # "Blackwell B200": two names
-        if _VERSION.fullmatch(word) and name.isalpha() and name not in STOPWORDS and not known:
+        if _VERSION.fullmatch(word) and name.isalpha() and name not in vocabulary.stopwords() and not known:
             joined[-1] = f"{joined[-1]} {word}"
         else:
             joined.append(word)
