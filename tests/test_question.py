@@ -7,13 +7,13 @@ from freezegun import freeze_time
 from pr_factory import REPO, make_pr
 
 from store.days import day_bounds
+from store.retrieval.finding.lookup import StoreLookup
 from store.retrieval.reading.clean import plain_question
 from store.retrieval.reading.form import read_form
 from store.retrieval.reading.parse import parse_question
 from store.retrieval.reading.query import Doubt, Intent, Order, Person, Role, Side, Tally
 from store.retrieval.reading.synonyms import synonyms_of
 from store.retrieval.reading.when import read_time
-from store.retrieval.search import StoreLookup
 from store.tables.prs import save_pr
 
 # A Saturday afternoon in Los Angeles.

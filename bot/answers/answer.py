@@ -22,10 +22,10 @@ from bot.messages.blocks import more_note
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
+from store.retrieval.finding.listing import COUNT_CAP
 from store.retrieval.reading.form import FIX_WORDS
 from store.retrieval.reading.query import Doubt, Intent, Order, Query, Relation, Tally
 from store.retrieval.reading.when import EVER
-from store.retrieval.search import COUNT_CAP
 from store.retrieval.thread import Answered, Reading, Turn, read_in_thread
 from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge

@@ -22,21 +22,13 @@ from sqlite_utils import Database
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, gather
 from store.retrieval.exclusions import excluded
+from store.retrieval.finding.conditions import narrowing_condition
+from store.retrieval.finding.grading import POOL
+from store.retrieval.finding.hits import Hit
+from store.retrieval.finding.listing import COUNT_CAP
+from store.retrieval.fts import area_name, membership_expression
 from store.retrieval.reading.query import BOTS, Concept, Intent, Order, Person, Phrases, Query, Relation, Role, is_bot
-from store.retrieval.search import (
-    COUNT_CAP,
-    POOL,
-    Hit,
-    SearchResult,
-    area_name,
-    membership_expression,
-    missing_note,
-    narrowing_condition,
-    search,
-    size,
-    tally_keys,
-    without_unknown_words,
-)
+from store.retrieval.search import SearchResult, missing_note, search, size, tally_keys, without_unknown_words
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
