@@ -167,49 +167,74 @@ NAMED_IN_A_YES = 2
 
 
 def _lead(choice: Choice, asked: Query) -> str:
-    described = choice.question.describe()
-    links = "; ".join(link.sentence() for link in choice.links)
     note = f"{choice.note} " if choice.note else ""
     if not choice.answer:
         if choice.note and not (choice.question.has_filters or choice.question.concepts):
             return choice.note  # asked only about PRs the store does not have
         return note + _nothing_line(choice, asked)
+    return note + _answered_line(choice, asked)
+
+
+def _answered_line(choice: Choice, asked: Query) -> str:
+    """The first line when PRs answer, in the shape asked."""
     if asked.intent is Intent.YESNO and asked.relation and choice.question.numbers and not choice.links:
-        named = join_words([f"[#{n}]" for n in choice.question.numbers])
-        if asked.doubts_revert:
-            return f"{note}Yes: nothing in the store reverts {named}."
-        return f"{note}No PR {_RELATION_PHRASE[asked.relation]} {named} in the store."
+        return _unrelated_line(choice, asked.relation, asked.doubts_revert)
     if choice.tally:
-        return note + _tally_line(choice, asked)
-    count = _count(choice.total)
+        return _tally_line(choice, asked)
     if asked.intent is Intent.COUNT:
         noun = _RELATION_NOUNS[asked.relation][choice.total != 1] if asked.relation else choice.question.noun(choice.total)
-        return f"{note}{count} {noun} {described}" + (f": {links}." if links else ".")
+        links = _links(choice)
+        return f"{_count(choice.total)} {noun} {choice.question.describe()}" + (f": {links}." if links else ".")
     if asked.intent is Intent.WHO:
-        return note + _people(choice, asked) + "."
+        return _people(choice, asked) + "."
     if asked.intent is Intent.HOWTO:
-        return note + _how_line(choice)
+        return _how_line(choice)
     if asked.intent is Intent.YESNO:
-        doubted = _doubted(choice, asked, links)
-        if doubted:
-            return f"{note}{doubted}"
-        if links:
-            return f"{note}Yes: {links}."
-        if len(choice.answer) <= NAMED_IN_A_YES:
-            return f"{note}Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
-        return f"{note}Yes: {count} {choice.question.noun(choice.total)} {described}."
-    if asked.relation and choice.whole_set:
-        return f"{note}{count} {_RELATION_NOUNS[asked.relation][choice.total != 1]} {described}: {_relation_list(choice, asked.relation)}."
+        return _yes_line(choice, asked)
+    return _list_line(choice, asked)
+
+
+def _links(choice: Choice) -> str:
+    """The relations between the PRs shown, as the first line states them: "[#507] reverts [#501]"."""
+    return "; ".join(link.sentence() for link in choice.links)
+
+
+def _unrelated_line(choice: Choice, relation: Relation, doubts_revert: bool) -> str:
+    """A yes/no about a relation of PRs named by number, when nothing in the store states it."""
+    named = join_words([f"[#{n}]" for n in choice.question.numbers])
+    if doubts_revert:
+        return f"Yes: nothing in the store reverts {named}."
+    return f"No PR {_RELATION_PHRASE[relation]} {named} in the store."
+
+
+def _yes_line(choice: Choice, asked: Query) -> str:
+    links = _links(choice)
+    doubted = _doubted(choice, asked, links)
+    if doubted:
+        return doubted
     if links:
-        return f"{note}{sentence(links)}"
-    if choice.question.numbers:
-        return f"{note}About {join_words([f'[#{n}]' for n in choice.question.numbers])}:"
-    order = choice.question.order
+        return f"Yes: {links}."
+    if len(choice.answer) <= NAMED_IN_A_YES:
+        return "Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
+    return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
+
+
+def _list_line(choice: Choice, asked: Query) -> str:
+    """What introduces the PRs listed: the relations they state, the PRs named, the one asked for, or how many."""
+    question, described, links = choice.question, choice.question.describe(), _links(choice)
+    if asked.relation and choice.whole_set:
+        noun = _RELATION_NOUNS[asked.relation][choice.total != 1]
+        return f"{_count(choice.total)} {noun} {described}: {_relation_list(choice, asked.relation)}."
+    if links:
+        return sentence(links)
+    if question.numbers:
+        return f"About {join_words([f'[#{n}]' for n in question.numbers])}:"
+    order = question.order
     if order and (len(choice.answer) == 1 or order in (Order.LARGEST, Order.GAIN)):  # the largest may be several, as large
-        return f"{note}{_ORDER_LEAD[order].format(noun=choice.question.noun(len(choice.answer)))} {described}:"
+        return f"{_ORDER_LEAD[order].format(noun=question.noun(len(choice.answer)))} {described}:"
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
-    return f"{note}{count} {choice.question.noun(choice.total)} {described}{tail}"
+    return f"{_count(choice.total)} {question.noun(choice.total)} {described}{tail}"
 
 
 _ORDER_LEAD = {

@@ -350,46 +350,61 @@ def _through_relation(db: Database, repo: str, choice: Choice) -> Choice:
     Each chosen PR on either side of the relation comes with the PR on the
     other side; a chosen PR outside the relation is dropped, unless none is in it.
     """
+    question = choice.question
+    sides = _sides(db, repo, choice)
+    if not sides.answer:
+        if question.intent is Intent.YESNO and choice.answer and not question.doubts_revert:
+            # "was the FA3 path ever relanded?" and nothing relands what the words chose: no, about those PRs.
+            # ("is there a flag now?" doubts only in passing: its yes names the PRs, as any yes does.)
+            named = tuple(pr.number for pr in choice.answer[:NAMED_IN_A_NO])
+            return replace(choice, answer=choice.answer[:NAMED_IN_A_NO], question=replace(question, numbers=named))
+        return choice
+    relands = _relanded(db, repo, sides.links, sides.answer) if question.doubts_revert else []
+    if relands:
+        # "is the image cache back on?": reverted, then relanded; the reland answers, the revert is context.
+        undone = [sides.answer[link.number] for link in sides.links if link.number in sides.answer]
+        return replace(choice, answer=[pr for pr, _ in relands], context=undone[:CONTEXT], total=len(relands),
+                       links=[link for _, link in relands])
+    answer, context = list(sides.answer.values()), choice.context
+    if question.intent is Intent.COUNT or ((question.intent is Intent.WHO or question.asks_other) and not question.culprit):
+        # "What reverted the async change?": the PRs stating the relation answer; what they name is context.
+        context = [pr for pr in answer if pr.number not in sides.sources][:CONTEXT]
+        answer = [pr for pr in answer if pr.number in sides.sources]
+    return replace(choice, answer=answer, context=context, total=len(sides.sources), links=sides.links)
+
+
+@dataclass
+class _Sides:
+    """The PRs on both sides of the relations the chosen PRs take part in, and the relations, stating side first."""
+
+    answer: dict[int, PullRequest] = field(default_factory=dict)
+    sources: set[int] = field(default_factory=set)  # the PRs that state one
+    links: list[Link] = field(default_factory=list)
+
+    def add(self, pr: PullRequest, other: PullRequest, link: Link) -> None:
+        stating = _stating_first(link)
+        self.answer.update((p.number, p) for p in ((pr, other) if link.outgoing else (other, pr)))
+        self.sources.add(stating.number)
+        if stating not in self.links:  # both sides chosen: the link is found from each
+            self.links.append(stating)
+
+
+def _sides(db: Database, repo: str, choice: Choice) -> _Sides:
     kind = choice.question.relation
     assert kind is not None, "_choose goes through a relation only when the question names one"
-    answer: dict[int, PullRequest] = {}
-    sources, links = set(), []
+    sides = _Sides()
     for pr in _reverted_instead(db, repo, choice.answer) if kind is Relation.FOLLOWS else choice.answer:
         found = [link for link in related(db, repo, pr.number) if link.kind in kind.answering()]
         if not found and not (kind is Relation.REVERTS and revert_title(pr.title)):
             continue
         if not found:
-            sources.add(pr.number)
+            sides.sources.add(pr.number)
         for link in found:
             other = get_pr(db, repo, link.other)
-            if other is None:
-                continue
-            stating = _stating_first(link)
-            answer.update((p.number, p) for p in ((pr, other) if link.outgoing else (other, pr)))
-            sources.add(stating.number)
-            if stating not in links:  # both sides chosen: the link is found from each
-                links.append(stating)
-        answer.setdefault(pr.number, pr)
-    if not answer:
-        if choice.question.intent is Intent.YESNO and choice.answer and not choice.question.doubts_revert:
-            # "was the FA3 path ever relanded?" and nothing relands what the words chose: no, about those PRs.
-            # ("is there a flag now?" doubts only in passing: its yes names the PRs, as any yes does.)
-            named = [pr.number for pr in choice.answer[:NAMED_IN_A_NO]]
-            return replace(choice, answer=choice.answer[:NAMED_IN_A_NO], question=replace(choice.question, numbers=tuple(named)))
-        return choice
-    if choice.question.doubts_revert:
-        relands = _relanded(db, repo, links, answer)
-        if relands:
-            # "is the image cache back on?": reverted, then relanded; the reland answers, the revert is context.
-            undone = [answer[link.number] for link in links if link.number in answer]
-            return replace(choice, answer=[pr for pr, _ in relands], context=undone[:CONTEXT], total=len(relands),
-                           links=[link for _, link in relands])
-    context = choice.context
-    if choice.question.intent is Intent.COUNT or ((choice.question.intent is Intent.WHO or choice.question.asks_other) and not choice.question.culprit):
-        # "What reverted the async change?": the PRs stating the relation answer; what they name is context.
-        context = [pr for number, pr in answer.items() if number not in sources][:CONTEXT]
-        answer = {number: pr for number, pr in answer.items() if number in sources}
-    return replace(choice, answer=list(answer.values()), context=context, total=len(sources), links=links)
+            if other is not None:
+                sides.add(pr, other, link)
+        sides.answer.setdefault(pr.number, pr)
+    return sides
 
 
 def _reverted_instead(db: Database, repo: str, prs: list[PullRequest]) -> list[PullRequest]:

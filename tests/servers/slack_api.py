@@ -229,64 +229,72 @@ class FakeSlack(LoopbackServer):
 
 
 def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # keep test output quiet
-            pass
+    return type("Handler", (_Handler,), {"slack": slack})
 
-        def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
-            path, _, query = self.path.partition("?")
-            self._api(path, dict(parse_qsl(query, keep_blank_values=True)))
 
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
-            params = _params(raw, self.headers.get("Content-Type", ""))
-            self._api(self.path, params)
+class _Handler(BaseHTTPRequestHandler):
+    slack: FakeSlack
 
-        def _api(self, path: str, params: dict[str, Any]) -> None:
-            if path.startswith("/respond/"):
-                hook = path[len("/respond/"):]
-                slack._wait_if_held(hook)
-                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
-                return self._send(200, "ok", "text/plain")
-            if not path.startswith("/api/"):
-                return self._send(404, "not found", "text/plain")
-            method = path[len("/api/"):].split("?")[0]
-            auth = self.headers.get("Authorization", "")
-            token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
-            fault = slack._next_fault(method)
-            call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
-            if fault and fault.accept:
-                call.ok = slack.answer(method, params, token)["ok"]
-                slack._record(call)
-                if fault.hang:
-                    slack._closing.wait()
-                if fault.drop or fault.hang:
-                    self.close_connection = True
-                    return None
-                return self._send(fault.status, json.dumps({"ok": False}))
-            if fault and fault.error:
-                slack._record(call)
-                return self._send(200, json.dumps({"ok": False, "error": fault.error}))
-            if fault:
-                slack._record(call)
-                body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
-                return self._send(fault.status, json.dumps(body), headers=fault.headers)
-            answer = slack.answer(method, params, token)
-            call.ok = answer["ok"]
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
+        path, _, query = self.path.partition("?")
+        self._api(path, dict(parse_qsl(query, keep_blank_values=True)))
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+        params = _params(raw, self.headers.get("Content-Type", ""))
+        self._api(self.path, params)
+
+    def _api(self, path: str, params: dict[str, Any]) -> None:
+        slack = self.slack
+        if path.startswith("/respond/"):
+            hook = path[len("/respond/"):]
+            slack._wait_if_held(hook)
+            slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
+            return self._send(200, "ok", "text/plain")
+        if not path.startswith("/api/"):
+            return self._send(404, "not found", "text/plain")
+        method = path[len("/api/"):].split("?")[0]
+        auth = self.headers.get("Authorization", "")
+        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
+        fault = slack._next_fault(method)
+        call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
+        if fault:
+            return self._fault(fault, call)
+        answer = slack.answer(method, params, token)
+        call.ok = answer["ok"]
+        slack._record(call)
+        self._send(200, json.dumps(answer))
+
+    def _fault(self, fault: Fault, call: ApiCall) -> None:
+        """Answer a call with the fault injected for it: accepted and then lost, an error, or a failing status."""
+        slack = self.slack
+        if fault.accept:
+            call.ok = slack.answer(call.method, call.params, call.token)["ok"]
             slack._record(call)
-            self._send(200, json.dumps(answer))
+            if fault.hang:
+                slack._closing.wait()
+            if fault.drop or fault.hang:
+                self.close_connection = True
+                return None
+            return self._send(fault.status, json.dumps({"ok": False}))
+        slack._record(call)
+        if fault.error:
+            return self._send(200, json.dumps({"ok": False, "error": fault.error}))
+        body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
+        return self._send(fault.status, json.dumps(body), headers=fault.headers)
 
-        def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
-            data = body.encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", f"{kind}; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
+    def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def _params(raw: str, content_type: str) -> dict[str, Any]:

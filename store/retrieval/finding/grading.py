@@ -55,16 +55,17 @@ def graded(db: Database, repo: str, question: Query, limit: int) -> list[Hit]:
     """
     topics = _topics(question)
     weights = rarity(db, repo, [topic.concept for topic in topics])
-    telling = sorted(range(len(topics)), key=lambda i: -weights[i])
-    scope = Scope(db, repo, question)
-    wanted = max(limit, POOL)
-    pool: dict[int, tuple[int, float, dict[str, Any]]] = {}
-    stages = [" AND ".join(topics[i].expression for i in telling[:size]) for size in range(len(telling), 0, -1)]
-    if len(topics) > 1:
-        stages.append(" OR ".join(topic.expression for topic in topics))  # any topic at all, to fill up
-    if question.paths:
-        stages.append("{files} : " + any_of(" ".join(atoms(path)) for path in question.paths))  # the files alone
-    for band, expression in zip(range(len(stages), 0, -1), stages):
+    pool = _candidates(Scope(db, repo, question), question, topics, weights, max(limit, POOL))
+    return _graded(db, question, topics, weights, pool, limit) if pool else []
+
+
+# Each candidate's row id, to the band of the stage that found it, its bm25 score there and its row.
+_Pool = dict[int, tuple[int, float, dict[str, Any]]]
+
+
+def _candidates(scope: Scope, question: Query, topics: list[_Topic], weights: list[float], wanted: int) -> _Pool:
+    pool: _Pool = {}
+    for band, expression in _stages(question, topics, weights):
         for row in windowed(scope, Stage(expression, None, band), wanted):
             pool.setdefault(row["id"], (band, row["score"], row))
         if len(pool) >= wanted:
@@ -75,8 +76,24 @@ def graded(db: Database, repo: str, question: Query, limit: int) -> list[Hit]:
         for topic in topics:
             for row in windowed(scope, Stage(topic.expression, None, 1), PER_TOPIC):
                 pool.setdefault(row["id"], (1, row["score"], row))
-    if not pool:
-        return []
+    return pool
+
+
+def _stages(question: Query, topics: list[_Topic], weights: list[float]) -> list[tuple[int, str]]:
+    """Each stage's FTS5 expression, with its band: every topic, then all but the commonest, … , then any, then the files."""
+    telling = sorted(range(len(topics)), key=lambda i: -weights[i])
+    stages = [" AND ".join(topics[i].expression for i in telling[:size]) for size in range(len(telling), 0, -1)]
+    if len(topics) > 1:
+        stages.append(" OR ".join(topic.expression for topic in topics))  # any topic at all, to fill up
+    if question.paths:
+        stages.append("{files} : " + any_of(" ".join(atoms(path)) for path in question.paths))  # the files alone
+    return list(zip(range(len(stages), 0, -1), stages))
+
+
+def _graded(
+    db: Database, question: Query, topics: list[_Topic], weights: list[float], pool: _Pool, limit: int
+) -> list[Hit]:
+    """The best `limit` candidates, best first: by how much of what was asked each says, then by stage, then by bm25."""
     groups = _alternatives(question.cues, [topic.concept for topic in topics])
     grouped_weights = _grouped(weights, groups)
     strengths = gather(db, list(pool), [topic.concept for topic in topics], RISK_WEIGHT if question.about_risks else FIELD_WEIGHT)
@@ -88,14 +105,14 @@ def graded(db: Database, repo: str, question: Query, limit: int) -> list[Hit]:
             found.append(1.0)
         groups.append([len(topics)])
     said = {pr_id: tuple(_grouped(strengths[pr_id], groups)) for pr_id in pool}
-    graded = sorted(
+    ranked = sorted(
         ((_coverage(list(said[pr_id]), grouped_weights, len(question.unknown)), size, score, row)
          for pr_id, (size, score, row) in pool.items()),
         key=lambda item: (-item[0], -item[1], -item[2]),
     )
     return [
         Hit(pr_from_row(row), round(TEXT_CEILING * coverage, 4), coverage=coverage, said=said[row["id"]])
-        for coverage, _, _, row in graded[:limit]
+        for coverage, _, _, row in ranked[:limit]
     ]
 
 
