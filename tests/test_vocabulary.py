@@ -70,10 +70,11 @@ def test_a_cue_laid_over_replaces_the_shipped_one(tmp_path, laid_over):
     ("stopword = ['x']\n", "unknown keys ['stopword']"),
     ("stopwords = 'x'\n", "holds str, not list"),
     ("[[group]]\nnarrower = ['x']\n", "needs terms"),
+    ("[cues]\ncount = 3\n", "count must be a list of strings"),
     ("[cues]\ncount = '(how many'\n", "count is no regular expression"),
     ("[cues]\ncount = '(how) many'\n", "count has a capturing group"),
     ("[cues]\ncount = '{nothing}'\n", "refers to {nothing}, which is no cue"),
-], ids=["missing", "not toml", "unknown key", "wrong type", "group without terms", "bad regex", "capturing group", "no such cue"])
+], ids=["missing", "not toml", "unknown key", "wrong type", "group without terms", "cue no text", "bad regex", "capturing group", "no such cue"])
 def test_a_vocabulary_that_cannot_be_read_stops_every_command_with_one_line(run_cli, tmp_path, monkeypatch, laid_over, written, says):
     own = tmp_path / "words.toml"
     if written is not None:

@@ -89,7 +89,8 @@ def _check(data: dict[str, Any]) -> None:
             _strings(value if isinstance(value, list) else [value], f"[{table}] {words!r}")
     for index, group in enumerate(data["group"]):
         _group(group, f"[[group]] {index + 1}")
-    for name in data[_CUES]:
+    for name, written in data[_CUES].items():
+        _strings([written] if isinstance(written, str) else written, f"[cues] {name}")
         pattern = _compiled(name)
         if pattern.groups:
             raise ValueError(f"[cues] {name} has a capturing group; use (?:…): code reads only whether a cue is there")
@@ -123,14 +124,8 @@ def stopwords() -> frozenset[str]:
 
 @cached
 def words(name: str) -> frozenset[str]:
-    """One list of [words]: "often_mistyped", "compound_fillers", "negated_nouns", "made_up_fillers", "bot_names"."""
+    """One list of [words]: "often_mistyped", "compound_fillers", "negated_nouns", "made_up_fillers" or "bot_names"."""
     return frozenset(_data()["words"][name])
-
-
-@cached
-def ordered_words(name: str) -> tuple[str, ...]:
-    """One list of [words] in the order it is written (the first that fits wins)."""
-    return tuple(_data()["words"][name])
 
 
 @cached
@@ -179,12 +174,6 @@ class Cue:
 
     def search(self, string: str) -> re.Match[str] | None:
         return self._compiled().search(string)
-
-    def match(self, string: str) -> re.Match[str] | None:
-        return self._compiled().match(string)
-
-    def fullmatch(self, string: str) -> re.Match[str] | None:
-        return self._compiled().fullmatch(string)
 
     def finditer(self, string: str) -> Iterator[re.Match[str]]:
         return self._compiled().finditer(string)

@@ -46,6 +46,8 @@ def _named_before(lowered: str) -> dict[Relation, frozenset[int]]:
     for found in _DIGITS.finditer(lowered):
         first_at.setdefault(found[0], found.start())
     named: dict[Relation, frozenset[int]] = {}
+    if not first_at:
+        return named  # no number, nothing named before anything
     for relation in Relation:
         said = (FIX_WORDS if relation is Relation.FIXES else RELATION_WORDS[relation]).search(lowered)
         before = frozenset(int(digits) for digits, at in first_at.items() if said and at < said.start() and digits == str(int(digits)))
