@@ -267,12 +267,13 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
 @click.option("--until", help="Last local day YYYY-MM-DD (default: today).")
 @pass_app(creates=True)
 def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
-    """Fetch merged PRs from GitHub into the store. Cheap to run every few minutes."""
-    from bot.ingest import describe, github_client
+    """Fetch merged PRs and releases from GitHub into the store. Cheap to run every few minutes."""
+    from bot.ingest import describe, describe_releases, github_client
     from bot.model.summarize import summarize_ingested
     from bot.terminal.progress import TerminalProgress
     from store.sources.github import BadToken, GitHubError
     from store.sources.ingest import ingest_repo, plan_window
+    from store.sources.releases import ingest_releases
 
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     if first and last and first > last:
@@ -299,6 +300,16 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
             summarized = summarize_ingested(app.db, app.settings, name, window.start, window.end, client)
             if summarized and summarized.calls:
                 click.echo(f"{name}: {summarized.describe()}")
+            before = client.requests
+            try:
+                releases = ingest_releases(app.db, client, name, window.start)
+            except GitHubError as exc:  # a bad token was refused above, by the PRs' first request
+                progress.clear()
+                print_error(f"{name}: {exc}")
+                failed += 1
+                continue
+            progress.clear()
+            click.echo(describe_releases(releases, client.requests - before))
     if failed:
         sys.exit(1)
 

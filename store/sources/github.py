@@ -1,7 +1,9 @@
-"""GitHub's API as ingest needs it: merged PRs of a window, with their files, through faults and rate limits.
+"""GitHub's API as ingest needs it: merged PRs of a window with their files, and releases with the commits
+of their ranges, through faults and rate limits.
 
 Without a token only the REST API is used (search, pull, files). With a token the
-GraphQL API brings a whole page of PRs with their files in one request.
+GraphQL API brings a whole page of PRs with their files in one request. Releases
+and the commits between two tags come from REST either way: GraphQL has no compare.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -23,6 +26,8 @@ API_VERSION = "2022-11-28"
 SEARCH_LIMIT = 1000
 # GitHub answers the files of a PR 100 at a time and stops at 3000.
 FILES_PAGE = 100
+# Releases and the commits of a compare come at most 100 a page.
+LIST_PAGE = 100
 # 50 PRs with up to 100 files each keeps one GraphQL page well inside GitHub's
 # node limit and its 10-second query budget, and covers a busy day.
 GRAPHQL_PAGE = 50
@@ -36,6 +41,10 @@ class GitHubError(Exception):
 
 class BadToken(GitHubError):
     """GitHub refused the token: nothing else will work until it is fixed."""
+
+
+class NotFound(GitHubError):
+    """GitHub answered 404: the repository, tag or PR asked for is not there (or the token cannot see it)."""
 
 
 @dataclass
@@ -56,6 +65,17 @@ class PullData:
     changed_files: int | None = None  # None until detailed
     files: list[str] | None = None  # None until detailed
     files_after: str | None = None  # GraphQL cursor of the files still to fetch
+
+
+@dataclass(frozen=True)
+class ReleaseData:
+    """A published release as GitHub lists it."""
+
+    tag: str
+    name: str
+    url: str
+    published_at: datetime
+    prerelease: bool
 
 
 class GitHubClient:
@@ -154,6 +174,31 @@ class GitHubClient:
             for page in self._pages(f"repos/{repo}/pulls/{number}/files", {"per_page": FILES_PAGE})
             for file in page
         ]
+
+    def releases(self, repo: str) -> Generator[list[ReleaseData], None, None]:
+        """The repository's published releases, a page at a time, the last created first; drafts are left out."""
+        with _expected_shapes(repo):
+            for page in self._pages(f"repos/{repo}/releases", {"per_page": LIST_PAGE}):
+                yield [_release(item) for item in page if not item.get("draft") and item.get("published_at")]
+
+    def range_messages(self, repo: str, base: str | None, head: str) -> list[str]:
+        """The messages of the commits reachable from tag `head` and not from tag `base` (every page of the
+        compare, oldest first); without `base`, of head's whole history. A compare that comes back short
+        of its total_commits is an error, so a range is never read in part."""
+        with _expected_shapes(repo):
+            total = None
+            commits: dict[str, str] = {}
+            if base is None:
+                pages = self._pages(f"repos/{repo}/commits", {"sha": head, "per_page": LIST_PAGE})
+            else:
+                pages = self._pages(f"repos/{repo}/compare/{_ref(base)}...{_ref(head)}", {"per_page": LIST_PAGE})
+            for page in pages:
+                if base is not None:
+                    total, page = page["total_commits"], page["commits"]
+                commits.update((commit["sha"], commit["commit"]["message"]) for commit in page)
+        if total is not None and len(commits) != total:
+            raise GitHubError(f"the compare of {base}...{head} gave {len(commits)} of its {total} commits")
+        return list(commits.values())
 
     # -- REST ----------------------------------------------------------------------
 
@@ -298,7 +343,8 @@ def _rate_limit_wait(response: httpx.Response, attempt: int, now: float) -> tupl
 
 def _json(response: httpx.Response, what: str) -> Any:
     if response.status_code >= 400:
-        raise GitHubError(f"{what}: {response.status_code} {_message(response)}")
+        error = NotFound if response.status_code == 404 else GitHubError
+        raise error(f"{what}: {response.status_code} {_message(response)}")
     try:
         return response.json()
     except ValueError:
@@ -317,6 +363,11 @@ def _path_of(url: str) -> str:
     """The path of a relative or absolute URL, without its query, to name a request in a message."""
     path = url.split("://", 1)[1].split("/", 1)[-1] if "://" in url else url
     return "/" + path.split("?", 1)[0]
+
+
+def _ref(name: str) -> str:
+    """A tag as it goes in a URL's path: slashes kept (releases/v1.2), everything else that could end it escaped."""
+    return quote(name, safe="/")
 
 
 def _search_query(repo: str, start: datetime, end: datetime) -> str:
@@ -366,6 +417,16 @@ def _rest_pull(item: dict[str, Any]) -> PullData:
         additions=item.get("additions"),
         deletions=item.get("deletions"),
         changed_files=item.get("changed_files"),
+    )
+
+
+def _release(item: dict[str, Any]) -> ReleaseData:
+    return ReleaseData(
+        tag=item["tag_name"],
+        name=item.get("name") or "",
+        url=item.get("html_url") or "",
+        published_at=datetime.fromisoformat(item["published_at"]),
+        prerelease=bool(item.get("prerelease")),
     )
 
 
