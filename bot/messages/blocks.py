@@ -138,13 +138,15 @@ def is_range(report: DailyReport) -> bool:
 
 def parent_message(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, in_thread: bool = True,
-    highlighted: bool = True,
+    highlighted: bool = True, headline: str | None = None, notes: Sequence[str] = (),
 ) -> Message:
-    """The thread's parent: date, counts by type, top areas, and three highlights unless not `highlighted`."""
+    """The thread's parent: date (or `headline`, our mrkdwn), counts by type, `notes` (our mrkdwn lines), top
+    areas, and three highlights unless not `highlighted`."""
     prs = report.prs
     kinds = Counter(pr.type for pr in prs)
-    lines = [f"*{escape(report_headline(report, scope, as_of))}*"]
+    lines = [headline or f"*{escape(report_headline(report, scope, as_of))}*"]
     lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
+    lines.extend(notes)
     areas = top_areas(prs, report.repo)
     if areas:
         lines.append("Top areas, by PRs touching each: " + ", ".join(f"{area} ({count})" for area, count in areas))
@@ -167,11 +169,11 @@ def home_blocks(reports: Sequence[DailyReport], help_text: str) -> list[dict[str
     return [*blocks, mrkdwn_section(help_text)]
 
 
-def thread_messages(report: DailyReport, limit: int | None = None) -> list[Message]:
+def thread_messages(report: DailyReport, limit: int | None = None, more: Callable[[int], str] | None = None) -> list[Message]:
     """Every PR of the day, grouped by area; trivial PRs compact at the end.
 
     With `limit`, at most that many substantial and that many trivial PRs are
-    listed, and a last line says how many were left out.
+    listed, and a last line says how many were left out (`more`, by default how to narrow the list down).
     """
     with_date = is_range(report)
     substantial = [pr for pr in report.prs if pr.type != "trivial"]
@@ -194,7 +196,7 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
         blocks.extend(text_sections(lines))
     left_out = len(substantial) - len(shown) + len(trivial) - len(shown_trivial)
     if left_out:
-        blocks.append(mrkdwn_section(f"_{more_note(left_out)}_"))
+        blocks.append(mrkdwn_section(f"_{(more or more_note)(left_out)}_"))
     return split_blocks(blocks)
 
 
@@ -220,8 +222,13 @@ def reply_messages(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, limit: int = MAX_LISTED
 ) -> list[Message]:
     """A day or a period as the answer to a command: the summary, then its PRs (at most `limit` of each type)."""
-    highlighted = sum(pr.type != "trivial" for pr in report.prs) > SHORT_LIST
-    return [parent_message(report, scope, as_of, in_thread=False, highlighted=highlighted)] + thread_messages(report, limit=limit)
+    parent = parent_message(report, scope, as_of, in_thread=False, highlighted=worth_highlighting(report))
+    return [parent] + thread_messages(report, limit=limit)
+
+
+def worth_highlighting(report: DailyReport) -> bool:
+    """Whether a reply's summary picks highlights: not when the list right below it is short enough to read whole."""
+    return sum(pr.type != "trivial" for pr in report.prs) > SHORT_LIST
 
 
 def pack_lines(lines: list[str], limit: int) -> list[str]:
@@ -262,13 +269,15 @@ def _message(blocks: list[dict[str, Any]]) -> Message:
     return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=blocks)
 
 
-def pr_summary_message(pr: PullRequest, tz: ZoneInfo) -> Message:
-    """The full four-section summary of one PR."""
+def pr_summary_message(pr: PullRequest, tz: ZoneInfo, shipped: str | None = None) -> Message:
+    """The full four-section summary of one PR, and `shipped` (our mrkdwn: the release that shipped it) under its head."""
     when = pr.merged_at.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
     head = f"*{pr_link(pr)}*\nby {escape(pr.author)} · merged {when}"
     if pr.merged_by:
         head += f" by {escape(pr.merged_by)}"
     head += f" · {pr.type}" + (f" · {', '.join(pr.areas)}" if pr.areas else "")
+    if shipped:
+        head += f"\n{shipped}"
     blocks = [mrkdwn_section(head)]
     if pr.summary:
         for key, label in SECTIONS:
