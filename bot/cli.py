@@ -314,6 +314,30 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
         sys.exit(1)
 
 
+@cli.command(name="release-notes")
+@click.argument("tag")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--offline", is_flag=True, help="Only what the store holds: map nothing and fetch no PR from GitHub.")
+@repo_option
+@pass_app(creates=False)
+def release_notes(app: AppContext, tag: str, fmt: str, offline: bool, repo: str | None) -> None:
+    """Draft the notes of release TAG (or `latest`) from the exact list of PRs its range names."""
+    from bot.answers.release_notes import NotesError, draft_notes, notes_json, notes_markdown
+
+    name, settings = app.repo(repo), app.settings
+    online = settings.github_configured and not offline
+    try:
+        notes = draft_notes(app.db, settings, name, tag, online=online, lead=fmt == "markdown")
+    except NotesError as exc:
+        raise click.ClickException(str(exc)) from None
+    for warning in notes.warnings:
+        click.echo(f"prdigest: warning: {one_line(warning)}", err=True)
+    if fmt == "json":
+        click.echo(to_json(notes_json(notes, settings.timezone), indent=2))
+    else:
+        click.echo(neutralize(notes_markdown(notes, settings.timezone)), nl=False)
+
+
 @cli.command()
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Serve HTTP on this port (POST /slack/events) instead of Socket Mode.")
 @click.option("--host", default="0.0.0.0", show_default=True, help="Interface to listen on with --http.")

@@ -5,8 +5,13 @@ What each release's range names is worked out from how the repository was built,
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from servers.github_api import FakeCommit, FakeGitHub, FakeHistory, FakePull, FakeRelease
 
@@ -98,3 +103,19 @@ def build(
     github.publish(repo, FakeRelease(built.draft, None, name=f"{built.draft} (draft)", created_at=moment))
     github.add(repo, *built.pulls)
     return built
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def ingest_into(path: Path, github: FakeGitHub, built: ReleaseRepo, token: str, since: str | None = None) -> str:
+    """`prdigest ingest` of the line's days (from `since`) into the store at `path`, as a process of its own; its output."""
+    tz = ZoneInfo("America/Los_Angeles")
+    merged = [pull.merged_at.astimezone(tz).date().isoformat() for pull in built.pulls]
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "GITHUB_", "OPENAI_"))},
+           "PRDIGEST_DB": str(path), "PRDIGEST_GITHUB_API_URL": github.url, "PRDIGEST_REPOS": built.repo,
+           "GITHUB_TOKEN": token, "PRDIGEST_TIMEZONE": tz.key}
+    run = [sys.executable, "-m", "bot", "ingest", "--since", since or min(merged), "--until", max(merged)]
+    done = subprocess.run(run, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

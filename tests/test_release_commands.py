@@ -1,12 +1,8 @@
 """`/prdigest releases`, `/prdigest release [TAG | latest]` and the release line of `/prdigest pr N`."""
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 import release_repo
@@ -17,20 +13,9 @@ from bot.answers.commands import execute
 from bot.config import Settings
 from bot.runtime import Runtime
 
-ROOT = Path(__file__).resolve().parents[1]
 REPO = "acme/engine"
 START = datetime(2026, 1, 5, 17, 0, tzinfo=UTC)
 TOKEN = "good-token"
-
-
-def ingest_into(path: Path, github: FakeGitHub, built: release_repo.ReleaseRepo, since: str | None = None) -> None:
-    merged = [pull.merged_at.astimezone(LA).date().isoformat() for pull in built.pulls]
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "GITHUB_"))},
-           "PRDIGEST_DB": str(path), "PRDIGEST_GITHUB_API_URL": github.url, "PRDIGEST_REPOS": REPO,
-           "GITHUB_TOKEN": TOKEN}
-    run = [sys.executable, "-m", "bot", "ingest", "--since", since or min(merged), "--until", max(merged)]
-    done = subprocess.run(run, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +27,7 @@ def released(tmp_path_factory):
         old = built.published["v0.1.0"] - timedelta(days=40)
         github.tag(REPO, "v0.0.9", built.history.main[:1])
         github.publish(REPO, FakeRelease("v0.0.9", old, name="<!channel> party", created_at=old))
-        ingest_into(path, github, built)
+        release_repo.ingest_into(path, github, built, TOKEN)
     return path, built
 
 

@@ -1,6 +1,7 @@
 """`prdigest ingest` reads releases too: each release's range mapped to exactly the PRs it names, once."""
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -131,6 +132,10 @@ def test_5xx_mid_page_and_rate_limits_are_waited_out(run_cli, db, line):
     assert result.code == 0, result.err
     assert ranges(db) == built.ranges
     assert compares(github, "v0.1.1...v0.2.0") == 4  # page 2 twice more
+    for tag, numbers in built.ranges.items():
+        drafted = run_cli("release-notes", tag, "--format", "json")
+        assert drafted.code == 0, drafted.err
+        assert sorted(pr["number"] for pr in json.loads(drafted.out)["prs"]) == numbers
 
 
 def test_a_failure_midway_maps_nothing_of_that_release_and_the_next_run_finishes(run_cli, db, line, monkeypatch):

@@ -2,6 +2,7 @@
 the others nothing, and the run after it maps the rest exactly once."""
 from __future__ import annotations
 
+import json
 import os
 import random
 import sqlite3
@@ -79,6 +80,12 @@ def test_sigkill_while_mapping_releases_loses_and_duplicates_nothing(tmp_path):
 
         finished = subprocess.run(run, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
         assert finished.returncode == 0, finished.stderr
+        for tag, numbers in built.ranges.items():  # the notes list exactly each range
+            drafted = subprocess.run([sys.executable, "-m", "bot", "release-notes", tag, "--format", "json"],
+                                     cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+            assert drafted.returncode == 0, drafted.stderr
+            found = json.loads(drafted.stdout)
+            assert sorted(pr["number"] for pr in found["prs"]) == numbers and found["unknown"] == []
     assert mapped(db_path) == built.ranges
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("pragma integrity_check").fetchone() == ("ok",)

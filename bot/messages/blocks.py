@@ -179,15 +179,11 @@ def thread_messages(report: DailyReport, limit: int | None = None, more: Callabl
     substantial = [pr for pr in report.prs if pr.type != "trivial"]
     trivial = [pr for pr in report.prs if pr.type == "trivial"]
     shown, shown_trivial = substantial[:limit], trivial[:limit]
-    groups: dict[str, list[PullRequest]] = {}
-    for pr in shown:
-        groups.setdefault(primary_area(pr), []).append(pr)
-    position, touched = area_order(report.repo), touching(report.prs)
-    order = sorted(groups, key=lambda a: (-len(groups[a]), position(a)))
+    touched = touching(report.prs)
     blocks: list[dict[str, Any]] = []
-    for area in order:
-        blocks.append(mrkdwn_section(group_heading(area, len(groups[area]), touched[area])))
-        for pr in groups[area]:
+    for area, prs in by_area(shown, report.repo):
+        blocks.append(mrkdwn_section(group_heading(area, len(prs), touched[area])))
+        for pr in prs:
             blocks.append(mrkdwn_section(pr_line(pr, report.tz, with_date), accessory=summary_button(pr)))
     if shown_trivial:
         lines = [f"*trivial* ({len(trivial)}) _\u2014 any PR's full summary: `/prdigest pr N`_"] + [
@@ -198,6 +194,15 @@ def thread_messages(report: DailyReport, limit: int | None = None, more: Callabl
     if left_out:
         blocks.append(mrkdwn_section(f"_{(more or more_note)(left_out)}_"))
     return split_blocks(blocks)
+
+
+def by_area(prs: list[PullRequest], repo: str) -> list[tuple[str, list[PullRequest]]]:
+    """PRs grouped under their main areas, in their order within each; the largest group first, ties in areas.toml's order."""
+    groups: dict[str, list[PullRequest]] = {}
+    for pr in prs:
+        groups.setdefault(primary_area(pr), []).append(pr)
+    position = area_order(repo)
+    return sorted(groups.items(), key=lambda group: (-len(group[1]), position(group[0])))
 
 
 def group_heading(area: str, listed: int, touched: int) -> str:

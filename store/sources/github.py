@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -200,6 +200,29 @@ class GitHubClient:
             raise GitHubError(f"the compare of {base}...{head} gave {len(commits)} of its {total} commits")
         return list(commits.values())
 
+    def pulls(self, repo: str, numbers: Sequence[int]) -> Iterator[PullData]:
+        """The merged PRs among `numbers`, each with every file, as they come; a number that is no merged PR of
+        `repo` (an issue, a PR closed unmerged, nothing) is left out. With GraphQL, 50 PRs a request."""
+        with _expected_shapes(repo):
+            if self.graphql:
+                for start in range(0, len(numbers), GRAPHQL_PAGE):
+                    batch = list(numbers[start : start + GRAPHQL_PAGE])
+                    found = self._graphql(_pulls_by_number(batch), _owner_name(repo), missing=True)["repository"]
+                    for index in range(len(batch)):
+                        node = found.get(f"p{index}")
+                        if node and node.get("mergedAt"):
+                            yield self.pull_details(repo, _graphql_pull(node))
+                return
+            for number in numbers:
+                try:
+                    item = self._get_json(f"repos/{repo}/pulls/{number}")
+                except NotFound:
+                    continue
+                if item.get("merged_at"):
+                    pull = _rest_pull(item)
+                    pull.files = [file["filename"] for file in self.pull_files(repo, number)]
+                    yield pull
+
     # -- REST ----------------------------------------------------------------------
 
     def _rest_merged(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
@@ -242,15 +265,20 @@ class GitHubClient:
             if not variables["after"]:
                 return found
 
-    def _graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    def _graphql(self, query: str, variables: dict[str, Any], missing: bool = False) -> dict[str, Any]:
+        """The query's data. With `missing`, an object the query names inside the repository that is not
+        there (a PR number that is an issue) is no error: the data holds null for it."""
         operation = query.split("(", 1)[0].split()[-1]
         what = f"GraphQL {operation}"
         body = _json(self._request("POST", self.graphql_url, json={"query": query, "variables": variables}), what)
         errors = body.get("errors") or []
         for error in errors:
-            if error.get("type") == "NOT_FOUND" and (error.get("path") or [None])[0] == "repository":
+            path = error.get("path") or [None]
+            if error.get("type") == "NOT_FOUND" and path == ["repository"]:
                 repo = f"{variables['owner']}/{variables['name']}"
                 raise GitHubError(f"unknown repository {repo} at {self.base_url} (not found, or the token cannot see it)")
+        if missing:
+            errors = [e for e in errors if not (e.get("type") == "NOT_FOUND" and (e.get("path") or [None])[0] == "repository")]
         if errors or not body.get("data"):
             message = errors[0].get("message", "no data") if errors else "no data"
             raise GitHubError(f"{what}: {one_line(message)}")
@@ -467,6 +495,16 @@ MERGED_PULLS = """query MergedPulls($owner: String!, $name: String!, $q: String!
     nodes { ... on PullRequest {""" + _PULL_FIELDS + """      } }
   }
 }"""
+
+def _pulls_by_number(numbers: list[int]) -> str:
+    """One query for many PRs by number, each under an alias (p0, p1, ...): GraphQL takes no list of numbers."""
+    fields = "".join(f"\n    p{index}: pullRequest(number: {number:d}) {{ ...Pull }}" for index, number in enumerate(numbers))
+    return (
+        "query PullsByNumber($owner: String!, $name: String!) {\n"
+        f"  repository(owner: $owner, name: $name) {{{fields}\n  }}\n}}\n"
+        "fragment Pull on PullRequest {" + _PULL_FIELDS + "}"
+    )
+
 
 PULL_FILES = """query PullFiles($owner: String!, $name: String!, $number: Int!, $after: String) {
   repository(owner: $owner, name: $name) {

@@ -105,7 +105,7 @@ def ingest_repo(
                     f"PR #{pull.number}: {exc}; {done.total} of {len(listed)} PRs stored, run again to continue"
                 ) from None
             with write_transaction(db):
-                new = _store(db, repo, detailed)
+                new = store_pull(db, repo, detailed)
                 if moves_cursor:
                     _advance_cursor(db, repo, detailed.merged_at)
             if new:
@@ -127,8 +127,8 @@ def _stored_version(db: Database, repo: str, number: int) -> str | None:
     return row[0] if row else None
 
 
-def _store(db: Database, repo: str, pull: PullData) -> bool:
-    """Write one PR (inside the caller's transaction); True when it is new to the store."""
+def store_pull(db: Database, repo: str, pull: PullData) -> bool:
+    """Write one detailed PR (inside the caller's transaction, if one is open); True when it is new to the store."""
     existing = get_pr(db, repo, pull.number)
     pr = PullRequest(
         repo=repo,

@@ -12,12 +12,15 @@ repository's history would cost hundreds of requests.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlite_utils import Database
 
+from store.db import write_transaction
 from store.sources.github import GitHubClient, GitHubError, NotFound, ReleaseData
+from store.sources.ingest import store_pull
 from store.tables.prs import earliest_merge
 from store.tables.releases import (
     Release,
@@ -43,7 +46,7 @@ class ReleasesIngested:
 def ingest_releases(db: Database, client: GitHubClient, repo: str, since: datetime) -> ReleasesIngested:
     """List `repo`'s new releases and map every release published since `since` (or the oldest stored PR)."""
     done = ReleasesIngested(repo)
-    done.new = _list_new(db, client, repo)
+    done.new = list_new(db, client, repo)
     todo = unmapped(db, repo, min(since, earliest_merge(db, repo) or since))
     for release in todo:
         try:
@@ -74,7 +77,18 @@ def map_release(db: Database, client: GitHubClient, release: Release) -> Release
     return get_release(db, release.repo, release.tag)
 
 
-def _list_new(db: Database, client: GitHubClient, repo: str) -> int:
+def fetch_missing(db: Database, client: GitHubClient, repo: str, numbers: Sequence[int]) -> list[int]:
+    """Fetch and store the merged PRs among `numbers` (those a range names and the store lacks), each in its
+    own transaction as it comes, so a failure keeps those stored; the numbers stored. The others are no merged PR."""
+    stored = []
+    for pull in client.pulls(repo, numbers):
+        with write_transaction(db):
+            store_pull(db, repo, pull)
+        stored.append(pull.number)
+    return stored
+
+
+def list_new(db: Database, client: GitHubClient, repo: str) -> int:
     """Store the releases GitHub lists that the store lacks; how many. A listing stops at the first page
     holding a stored release once a listing has reached the end: everything after it is stored already."""
     known, complete = known_tags(db, repo), listed_completely(db, repo)

@@ -521,6 +521,16 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 connection = {"pageInfo": {"hasNextPage": end < len(pull.files), "endCursor": _cursor(end)},
                               "nodes": [{"path": path} for path in files]}
                 return {"data": {"repository": {"pullRequest": {"files": connection}}}}
+            if operation == "PullsByNumber":
+                found: dict[str, Any] = {}
+                errors = []
+                for alias, number in re.findall(r"(\w+): pullRequest\(number: (\d+)\)", text):
+                    pull = pulls.get(int(number))
+                    found[alias] = _graphql_node(repo, pull, text) if pull else None
+                    if pull is None:
+                        errors.append({"type": "NOT_FOUND", "path": ["repository", alias], "locations": [],
+                                       "message": f"Could not resolve to a PullRequest with the number of {number}."})
+                return {"data": {"repository": found}, **({"errors": errors} if errors else {})}
             if operation != "MergedPulls":
                 return {"errors": [{"message": f"unknown operation {operation}"}]}
             first = variables["first"]
