@@ -282,6 +282,15 @@ def m010_releases(db: Database) -> None:
     db.table("repos").add_column("releases_listed_at", str)
 
 
+@migrations()
+def m011_release_posts(db: Database) -> None:
+    # A release's thread is a post of its own, keyed by its tag beside the day it came out; every
+    # other post has none. The key is read from the table, whatever the migrations before made it.
+    posts = db.table("daily_posts")
+    posts.add_column("release", str, not_null_default="")
+    posts.transform(pk=(*posts.pks, "release"))
+
+
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""
     if not db[migrations.migrations_table].exists():

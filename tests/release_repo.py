@@ -8,13 +8,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from servers.github_api import FakeCommit, FakeGitHub, FakeHistory, FakePull, FakeRelease
 
+REPO = "acme/engine"
+START = datetime(2026, 1, 5, 17, 0, tzinfo=UTC)  # the first PR merges two hours after
+TOKEN = "good-token"  # the loopback GitHub takes this one, and GraphQL needs one
 AREAS = [
     ("[ROCm]", "vllm/platforms/rocm.py"), ("[Core]", "vllm/v1/core/sched/scheduler.py"),
     ("[Frontend]", "vllm/entrypoints/openai/api_server.py"), ("[Kernel]", "csrc/moe/topk.cu"),
@@ -25,6 +29,9 @@ AREAS = [
 @dataclass
 class ReleaseRepo:
     repo: str
+    history: FakeHistory
+    step: timedelta  # between two merges
+    first_number: int
     pulls: list[FakePull] = field(default_factory=list)
     ranges: dict[str, list[int]] = field(default_factory=dict)  # tag -> the PR numbers its range names, sorted
     previous: dict[str, str | None] = field(default_factory=dict)  # tag -> the tag its range starts from
@@ -32,12 +39,30 @@ class ReleaseRepo:
     cherry_picked: dict[int, str] = field(default_factory=dict)  # PR -> the release branch it was picked onto
     draft: str = ""
     unreleased: list[int] = field(default_factory=list)  # merged on main since the last release was cut
-    history: FakeHistory = field(default_factory=FakeHistory)
 
     def first_release(self, number: int) -> str | None:
         """The tag of the first release, by publish time, whose range names `number`."""
         having = [tag for tag, numbers in self.ranges.items() if number in numbers]
         return min(having, key=lambda tag: self.published[tag], default=None)
+
+    def merge(self, moment: datetime) -> tuple[FakePull, FakeCommit]:
+        """The next PR, merged on main at `moment`: squashed, or every 25th by a merge commit."""
+        number = self.first_number + len(self.pulls)
+        tag, path = AREAS[number % len(AREAS)]
+        pull = FakePull(number, f"{tag} Change {number} to the engine", moment, author=f"dev-{number % 11}",
+                        body=f"Makes change {number}.", files=[path, f"tests/test_{number % 5}.py"])
+        self.pulls.append(pull)
+        self.unreleased.append(number)
+        return pull, self.history.merge(pull, merge_commit=number % 25 == 0)
+
+    def publish_draft(self, github: FakeGitHub, at: datetime, more: int = 0) -> list[int]:
+        """Merge `more` PRs, then publish the draft at `at`, tagged at main as it stands; the PRs its range names."""
+        last = self.pulls[-1].merged_at
+        github.add(self.repo, *(self.merge(last + self.step * (k + 1))[0] for k in range(more)))
+        draft = next(release for release in github.releases[self.repo] if release.tag == self.draft)
+        draft.published_at, draft.name = at, self.draft
+        github.tag(self.repo, self.draft, self.history.head())
+        return sorted(self.unreleased)
 
 
 def build(
@@ -50,22 +75,15 @@ def build(
     published. v0.1.1 patches v0.1.0 with one more fix during the next cycle, v0.2.0rc1 is a prerelease of the
     branch as cut, and a draft of the next release waits unpublished. Every 25th PR is merged by a merge commit.
     """
-    built = ReleaseRepo(repo, history=FakeHistory(repo))
+    built = ReleaseRepo(repo, FakeHistory(repo), step, first_number)
     history = built.history
     moment = start
-    since_cut: list[int] = []
     last_final: str | None = None
 
     def merge() -> tuple[FakePull, FakeCommit]:
         nonlocal moment
         moment += step
-        number = first_number + len(built.pulls)
-        tag, path = AREAS[number % len(AREAS)]
-        pull = FakePull(number, f"{tag} Change {number} to the engine", moment, author=f"dev-{number % 11}",
-                        body=f"Makes change {number}.", files=[path, f"tests/test_{number % 5}.py"])
-        built.pulls.append(pull)
-        since_cut.append(number)
-        return pull, history.merge(pull, merge_commit=number % 25 == 0)
+        return built.merge(moment)
 
     def release(tag: str, branch: str, numbers: list[int], previous: str | None, prerelease: bool = False) -> None:
         nonlocal moment
@@ -75,11 +93,11 @@ def build(
         built.ranges[tag], built.previous[tag], built.published[tag] = sorted(numbers), previous, moment
 
     for cycle in range(1, cycles + 1):
-        for _ in range(per_cycle - len(since_cut)):
+        for _ in range(per_cycle - len(built.unreleased)):
             merge()
         branch, tag = f"releases/v0.{cycle}", f"v0.{cycle}.0"
         history.cut(branch)
-        on_main, since_cut[:] = list(since_cut), []
+        on_main, built.unreleased = built.unreleased, []
         if cycle == 2:
             release("v0.2.0rc1", branch, on_main, last_final, prerelease=True)
         fixes = [merge() for _ in range(3)][:2]  # merged on main after the cut; two of them picked
@@ -98,7 +116,6 @@ def build(
             last_final = "v0.1.1"
     for _ in range(7):  # merged since the last release
         merge()
-    built.unreleased = list(since_cut)
     built.draft = f"v0.{cycles + 1}.0"
     github.publish(repo, FakeRelease(built.draft, None, name=f"{built.draft} (draft)", created_at=moment))
     github.add(repo, *built.pulls)
@@ -119,3 +136,13 @@ def ingest_into(path: Path, github: FakeGitHub, built: ReleaseRepo, token: str, 
     done = subprocess.run(run, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def filled_store(path: Path, prepare: Callable[[FakeGitHub, ReleaseRepo], None] | None = None) -> ReleaseRepo:
+    """A store at `path` that `prdigest ingest` filled from the line (its GitHub first changed by `prepare`)."""
+    with FakeGitHub(token=TOKEN) as github:
+        built = build(github, REPO, START)
+        if prepare:
+            prepare(github, built)
+        ingest_into(path, github, built, TOKEN)
+    return built

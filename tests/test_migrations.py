@@ -23,6 +23,7 @@ ORDER = [
     "m008_model_replies",
     "m009_live_alerts",
     "m010_releases",
+    "m011_release_posts",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [

@@ -2,33 +2,31 @@
 from __future__ import annotations
 
 import shutil
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 import release_repo
 from conftest import LA
+from release_repo import REPO
 from servers.github_api import FakeGitHub, FakeRelease
 
 from bot.answers.commands import execute
 from bot.config import Settings
 from bot.runtime import Runtime
 
-REPO = "acme/engine"
-START = datetime(2026, 1, 5, 17, 0, tzinfo=UTC)
-TOKEN = "good-token"
+
+def an_older_release(github: FakeGitHub, built: release_repo.ReleaseRepo) -> None:
+    """v0.0.9, published long before the store's first PR, tagging the first commit, with a name to escape."""
+    old = built.published["v0.1.0"] - timedelta(days=40)
+    github.tag(REPO, "v0.0.9", built.history.main[:1])
+    github.publish(REPO, FakeRelease("v0.0.9", old, name="<!channel> party", created_at=old))
 
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
-    """A store filled by `prdigest ingest` from the loopback line of releases; a release named to be escaped."""
+    """A store filled by `prdigest ingest` from the loopback line of releases and one older release."""
     path = tmp_path_factory.mktemp("released") / "store.db"
-    with FakeGitHub(token=TOKEN) as github:
-        built = release_repo.build(github, REPO, START)
-        old = built.published["v0.1.0"] - timedelta(days=40)
-        github.tag(REPO, "v0.0.9", built.history.main[:1])
-        github.publish(REPO, FakeRelease("v0.0.9", old, name="<!channel> party", created_at=old))
-        release_repo.ingest_into(path, github, built, TOKEN)
-    return path, built
+    return path, release_repo.filled_store(path, an_older_release)
 
 
 @pytest.fixture

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 import release_repo
 from conftest import LA
 from freezegun import freeze_time
+from release_repo import REPO, START, TOKEN
 from servers.github_api import FakeGitHub, Fault
 
 from bot.config import Settings
@@ -16,10 +17,6 @@ from bot.runtime import Runtime
 from bot.slack.daily import repo_ingester
 from store.tables.releases import shipped_in
 from store.understanding.releases import commit_prs
-
-REPO = "acme/engine"
-START = datetime(2026, 1, 5, 17, 0, tzinfo=UTC)
-TOKEN = "good-token"
 
 
 @pytest.fixture
@@ -104,17 +101,15 @@ def test_a_new_release_maps_only_its_own_range(run_cli, db, line):
     assert github.count("/compare/") == github.count("/commits") == 0 and github.count("/releases") == 1
 
     # The draft is published, as main stands now.
-    draft = next(release for release in github.releases[REPO] if release.tag == built.draft)
-    draft.published_at = max(pull.merged_at for pull in built.pulls) + timedelta(hours=1)
-    github.tag(REPO, built.draft, built.history.head())
+    published = built.publish_draft(github, max(pull.merged_at for pull in built.pulls) + timedelta(hours=1))
     github.seen.clear()
     third = ingest(run_cli, built)
     assert third.code == 0, third.err
-    assert f"1 new release; mapped {built.draft} ({len(built.unreleased)} PRs since v0.3.0)" in third.out
+    assert f"1 new release; mapped {built.draft} ({len(published)} PRs since v0.3.0)" in third.out
     assert [seen.path for seen in github.seen if "/compare/" in seen.path] == [
         f"/repos/{REPO}/compare/v0.3.0...{built.draft}"
     ]
-    assert ranges(db) == {**before, built.draft: sorted(built.unreleased)}
+    assert ranges(db) == {**before, built.draft: published}
     # The fixes cherry-picked into v0.3.0 were shipped by it first, though v0.4.0's range names them again.
     firsts = first_releases(db, built)
     assert {firsts[n] for n, branch in built.cherry_picked.items() if branch == "releases/v0.3"} == {"v0.3.0"}

@@ -9,21 +9,18 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import release_repo
 from conftest import LA
+from release_repo import REPO, START, TOKEN
 from servers.github_api import FakeGitHub, Fault
 from test_ingest_kill import kill_when
 
 pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO = "acme/engine"
-START = datetime(2026, 1, 5, 17, 0, tzinfo=UTC)
-TOKEN = "good-token"
 
 
 def mapped(path: Path) -> dict[str, list[int] | None]:

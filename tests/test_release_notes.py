@@ -6,17 +6,14 @@ import json
 import re
 import shutil
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 import release_repo
 from conftest import LA
+from release_repo import REPO, START, TOKEN
 from servers.github_api import FakeGitHub, FakeHistory, FakePull, FakeRelease, Fault
 from servers.openai_api import FakeOpenAI, Reply
-
-REPO = "acme/engine"
-START = datetime(2026, 1, 5, 17, 0, tzinfo=UTC)
-TOKEN = "good-token"
 
 
 @pytest.fixture(scope="module")
@@ -139,10 +136,8 @@ def test_a_release_the_store_has_not_mapped_is_read_from_github(run_cli, stores,
     found = notes(run_cli, "v0.1.0")
     assert sorted(pr["number"] for pr in found["prs"]) == built.ranges["v0.1.0"]
     # Published since the last ingest: listed, mapped and fetched on demand.
-    draft = next(release for release in github.releases[REPO] if release.tag == built.draft)
-    draft.published_at = max(pull.merged_at for pull in built.pulls) + timedelta(hours=1)
-    github.tag(REPO, built.draft, built.history.head())
-    assert sorted(pr["number"] for pr in notes(run_cli, built.draft)["prs"]) == sorted(built.unreleased)
+    published = built.publish_draft(github, max(pull.merged_at for pull in built.pulls) + timedelta(hours=1))
+    assert sorted(pr["number"] for pr in notes(run_cli, built.draft)["prs"]) == published
 
 
 def test_an_unknown_tag_is_one_line_with_the_closest(run_cli, stores, line, isolated_env):

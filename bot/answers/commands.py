@@ -31,6 +31,7 @@ from store.tables.subscriptions import (
     DAILY,
     DEFAULT_POST_AT,
     LIVE,
+    RELEASES,
     Subscription,
     all_subscriptions,
     channel_subscriptions,
@@ -426,6 +427,8 @@ def describe(sub: Subscription, tz: ZoneInfo) -> str:
     areas = f" (areas: {', '.join(sub.areas)})" if sub.areas else ""
     if sub.live:
         return f"live alerts of {escape(sub.repo)}{areas} as PRs merge"
+    if sub.mode == RELEASES:
+        return f"a thread for each new release of {escape(sub.repo)}{areas}"
     return f"the daily report of {escape(sub.repo)}{areas} at {sub.post_at.strftime('%H:%M')} {tz.key} time"
 
 
@@ -435,7 +438,9 @@ def next_report(call: Call, sub: Subscription) -> str:
     return "today" if call.now.time() < sub.post_at and posted is None else "tomorrow"
 
 
-_LIVE_WORDS = {"live": LIVE, "watch": LIVE, "daily": DAILY}
+_LIVE_WORDS = {"live": LIVE, "watch": LIVE, "daily": DAILY, "releases": RELEASES, "release": RELEASES}
+# When what a new subscription sends first comes, by its mode (a daily report's is worked out).
+_FIRST = {LIVE: " The first comes with the next ingest.", RELEASES: " The first comes when the next release is published."}
 
 
 def cmd_subscribe(call: Call) -> Reply:
@@ -456,15 +461,16 @@ def cmd_subscribe(call: Call) -> Reply:
             post_at, timed = when, True
         elif word not in names:
             names.append(word)
-    if mode == LIVE and timed:
-        raise CommandError("live alerts come as PRs merge; `at` is for the daily report", "subscribe")
+    if mode != DAILY and timed:
+        what = "live alerts come as PRs merge" if mode == LIVE else "release threads come as releases are published"
+        raise CommandError(f"{what}; `at` is for the daily report", "subscribe")
     planned = _planned(call, names)  # every name checked before any write
     subs = [subscribe(call.runtime.db, channel, repo, areas, post_at, call.user, call.now, mode) for repo, areas in planned]
     who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
     lines = []
     for sub, created in subs:
         done = "This channel now gets" if created else "Updated: this channel gets"
-        comes = " The first comes with the next ingest." if sub.live else f" The next one comes {next_report(call, sub)}."
+        comes = _FIRST.get(sub.mode) or f" The next one comes {next_report(call, sub)}."
         lines.append(f"{done} {describe(sub, call.tz)}{who}.{comes}")
     lines.append("_A private channel needs `/invite @prdigest` first; `/prdigest unsubscribe` stops it._")
     return _reply("\n".join(lines), public=True)
@@ -493,12 +499,13 @@ def cmd_unsubscribe(call: Call) -> Reply:
     modes = {_LIVE_WORDS[word.lower()] for word in call.words if word.lower() in _LIVE_WORDS}
     other = [word for word in call.words if word.lower() not in _LIVE_WORDS]
     if other or len(modes) > 1:
-        raise CommandError("unsubscribe takes at most a repository and `live` or `daily`", "unsubscribe")
+        raise CommandError("unsubscribe takes at most a repository and `live`, `daily` or `releases`", "unsubscribe")
     mode = next(iter(modes), None)
     repos = call.repos if call.scope.named else (None,)
     removed = [sub for repo in repos for sub in unsubscribe(call.runtime.db, channel, repo, mode)]
     if not removed:
-        what = {DAILY: "daily report", LIVE: "live alerts", None: "daily report or live alerts"}[mode]
+        what = {DAILY: "daily report", LIVE: "live alerts", RELEASES: "release threads",
+                None: "daily report, live alerts or release threads"}[mode]
         of = f" of {escape(', '.join(call.repos))}" if call.scope.named else ""
         return _reply(f"This channel has no {what}{of} to stop.")
     return _reply("\n".join(f"This channel no longer gets {describe(sub, call.tz)}." for sub in removed), public=True)
@@ -511,13 +518,13 @@ def cmd_subscriptions(call: Call) -> Reply:
         subs = channel_subscriptions(call.runtime.db, call.channel)
         if not subs:
             return _reply(
-                "This channel gets no daily report or live alerts. "
-                "`/prdigest subscribe [REPO] [AREA...] [at HH:MM | live]` starts one."
+                "This channel gets no daily report, live alerts or release threads. "
+                "`/prdigest subscribe [REPO] [AREA...] [at HH:MM | live | releases]` starts one."
             )
         return _reply("\n".join(f"This channel gets {describe(sub, call.tz)}." for sub in subs))
     subs = all_subscriptions(call.runtime.db)
     if not subs:
-        return _reply("No channel gets the daily report or live alerts yet.")
+        return _reply("No channel gets the daily report, live alerts or release threads yet.")
     return _reply("\n".join(f"\u2022 {escape(sub.channel)}: {describe(sub, call.tz)}" for sub in subs))
 
 
@@ -541,14 +548,14 @@ COMMANDS: dict[str, Command] = {
     "search": Command("search TEXT", "find PRs by words", cmd_search, free_text=True),
     "ask": Command("ask QUESTION", "a question about what merged (or mention @prdigest)", cmd_ask, slow=True, scoped=False),
     "subscribe": Command(
-        "subscribe [REPO...] [AREA...] [at HH:MM | live]",
+        "subscribe [REPO...] [AREA...] [at HH:MM | live | releases]",
         f"yesterday's report in this channel every day (default {DEFAULT_POST_AT.strftime('%H:%M')}),"
-        " or `live`: each PR as soon as it is ingested",
+        " `live`: each PR as soon as it is ingested, or `releases`: a thread for each new release",
         cmd_subscribe,
         reads_prs=False,
     ),
     "unsubscribe": Command(
-        "unsubscribe [REPO...] [live | daily]", "stop this channel's reports and alerts (all, unless named)",
+        "unsubscribe [REPO...] [live | daily | releases]", "stop this channel's reports, alerts and release threads (all, unless named)",
         cmd_unsubscribe, reads_prs=False,
     ),
     "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions, reads_prs=False),

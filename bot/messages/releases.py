@@ -59,13 +59,14 @@ def release_notes_lines(found: ReleaseReport) -> list[str]:
     return lines
 
 
-def release_headline(found: ReleaseReport, tz: ZoneInfo) -> str:
+def release_headline(found: ReleaseReport, tz: ZoneInfo, scope: str | None = None) -> str:
+    """"vLLM v0.11.0, published Mar 3, 2026: 412 PRs since v0.10.2"; `scope` ("in rocm") narrows the count."""
     release = found.release
     name = found.report.title.replace(" Merged PR Report", "")
     count = len(found.report.prs) + len(found.unknown)
     return (
         f"*{escape(name)} {release_name(release)}*, published {day(release.published_at, tz)}: "
-        f"{plural(count, 'PR')} {range_words(release)}"
+        f"{plural(count, 'PR')}{f' {escape(scope)}' if scope else ''} {range_words(release)}"
     )
 
 
@@ -78,9 +79,9 @@ def release_messages(found: ReleaseReport, tz: ZoneInfo, limit: int = MAX_LISTED
     return [parent] + thread_messages(report, limit=limit, more=more)
 
 
-def release_thread(found: ReleaseReport, tz: ZoneInfo) -> list[Message]:
+def release_thread(found: ReleaseReport, tz: ZoneInfo, scope: str | None = None) -> list[Message]:
     """A release as a thread: the parent with its counts and highlights, every PR by area in the replies."""
-    parent = parent_message(found.report, headline=release_headline(found, tz), notes=release_notes_lines(found))
+    parent = parent_message(found.report, headline=release_headline(found, tz, scope), notes=release_notes_lines(found))
     return [parent] + thread_messages(found.report)
 
 

@@ -17,6 +17,7 @@ from slack_sdk import WebClient
 from bot.runtime import Runtime
 from bot.slack.daily import DailyPoster, Pacer
 from bot.slack.live import LiveAlerts
+from bot.slack.releases import ReleasePosts
 from store.tables.posts import get_post
 from store.tables.subscriptions import DAILY, Subscription, all_subscriptions
 
@@ -45,7 +46,8 @@ def due_day(sub: Subscription, now: datetime, tz: ZoneInfo) -> date | None:
 
 
 class Scheduler:
-    """One tick a minute: poll ingestion when due, send live alerts, then post every report that is due and not posted."""
+    """One tick a minute: poll ingestion when due, send live alerts and release threads, then post every report
+    that is due and not posted."""
 
     def __init__(
         self,
@@ -59,6 +61,7 @@ class Scheduler:
         self.ingest = ingest
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
         self.live = LiveAlerts(runtime, client, self.pacer)
+        self.releases = ReleasePosts(runtime, client, self.pacer)
         self._ingested: dict[str, datetime] = {}
         self._retry_at: dict[tuple[str, str], datetime] = {}
 
@@ -66,6 +69,7 @@ class Scheduler:
         now = now or datetime.now(UTC)
         self._poll(now)
         self.live.run(now)
+        self.releases.run()
         tz = self.runtime.settings.timezone
         for sub in all_subscriptions(self.runtime.db, DAILY):
             day = due_day(sub, now, tz)

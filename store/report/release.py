@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date
 from zoneinfo import ZoneInfo
 
@@ -27,6 +28,15 @@ class ReleaseReport:
     unknown: list[int]  # numbers its range names that the store holds no PR for
     # PRs an earlier release shipped first (an earlier full release, for a full release), with that release
     shipped_before: dict[int, Release] = field(default_factory=dict)
+
+    def in_areas(self, areas: Sequence[str]) -> ReleaseReport:
+        """Only its PRs in one of `areas` (all of them when none is named); numbers the store lacks have no area."""
+        if not areas:
+            return self
+        prs = [pr for pr in self.report.prs if set(pr.areas) & set(areas)]
+        kept = {pr.number for pr in prs}
+        earlier = {number: release for number, release in self.shipped_before.items() if number in kept}
+        return ReleaseReport(self.release, replace(self.report, prs=prs), [], earlier)
 
 
 def find_release(db: Database, repo: str, text: str) -> Release | None:

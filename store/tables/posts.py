@@ -32,21 +32,25 @@ class PostKey:
     date: date
     areas: tuple[str, ...] = ()  # as the channel filters; empty: the whole report
     batch: int = 0  # 0: the day's report; 1, 2, ...: the day's live alerts, in order
+    release: str = ""  # a release's thread: its tag (the date is the day it came out)
 
     # datetime.date: in the class body `date` names the field above, not the type.
     @classmethod
-    def of(cls, channel: str, repo: str, day: datetime.date, areas: Sequence[str] = (), batch: int = 0) -> PostKey:
-        return cls(channel, repo, day, tuple(sorted(set(areas))), batch)
+    def of(
+        cls, channel: str, repo: str, day: datetime.date, areas: Sequence[str] = (), batch: int = 0, release: str = ""
+    ) -> PostKey:
+        return cls(channel, repo, day, tuple(sorted(set(areas))), batch, release)
 
     @property
     def text(self) -> str:
         """The key as one string, as it travels in the messages' metadata."""
         live = f" live-{self.batch}" if self.batch else ""
-        return f"{self.channel} {self.repo} {self.date.isoformat()} {','.join(self.areas)}".rstrip() + live
+        release = f" release-{self.release}" if self.release else ""
+        return f"{self.channel} {self.repo} {self.date.isoformat()} {','.join(self.areas)}".rstrip() + live + release
 
     @property
     def where(self) -> list[Any]:
-        return [self.channel, self.repo, self.date.isoformat(), json.dumps(list(self.areas)), self.batch]
+        return [self.channel, self.repo, self.date.isoformat(), json.dumps(list(self.areas)), self.batch, self.release]
 
 
 @dataclass
@@ -78,14 +82,15 @@ class DailyPost:
         return self.state in (DONE, EMPTY)
 
 
-_WHERE = "channel = ? and repo = ? and date = ? and areas = ? and batch = ?"
+_WHERE = "channel = ? and repo = ? and date = ? and areas = ? and batch = ? and release = ?"
 
 
 def get_post(
-    db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = (), batch: int = 0
+    db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = (), batch: int = 0, release: str = ""
 ) -> DailyPost | None:
-    """The record of the day's post to the channel (filtered on `areas`; a live alert's `batch`), if there is one."""
-    return _load(db, PostKey.of(channel, repo, day, areas, batch))
+    """The record of the day's post to the channel (filtered on `areas`; a live alert's `batch`; the thread
+    of the `release` that came out that day), if there is one."""
+    return _load(db, PostKey.of(channel, repo, day, areas, batch, release))
 
 
 def _load(db: Database, key: PostKey) -> DailyPost | None:
@@ -127,6 +132,7 @@ def claim_post(
                     "date": key.date.isoformat(),
                     "areas": json.dumps(list(key.areas)),
                     "batch": key.batch,
+                    "release": key.release,
                     "messages": json.dumps(messages, ensure_ascii=False),
                     "parent_ts": None,
                     "replies_sent": 0,

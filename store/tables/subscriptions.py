@@ -1,4 +1,5 @@
-"""Channels that follow repositories: the daily report at a local time, or live alerts as PRs merge."""
+"""Channels that follow repositories: the daily report at a local time, live alerts as PRs merge, or a thread
+for each new release."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,8 @@ from store.days import from_utc_text, to_utc_text
 from store.db import write_transaction
 
 DEFAULT_POST_AT = time(9, 0)
-DAILY, LIVE = "daily", "live"
+# daily: yesterday's report at post_at; live: each PR soon after it is stored; releases: each new release's thread
+DAILY, LIVE, RELEASES = "daily", "live", "releases"
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class Subscription:
     post_at: time  # local time in PRDIGEST_TIMEZONE (daily only)
     created_at: datetime
     created_by: str | None = None
-    mode: str = DAILY  # daily: yesterday's report at post_at; live: each PR soon after it is stored
+    mode: str = DAILY  # DAILY, LIVE or RELEASES
 
     @property
     def live(self) -> bool:
