@@ -18,7 +18,7 @@ from bot.messages.mrkdwn import escape
 from bot.messages.releases import release_list_message, release_messages, release_name, release_status_line
 from bot.runtime import Runtime
 from store.days import local_day
-from store.db import StoreError, StoreReadOnly
+from store.db import StoreError, StoreFull, StoreReadOnly
 from store.report.day import DailyReport, load_report
 from store.report.release import LATEST, closest_tags, find_release, load_release, release_status
 from store.retrieval.choose import MAX_LISTED
@@ -656,7 +656,7 @@ def guarded(what: str, work: Callable[[], Reply]) -> Reply:
         return work()
     except CommandError as exc:
         return _reply(f"{exc}\n{usage(exc.command)}", error=True)
-    except StoreReadOnly as exc:  # not busy and not a moment's trouble: say what it is
+    except (StoreReadOnly, StoreFull) as exc:  # not busy and not a moment's trouble: say what it is
         log.warning("%r needs to write: %s", what, exc)
         return _reply(escape(str(exc)), error=True)
     except (StoreError, sqlite3.OperationalError) as exc:
