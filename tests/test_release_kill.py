@@ -27,10 +27,12 @@ def mapped(path: Path) -> dict[str, list[int] | None]:
     """tag -> the numbers recorded for it when it is marked mapped, None when it is not; read as another process would."""
     if not path.exists():
         return {}
-    with sqlite3.connect(path, timeout=5) as conn:
+    with sqlite3.connect(path, timeout=5, isolation_level=None) as conn:
         try:
+            conn.execute("begin")  # both reads from one snapshot, whatever the run commits meanwhile
             tags = conn.execute("select tag, mapped_at is not null from releases").fetchall()
             rows = conn.execute("select tag, number from release_prs order by tag, number").fetchall()
+            conn.execute("commit")
         except sqlite3.OperationalError:  # the first run has not created the tables yet
             return {}
     numbers: dict[str, list[int]] = {}
