@@ -1,5 +1,7 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
 
+Link previews register their own listeners.
+
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
 """
@@ -26,6 +28,7 @@ from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, quest
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
 from bot.runtime import Runtime
+from bot.slack.previews import LinkPreviews
 from store.days import local_day
 from store.report.day import DailyReport, load_report
 from store.tables.prs import latest_merge
@@ -118,6 +121,8 @@ class Listeners:
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
         app.event("app_home_opened")(self.on_home_opened)
+        for kind in (LinkPreviews,):
+            kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
         self.work.submit(_logged, job, *args)
