@@ -84,7 +84,8 @@ class FakeSlack(LoopbackServer):
         return f"{self.base}/respond/{name}"
 
     def fail(self, method: str, *faults: Fault | None) -> None:
-        """Answer the next calls of `method` with these faults in order (None: normally), then normally again."""
+        """Answer the next calls of `method` with these faults in order (None: normally), then normally again.
+        `response_url:HOOK` names what is sent to response_url(HOOK)."""
         with self._changed:
             self._faults.setdefault(method, []).extend(faults)
 
@@ -282,7 +283,10 @@ def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
             if path.startswith("/respond/"):
                 hook = path[len("/respond/"):]
                 slack._wait_if_held(hook)
-                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
+                fault = slack._next_fault(f"response_url:{hook}")
+                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook, ok=fault is None))
+                if fault:  # Slack answers a response_url it will not take with a status and a word
+                    return self._send(fault.status, fault.error or "expired_url", "text/plain")
                 return self._send(200, "ok", "text/plain")
             if not path.startswith("/api/"):
                 return self._send(404, "not found", "text/plain")
@@ -475,6 +479,14 @@ MALFORMED = [
     (b"payload=" + json.dumps(click_payload("prdigest_pr_summary", f"acme/engine#{'9' * 4000}", "http://127.0.0.1:9/x")).encode(),
      FORM),
     (json.dumps({"command": "/prdigest", "text": "today", "response_url": 5, "channel_id": ["C1"]}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "link_shared", "channel": "C1", "message_ts": "1.2", "links": "x"}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "link_shared", "channel": "C1", "message_ts": 1, "links": [{"url": 7}]}}).encode(), JSON),
+    (b"payload=" + json.dumps({"type": "view_submission", "user": {"id": "U1"}, "team": {"id": "T1"}, "view": {
+        "callback_id": "prdigest_feedback", "private_metadata": "{", "state": {"values": {}}}}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "message_action", "callback_id": "prdigest_explain", "team": {"id": "T1"},
+                               "user": {"id": "U1"}, "channel": {"id": "C1"}, "response_url": "http://127.0.0.1:9/x"}).encode(), FORM),
+    (b"payload=" + json.dumps(click_payload("prdigest_share", "../../x", "http://127.0.0.1:9/x")).encode(), FORM),
+    (b"payload=" + json.dumps(click_payload("prdigest_vote_up", "1e99", "http://127.0.0.1:9/x")).encode(), FORM),
 ]
 # Header values that are not a short run of ASCII digits ("²" passes str.isdigit() and fails int()), each worth a 400.
 BAD_LENGTHS = ["5e10", "9" * 5000, "9" * 20, "-1", "0x10", "\xb2"]
