@@ -1,6 +1,6 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
 
-Link previews and feedback on answers register their own listeners.
+Link previews, feedback on answers and sharing register their own listeners.
 
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
@@ -31,6 +31,7 @@ from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_messa
 from bot.runtime import Runtime
 from bot.slack.feedback import Feedback
 from bot.slack.previews import LinkPreviews
+from bot.slack.sharing import Sharing, shareable
 from store.days import local_day
 from store.report.day import DailyReport, load_report
 from store.tables.prs import latest_merge
@@ -123,7 +124,7 @@ class Listeners:
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
         app.event("app_home_opened")(self.on_home_opened)
-        for kind in (LinkPreviews, Feedback):
+        for kind in (LinkPreviews, Feedback, Sharing):
             kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
@@ -145,7 +146,7 @@ class Listeners:
         channel, user = command.get("channel_id"), command.get("user_id")
         reply = execute(self.runtime, text, channel=channel, user=user)
         reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
-        send_reply(respond, reply)
+        send_reply(respond, shareable(self.runtime, reply, channel, user))
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
