@@ -9,7 +9,6 @@ from conftest import LA
 from servers.github_api import FakePull
 from servers.slack_api import JSON, Fault, link_shared_payload
 from slack_helpers import LOUD_TITLE, REPO, Served, import_fixtures, serve_app
-from waiting import wait_until
 
 from bot.answers.commands import execute
 from bot.answers.pr_refs import linked_prs
@@ -68,7 +67,7 @@ def test_no_preview_in_a_channel_that_did_not_opt_in(served):
     previews_on(served, "C0OPTED")
     link(served, URL, channel="C0OTHER")
     link(served, URL, channel="C0OPTED", ts="1740000000.000300")
-    [call] = unfurled(served)
+    unfurled(served)
     quiet_second()
     assert [call.params["channel"] for call in served.slack.calls_to("chat.unfurl")] == ["C0OPTED"]
 

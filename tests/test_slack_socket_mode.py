@@ -11,8 +11,11 @@ from servers.slack_api import (
     BOT_TOKEN,
     FakeSlack,
     click_payload,
+    link_shared_payload,
     mention_payload,
+    shortcut_payload,
     slash_payload,
+    submission_payload,
 )
 from servers.slack_socket import FakeSocketMode
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, shown
@@ -80,3 +83,37 @@ def test_mention_and_button_over_socket_mode(socket_bot):
     slack.wait_for(lambda s: s.responses("socket-button"))
     assert "EAGLE drafter metrics" in slack.responses("socket-button")[0].params["text"]
 
+
+def test_previews_votes_modals_and_shortcuts_over_socket_mode(socket_bot):
+    slack, socket_mode, db_path = socket_bot
+    socket_mode.wait_ack(socket_mode.send("slash_commands", slash_payload("unfurl on", slack.response_url("on"), channel="C0SOCK")))
+    slack.wait_for(lambda s: s.responses("on"))
+
+    url = f"https://github.com/{REPO}/pull/4090"
+    event = link_shared_payload([url], "1720000000.000200", channel="C0SOCK")
+    socket_mode.wait_ack(socket_mode.send("events_api", event, accepts_response_payload=False))
+    slack.wait_for(lambda s: s.calls_to("chat.unfurl"))
+    [unfurl] = slack.calls_to("chat.unfurl")
+    assert unfurl.params["channel"] == "C0SOCK" and "#4090 [Spec Decode] Add EAGLE drafter metrics" in str(unfurl.params["unfurls"][url])
+
+    mention = mention_payload("<@UPRDIGEST> what merged on 2026-03-07?", ts="1720000000.000300", channel="C0SOCK")
+    socket_mode.wait_ack(socket_mode.send("events_api", mention, accepts_response_payload=False))
+    slack.wait_for(lambda s: any(c.params.get("channel") == "C0SOCK" for c in s.calls_to("chat.update")))
+    update = next(c.params for c in slack.calls_to("chat.update") if c.params["channel"] == "C0SOCK")
+    answer_id = next(e["value"] for b in update["blocks"] if b["type"] == "actions" for e in b["elements"])
+    down = click_payload("prdigest_vote_down", answer_id, slack.response_url("down"), channel="C0SOCK")
+    socket_mode.wait_ack(socket_mode.send("interactive", down))
+    slack.wait_for(lambda s: s.calls_to("views.open"))
+    view = slack.calls_to("views.open")[0].params["view"]
+    submitted = socket_mode.send("interactive", submission_payload(view, {"wrong": "too broad", "should_cite": "#4085"}))
+    ack = socket_mode.wait_ack(submitted)
+    assert ack["response_action"] == "update" and "Thanks" in str(ack["view"])
+    db = open_db(db_path)
+    assert db.execute("select vote, comment, expected from answer_votes").fetchall() == [("down", "too broad", f'["{REPO}#4085"]')]
+    db.close()
+
+    shortcut = shortcut_payload("prdigest_explain", "is #4090 in?", "1720000000.000400", slack.response_url("explain"), channel="C0SOCK")
+    socket_mode.wait_ack(socket_mode.send("interactive", shortcut))
+    slack.wait_for(lambda s: any(c.params.get("thread_ts") == "1720000000.000400" for c in s.delivered("C0SOCK")))
+    reply = next(c.params for c in slack.delivered("C0SOCK") if c.params.get("thread_ts") == "1720000000.000400")
+    assert "*What changed and why*" in shown(reply)

@@ -67,7 +67,13 @@ def message_prs(runtime: Runtime, text: str, channel: str | None) -> Named:
     for number in pr_numbers(rest.text):
         if number not in given:
             _add(named, [((holders(runtime, repos, number, known) or list(repos))[0], number)])
+    named.prs.sort(key=lambda pr: _first_seen(text, pr[1]))  # as the message names them
     return named
+
+
+def _first_seen(text: str, number: int) -> int:
+    found = re.search(rf"(?<!\d){number}(?!\d)", text)
+    return found.start() if found else len(text)
 
 
 def read_pr_list(runtime: Runtime, text: str, default_repo: str) -> list[PR]:

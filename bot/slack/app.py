@@ -1,6 +1,6 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
 
-Link previews, feedback on answers and sharing register their own listeners.
+Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
 
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
@@ -29,6 +29,7 @@ from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, quest
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
 from bot.runtime import Runtime
+from bot.slack.explain import Explain
 from bot.slack.feedback import Feedback
 from bot.slack.previews import LinkPreviews
 from bot.slack.sharing import Sharing, shareable
@@ -124,7 +125,7 @@ class Listeners:
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
         app.event("app_home_opened")(self.on_home_opened)
-        for kind in (LinkPreviews, Feedback, Sharing):
+        for kind in (LinkPreviews, Feedback, Sharing, Explain):
             kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
