@@ -3,6 +3,7 @@ import json
 import threading
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from conftest import LA
@@ -216,3 +217,10 @@ def test_previews_are_compact_and_bounded():
 )
 def test_links_are_read_for_the_configured_host(host, url, found):
     assert linked_prs(url, host, [REPO]).prs == found
+
+
+def test_the_manifest_asks_for_link_previews_and_the_shortcut():
+    manifest = (Path(__file__).resolve().parents[1] / "manifest.yml").read_text()
+    for needed in ("unfurl_domains:\n    - github.com\n", "- links:read ", "- links:write ", "- link_shared ",
+                   "type: message\n      callback_id: prdigest_explain\n", "unfurl on|off"):
+        assert needed in manifest, needed
