@@ -19,7 +19,7 @@ from store.tables.feedback import Answered, Vote, WeekVotes, down_votes, record_
 log = logging.getLogger(__name__)
 
 
-def votable(runtime: Runtime, message: Message, kind: str, channel: str | None, user: str | None) -> Message:
+def votable(runtime: Runtime, message: Message, kind: str, channel: str | None, user: object) -> Message:
     """An answer with its 👍/👎 buttons, kept so a vote knows what was asked and cited. Anything that is
     not an answer (a command's report, a refusal) is returned as it is, and so is an answer the store
     cannot keep: it is better unvoted than not given."""
@@ -27,8 +27,9 @@ def votable(runtime: Runtime, message: Message, kind: str, channel: str | None, 
     if asked is None:
         return message
     try:
+        asker = user if isinstance(user, str) else None  # as Slack sent it: a Socket Mode event is not checked at the door
         answer_id = record_answer(
-            runtime.db, kind, asked.question, asked.first_line, asked.citations, channel, user, runtime.now(), asked.history
+            runtime.db, kind, asked.question, asked.first_line, asked.citations, channel, asker, runtime.now(), asked.history
         )
     except (StoreError, sqlite3.Error) as exc:
         log.warning("answered without vote buttons: the answer could not be kept (%s)", exc)
