@@ -91,7 +91,8 @@ def test_turning_previews_off_stops_them(served):
     assert [call.params["channel"] for call in served.slack.calls_to("chat.unfurl")] == ["C0MARK"]
 
 
-def test_links_of_repositories_not_followed_are_ignored(served):
+def test_links_of_repositories_not_followed_are_ignored(served, github):
+    github.add("someone/else", FakePull(4102, "Theirs", merged_at=datetime(2026, 3, 9, 18, 0, tzinfo=UTC)))
     previews_on(served)
     link(served, "https://github.com/someone/else/pull/4102", URL, "https://github.com/acme/engine/issues/4")
     [call] = unfurled(served)
@@ -100,7 +101,10 @@ def test_links_of_repositories_not_followed_are_ignored(served):
 
 def test_a_link_being_typed_is_left_for_when_it_is_posted(served):
     previews_on(served)
-    link(served, URL, source="composer")
+    typing = link_shared_payload([URL], "1740000000.000450", source="composer")
+    served.send(json.dumps(typing), JSON)
+    typing["event"]["channel"] = "C0REPORTS"  # even where Slack names the channel
+    served.send(json.dumps(typing), JSON)
     link(served, URL, ts="1740000000.000500")
     [call] = unfurled(served)
     quiet_second()
