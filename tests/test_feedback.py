@@ -91,7 +91,8 @@ def test_the_modal_keeps_what_was_wrong_and_the_prs_it_should_have_cited(served)
     # A second 👎 click opens the modal again and keeps what was said, unless something new is submitted.
     click(served, VOTE_DOWN_ACTION, answer_id, "down-again")
     modal(served, 2)
-    assert json.loads(votes(served)[0]["expected"]) == [f"{REPO}#4090", f"{REPO}#4085", f"{REPO}#4099"]
+    [vote] = votes(served)
+    assert json.loads(vote["expected"]) == [f"{REPO}#4090", f"{REPO}#4085", f"{REPO}#4099"] and vote["comment"].startswith("Missed")
 
 
 @pytest.mark.parametrize(

@@ -105,11 +105,7 @@ class Feedback(Listening):
             log.warning("could not read answer %d for its feedback: %s", answer_id, exc)
             ack(response_action="update", view=notice_view(BUSY))
             return
-        if answer is None:
-            log.warning("feedback on answer %d, which is not kept", answer_id)
-            ack(response_action="update", view=notice_view(GONE))
-            return
-        note = self._record(answer_id, user, DOWN, (wrong, expected))
+        note = self._record(answer_id, user, DOWN, (wrong, expected))  # GONE when the answer is not kept
         ack(response_action="update", view=notice_view(note or KEPT))
 
 
