@@ -89,3 +89,4 @@ def test_a_malformed_shortcut_gets_one_line(served, caplog):
     assert served.send(*interactive(payload)).status_code < 500
     lines = wait_until(lambda: [r for r in caplog.records if r.name.startswith("bot")], "a line")
     assert len(lines) == 1 and not lines[0].exc_info and served.slack.posts() == []
+    assert "without its channel or message; nothing to explain" in lines[0].getMessage()

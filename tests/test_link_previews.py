@@ -10,6 +10,7 @@ from conftest import LA
 from servers.github_api import FakePull
 from servers.slack_api import JSON, Fault, link_shared_payload
 from slack_helpers import LOUD_TITLE, REPO, Served, import_fixtures, serve_app
+from waiting import wait_until
 
 from bot.answers.commands import execute
 from bot.answers.pr_refs import linked_prs
@@ -228,3 +229,18 @@ def test_the_manifest_asks_for_link_previews_and_the_shortcut():
     for needed in ("unfurl_domains:\n    - github.com\n", "- links:read ", "- links:write ", "- link_shared ",
                    "type: message\n      callback_id: prdigest_explain\n", "unfurl on|off"):
         assert needed in manifest, needed
+
+
+def test_a_malformed_link_shared_event_gets_one_line(served, caplog):
+    previews_on(served)
+    for links in ("x", [{"url": 7}], [], [{"domain": "github.com"}]):
+        event = link_shared_payload([URL], "1740000000.000900")
+        event["event"]["links"] = links
+        assert served.send(json.dumps(event), JSON).status_code < 500
+    lines = wait_until(lambda: len(_bot_lines(caplog)) >= 4 and _bot_lines(caplog), "a line for each")
+    assert len(lines) == 4 and not any(r.exc_info for r in lines) and not served.slack.calls_to("chat.unfurl")
+    assert all("nothing to preview" in r.getMessage() for r in lines)
+
+
+def _bot_lines(caplog) -> list:
+    return [r for r in caplog.records if r.name.startswith("bot")]
