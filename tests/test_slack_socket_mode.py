@@ -117,3 +117,12 @@ def test_previews_votes_modals_and_shortcuts_over_socket_mode(socket_bot):
     slack.wait_for(lambda s: any(c.params.get("thread_ts") == "1720000000.000400" for c in s.delivered("C0SOCK")))
     reply = next(c.params for c in slack.delivered("C0SOCK") if c.params.get("thread_ts") == "1720000000.000400")
     assert "*What changed and why*" in shown(reply)
+
+    socket_mode.wait_ack(socket_mode.send("slash_commands", slash_payload("area rocm 2026-03-08", slack.response_url("private"))))
+    slack.wait_for(lambda s: len(s.responses("private")) >= 2)
+    share = next(e["value"] for b in slack.responses("private")[-1].params["blocks"] if b["type"] == "actions"
+                 for e in b["elements"] if e["action_id"] == "prdigest_share")
+    for _ in range(2):  # clicked twice
+        socket_mode.wait_ack(socket_mode.send("interactive", click_payload("prdigest_share", share, slack.response_url("shared"))))
+    slack.wait_for(lambda s: len(s.responses("shared")) >= 2)
+    assert [c.params["response_type"] for c in slack.responses("shared")] == ["in_channel", "in_channel"]  # its two messages, once
