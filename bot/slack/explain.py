@@ -20,7 +20,6 @@ EXPLAIN_SHORTCUT = "prdigest_explain"
 _ATTACHMENT_TEXT = ("title_link", "from_url", "fallback", "title", "text", "pretext")
 
 
-
 class Explain(Listening):
     def register(self, app: App) -> None:
         app.shortcut(EXPLAIN_SHORTCUT)(self.on_shortcut)

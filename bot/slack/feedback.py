@@ -40,7 +40,6 @@ BUSY = "The store is busy right now, so this feedback could not be saved; try ag
 KEPT = "Thanks: this is kept with the answer. The answers marked wrong become questions the bot is checked against."
 
 
-
 class Feedback(Listening):
     def register(self, app: App) -> None:
         app.action(VOTE_UP_ACTION)(self.on_up)

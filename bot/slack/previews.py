@@ -29,7 +29,6 @@ MAX_PREVIEWS = 10
 _URL_CHARS = 2000
 
 
-
 class LinkPreviews(Listening):
     def register(self, app: App) -> None:
         app.event("link_shared")(self.on_link_shared)

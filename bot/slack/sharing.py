@@ -28,7 +28,6 @@ TOO_OLD = "This reply is no longer kept, so it cannot be shared: run the command
 FAILED = "Sorry, Slack did not take the shared reply; try the button again."
 
 
-
 def shareable(runtime: Runtime, reply: Reply, channel: str | None, user: str | None) -> Reply:
     """A private reply with a "Share in channel" button on its last message, the reply kept to share;
     a public reply, an error, or one the store cannot keep, as it is."""
