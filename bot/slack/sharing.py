@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import time
 from dataclasses import replace
 from typing import Any
@@ -36,7 +37,7 @@ def shareable(runtime: Runtime, reply: Reply, channel: str | None, user: str | N
     messages = [{"text": message.text, "blocks": message.blocks} for message in reply.messages]
     try:
         share_id = keep_reply(runtime.db, channel, user, messages, time.time())
-    except StoreError as exc:
+    except (StoreError, sqlite3.Error) as exc:
         log.warning("replied without a share button: the reply could not be kept (%s)", exc)
         return reply
     *first, last = reply.messages
