@@ -60,7 +60,7 @@ def test_a_pr_not_in_the_store_is_fetched_or_named(served, github):
 
 
 def test_a_message_naming_no_pr_gets_a_private_word(served):
-    shortcut(served, "lunch at noon? https://example.com/pull/4102", hook="none")
+    shortcut(served, "lunch at noon? https://example.com/pull/4102 <https://github.com/someone/else/pull/4099|#4099>", hook="none")
     served.slack.wait_for(lambda s: s.responses("none"))
     [said] = [call.params for call in served.slack.responses("none")]
     assert said["response_type"] == "ephemeral" and "names none by number" in said["text"]

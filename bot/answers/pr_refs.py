@@ -19,6 +19,7 @@ PR = tuple[str, int]  # (OWNER/NAME as the store spells it, number)
 # Any text a person or Slack hands over is read this far; a message holds at most 40,000 characters.
 MAX_TEXT = 40_000
 _WORD = re.compile(r"[^\s,;]+")
+_SLACK_LABEL = re.compile(r"<((?:https?|mailto):[^<>|\s]*)\|[^<>]*>")
 _NUMBER = re.compile(r"^(?:#|pr\s*#?)?([1-9]\d{0,8})$", re.IGNORECASE)
 
 
@@ -58,7 +59,8 @@ def linked_prs(text: str, host: str, known: Sequence[str]) -> Named:
 def message_prs(runtime: Runtime, text: str, channel: str | None) -> Named:
     """The PRs a message links to or names (OWNER/NAME#N, #N, "PR 1234"). A number alone is the PR of the
     channel's repositories that holds it, else of another repository followed, else of the channel's first."""
-    text, host, known = text[:MAX_TEXT], host_of(runtime), followed(runtime)
+    # A link's label is read as its URL: "<https://github.com/other/repo/pull/7|#7>" names no PR of ours.
+    text, host, known = _SLACK_LABEL.sub(r"\1", text[:MAX_TEXT]), host_of(runtime), followed(runtime)
     named = linked_prs(text, host, known)
     rest = find_repos(_link_pattern(host).sub(" ", text), known, bare_names=False)
     _add(named, rest.numbers)
