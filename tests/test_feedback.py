@@ -82,11 +82,12 @@ def test_the_modal_keeps_what_was_wrong_and_the_prs_it_should_have_cited(served)
     click(served, VOTE_DOWN_ACTION, answer_id, "down")
     view = modal(served)
     assert QUESTION in view["blocks"][0]["text"]["text"]
-    ack = submit(served, view, wrong="Missed the <!channel> MI300 fix " + "x" * 3000,
+    ack = submit(served, view, wrong="Missed the <!channel> MI300 fix (log: key sk-live1234567890abcdef) " + "x" * 3000,
                  cite=f"#4090, https://github.com/{REPO}/pull/4085 {REPO}#4099")
     assert ack["response_action"] == "update" and "Thanks" in ack["view"]["blocks"][0]["text"]["text"]
     [vote] = votes(served)
-    assert vote["vote"] == "down" and vote["comment"].startswith("Missed the <!channel> MI300 fix") and len(vote["comment"]) == 2000
+    assert vote["vote"] == "down" and vote["comment"].startswith("Missed the <!channel> MI300 fix (log: key sk-***)")
+    assert len(vote["comment"]) == 2000
     assert json.loads(vote["expected"]) == [f"{REPO}#4090", f"{REPO}#4085", f"{REPO}#4099"]
     # A second 👎 click opens the modal again and keeps what was said, unless something new is submitted.
     click(served, VOTE_DOWN_ACTION, answer_id, "down-again")

@@ -11,7 +11,8 @@ from sqlite_utils import Database
 
 from store.days import day_bounds, from_utc_text, local_day, to_utc_text
 from store.db import write_transaction
-from store.tables.threads import QUESTION_CHARS
+from store.tables.threads import kept_question
+from store.text.safe import mask_secrets
 
 UP, DOWN = "up", "down"
 # Enough of an answer's first line to recognise it; the rest of the answer follows from the question.
@@ -69,16 +70,17 @@ def record_answer(
     now: datetime,
     history: Sequence[str] = (),
 ) -> int:
-    """Keep an answer as it was given; its id goes in its vote buttons."""
+    """Keep an answer as it was given, its secrets masked as a thread's questions are; its id goes in its
+    vote buttons."""
     with write_transaction(db):
         cursor = db.execute(
             "insert into answers (kind, question, history, first_line, citations, channel, asked_by, asked_at)"
             " values (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 kind,
-                question[:QUESTION_CHARS],
-                json.dumps([turn[:QUESTION_CHARS] for turn in history]),
-                first_line[:FIRST_LINE_CHARS],
+                kept_question(question),
+                json.dumps([kept_question(turn) for turn in history]),
+                mask_secrets(first_line)[:FIRST_LINE_CHARS],
                 json.dumps(list(citations)[:MAX_CITATIONS]),
                 channel,
                 asked_by,
@@ -120,7 +122,7 @@ def record_vote(
                 "answer": answer_id,
                 "user": user,
                 "vote": vote,
-                "comment": comment[:COMMENT_CHARS] if comment else None,
+                "comment": mask_secrets(comment)[:COMMENT_CHARS] if comment else None,  # people paste logs
                 "expected": None if expected is None else json.dumps(list(expected)[:MAX_EXPECTED]),
                 "now": to_utc_text(now),
                 "replace": details is not None,
