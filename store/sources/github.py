@@ -67,6 +67,21 @@ class PullData:
     files_after: str | None = None  # GraphQL cursor of the files still to fetch
 
 
+@dataclass
+class OpenPull:
+    """A PR GitHub has not merged: open, or closed without being merged."""
+
+    number: int
+    title: str
+    url: str
+    body: str
+    author: str
+    state: str  # open | closed
+    opened_at: datetime
+    labels: list[str]
+    files: list[str]
+
+
 @dataclass(frozen=True)
 class ReleaseData:
     """A published release as GitHub lists it."""
@@ -161,6 +176,23 @@ class GitHubClient:
             detailed.files = [file["filename"] for file in self.pull_files(repo, pull.number)]
             return detailed
 
+    def pull(self, repo: str, number: int) -> PullData | OpenPull | None:
+        """One PR by number, with its files, merged or not (REST: a token is not needed); None when there is none."""
+        with _expected_shapes(repo):
+            response = self._request("GET", f"repos/{repo}/pulls/{number}")
+            if response.status_code == 404:
+                return None
+            item = _json(response, f"GET /repos/{repo}/pulls/{number}")
+            files = [file["filename"] for file in self.pull_files(repo, number)]
+            if item.get("merged_at"):
+                return replace(_rest_pull(item), files=files)
+            return OpenPull(
+                **_rest_common(item),
+                state="open" if item["state"] == "open" else "closed",
+                opened_at=datetime.fromisoformat(item["created_at"]),
+                files=files,
+            )
+
     def repository(self, repo: str) -> dict[str, Any]:
         response = self._request("GET", f"repos/{repo}")
         if response.status_code == 404:
@@ -214,14 +246,9 @@ class GitHubClient:
                             yield self.pull_details(repo, _graphql_pull(node))
                 return
             for number in numbers:
-                try:
-                    item = self._get_json(f"repos/{repo}/pulls/{number}")
-                except NotFound:
-                    continue
-                if item.get("merged_at"):
-                    pull = _rest_pull(item)
-                    pull.files = [file["filename"] for file in self.pull_files(repo, number)]
-                    yield pull
+                found = self.pull(repo, number)
+                if isinstance(found, PullData):
+                    yield found
 
     # -- REST ----------------------------------------------------------------------
 
@@ -433,19 +460,26 @@ def _rest_pull(item: dict[str, Any]) -> PullData:
     if not merged_at:
         raise GitHubError(f"PR #{item['number']} is not merged")
     return PullData(
-        number=item["number"],
-        title=item["title"],
-        url=item["html_url"],
-        body=item.get("body") or "",
-        author=_login(item.get("user")),
+        **_rest_common(item),
         merged_at=datetime.fromisoformat(merged_at),
         updated_at=item["updated_at"],
-        labels=[label["name"] for label in item.get("labels") or []],
         merged_by=_login(item["merged_by"]) if "merged_by" in item else None,
         additions=item.get("additions"),
         deletions=item.get("deletions"),
         changed_files=item.get("changed_files"),
     )
+
+
+def _rest_common(item: dict[str, Any]) -> dict[str, Any]:
+    """The fields every REST PR object has, merged or not."""
+    return {
+        "number": item["number"],
+        "title": item["title"],
+        "url": item["html_url"],
+        "body": item.get("body") or "",
+        "author": _login(item.get("user")),
+        "labels": [label["name"] for label in item.get("labels") or []],
+    }
 
 
 def _release(item: dict[str, Any]) -> ReleaseData:
@@ -495,6 +529,7 @@ MERGED_PULLS = """query MergedPulls($owner: String!, $name: String!, $q: String!
     nodes { ... on PullRequest {""" + _PULL_FIELDS + """      } }
   }
 }"""
+
 
 def _pulls_by_number(numbers: list[int]) -> str:
     """One query for many PRs by number, each under an alias (p0, p1, ...): GraphQL takes no list of numbers."""
