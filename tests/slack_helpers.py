@@ -27,7 +27,10 @@ from bot.config import Settings
 from bot.runtime import Runtime
 from store.model import PullRequest, Summary
 from store.sources.importer import import_file
+from store.subscription.cadence import EVERY_DAY, Cadence
+from store.subscription.filter import parse_filter, split_terms
 from store.tables.prs import save_prs
+from store.tables.subscriptions import Subscription
 
 LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
 
@@ -55,6 +58,11 @@ def seed_day(db, day: date, count: int, start: int = 1000, **fields) -> list[Pul
     prs = [make_pr(start + i, base + timedelta(minutes=5 * i), **fields) for i in range(count)]
     save_prs(db, prs)
     return prs
+
+
+def of_channel(channel: str, rule: str = "", cadence: Cadence = EVERY_DAY, repo: str = REPO) -> Subscription:
+    """A subscription of `channel` made long ago, its filter `rule` as `subscribe` takes it."""
+    return Subscription(channel, repo, datetime(2026, 1, 1, tzinfo=LA), parse_filter(split_terms(rule), repo), cadence)
 
 
 def import_fixtures(db) -> None:

@@ -59,7 +59,7 @@ def subscribe(runtime, words: str, channel: str = "C1", now: datetime = SUBSCRIB
 
 
 def test_each_new_pr_in_the_areas_is_announced_once_across_ingests_a_burst_and_a_restart(runtime, github, slack, settings):
-    assert "live alerts of acme/engine (areas: rocm) as PRs merge" in subscribe(runtime, "rocm live")
+    assert "live alerts of acme/engine (`rocm`) as PRs merge" in subscribe(runtime, "rocm live")
     github.add(REPO, rocm(10, SUBSCRIBED - timedelta(hours=20)),  # merged before, stored after: announced
                FakePull(11, "[Docs] Reword the FAQ", SUBSCRIBED - timedelta(hours=2), files=["docs/faq.md"]))
     scheduler = start(settings)
@@ -105,7 +105,7 @@ def test_an_old_pr_stored_late_is_not_news_and_unsubscribe_stops_the_alerts(runt
     assert [text.split(": ", 1)[1] for text in alerts(slack)] == ["#21 [ROCm] Just merged"]
 
     gone = execute(runtime, "unsubscribe live", channel="C1", now=SUBSCRIBED + timedelta(minutes=2))
-    assert "no longer gets live alerts of acme/engine (areas: rocm)" in gone.text
+    assert "no longer gets live alerts of acme/engine (`rocm`)" in gone.text
     with freeze_time(SUBSCRIBED + timedelta(minutes=3)):
         save_pr(runtime.db, make_pr(22, SUBSCRIBED + timedelta(minutes=2), title="[ROCm] After", areas=["rocm"]))
         alerts_of.run(SUBSCRIBED + timedelta(minutes=3))
@@ -153,13 +153,13 @@ def test_two_replicas_and_a_lost_answer_still_announce_each_pr_once(runtime, sla
 
 def test_live_subscriptions_take_no_time_and_list_beside_the_daily_report(runtime):
     refused = execute(runtime, "subscribe rocm live at 9", channel="C1", now=SUBSCRIBED)
-    assert refused.error and "`at` is for the daily report" in refused.text
+    assert refused.error and "live alerts come as PRs merge; `at` is for reports" in refused.text
     subscribe(runtime, "rocm watch")
     subscribe(runtime, "at 8am")
     listed = execute(runtime, "subscriptions", channel="C1", now=SUBSCRIBED).text.split("\n")
     assert listed == [
         "This channel gets the daily report of acme/engine at 08:00 America/Los_Angeles time.",
-        "This channel gets live alerts of acme/engine (areas: rocm) as PRs merge.",
+        "This channel gets live alerts of acme/engine (`rocm`) as PRs merge.",
     ]
     assert "has no live alerts of acme/engine to stop" not in execute(runtime, "unsubscribe live", channel="C1").text
     assert execute(runtime, "unsubscribe live", channel="C1").text == "This channel has no live alerts to stop."

@@ -133,7 +133,7 @@ def test_subscribe_is_announced_in_the_channel(serve):
     serve.slack.wait_for(lambda s: s.responses("sub"))
     reply = serve.slack.responses("sub")[0].params
     assert reply["response_type"] == "in_channel"
-    assert "(areas: rocm) at 07:45 America/Los_Angeles time (set by <@U0ALICE>)" in reply["text"]
+    assert "(`rocm`) at 07:45 America/Los_Angeles time (set by <@U0ALICE>)" in reply["text"]
     serve.command("unsubscribe", "unsub")
     serve.slack.wait_for(lambda s: s.responses("unsub"))
 

@@ -14,6 +14,8 @@ from bot.runtime import Runtime
 from bot.slack.app import slack_client
 from bot.slack.daily import Pacer, repo_ingester
 from bot.slack.scheduler import Scheduler
+from store.subscription.cadence import DAILY, Cadence
+from store.subscription.filter import EVERYTHING, load_filter
 from store.tables.posts import PostKey, claim_post, get_post
 from store.tables.subscriptions import subscribe
 
@@ -45,7 +47,7 @@ def parents(slack, channel="C1"):
 def test_the_report_comes_at_its_time_the_day_after(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 3)
     seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T08:59:00-08:00")
     assert slack.posts() == []
@@ -61,7 +63,7 @@ def test_the_report_comes_at_its_time_the_day_after(runtime, slack, settings):
 
 def test_spring_forward_skips_the_hour_and_the_short_day_is_whole(runtime, slack, settings):
     import_fixtures(runtime.db)  # 2026-03-08 holds merges at 00:00:05 PST and 23:59:59 PDT
-    subscribe(runtime.db, "C1", REPO, [], time(2, 30), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(2, 30)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-08T01:59:00-08:00")
     assert slack.posts() == []
@@ -77,7 +79,7 @@ def test_spring_forward_skips_the_hour_and_the_short_day_is_whole(runtime, slack
 
 def test_fall_back_posts_at_the_first_of_the_two_times(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 10, 31), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(1, 30), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(1, 30)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-11-01T01:29:00-07:00")
     assert slack.posts() == []
@@ -89,7 +91,7 @@ def test_fall_back_posts_at_the_first_of_the_two_times(runtime, slack, settings)
 
 def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 120)  # a parent and three replies
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
     first = start(settings)
     tick_at(first, "2026-03-05T09:00:00-08:00")
@@ -110,7 +112,7 @@ def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settin
 
 def test_the_same_process_retries_a_failed_channel_later(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", Fault(status=503, headers={}), Fault(status=503, headers={}), Fault(status=503, headers={}))
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T09:00:00-08:00")
@@ -122,8 +124,8 @@ def test_the_same_process_retries_a_failed_channel_later(runtime, slack, setting
 
 def test_one_channel_failing_does_not_stop_the_others(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C0GONE", REPO, [], time(9, 0), "U1", LONG_AGO)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C0GONE", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
     tick_at(start(settings), "2026-03-05T09:00:00-08:00")
     assert len(parents(slack, "C1")) == 1
@@ -132,7 +134,7 @@ def test_one_channel_failing_does_not_stop_the_others(runtime, slack, settings):
 def test_a_new_subscription_starts_the_next_day(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
     seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", datetime(2026, 3, 5, 10, 0, tzinfo=LA))
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", datetime(2026, 3, 5, 10, 0, tzinfo=LA))
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T10:01:00-08:00")
     assert slack.posts() == []
@@ -143,7 +145,7 @@ def test_a_new_subscription_starts_the_next_day(runtime, slack, settings):
 def test_area_subscriptions_get_their_areas_only(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2, areas=["rocm"])
     seed_day(runtime.db, date(2026, 3, 4), 3, start=2000, areas=["core"])
-    subscribe(runtime.db, "C1", REPO, ["rocm"], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, load_filter("rocm"), Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     tick_at(start(settings), "2026-03-05T09:00:00-08:00")
     text = "\n".join(call.params["text"] for call in slack.posts())
     assert "merged PRs in rocm for 2026-03-04" in text and "2 merged" in text and "#2000" not in text
@@ -151,7 +153,7 @@ def test_area_subscriptions_get_their_areas_only(runtime, slack, settings):
 
 def test_it_ingests_before_posting(runtime, slack, github, settings):
     github.add(REPO, *day_of_pulls(date(2026, 3, 4), 4, LA, first_number=7000))
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     tick_at(start(settings, ingest=True), "2026-03-05T09:00:00-08:00")
     text = "\n".join(call.params["text"] for call in slack.posts())
     assert "4 merged" in text and "#7003" in text
@@ -160,7 +162,7 @@ def test_it_ingests_before_posting(runtime, slack, github, settings):
 
 def test_github_down_still_posts_from_the_store(runtime, slack, github, settings, monkeypatch, caplog):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     github.fail(GitHubFault(429, {"Retry-After": "3600"}, "Too Many Requests"), times=100)
     monkeypatch.setenv("PRDIGEST_GITHUB_MAX_WAIT", "1")
     tick_at(start(Settings.from_env(), ingest=True), "2026-03-05T09:00:00-08:00")
@@ -170,7 +172,7 @@ def test_github_down_still_posts_from_the_store(runtime, slack, github, settings
 
 def test_a_post_another_process_is_sending_is_left_to_it_until_its_claim_runs_out(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     key = PostKey.of("C1", REPO, date(2026, 3, 4))
     planned = lambda: [{"text": "planned by post-daily", "blocks": []}]
     due = datetime.fromisoformat("2026-03-05T09:00:00-08:00").timestamp()
