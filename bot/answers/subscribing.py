@@ -130,7 +130,8 @@ def read_wanted(words: Sequence[str], command: str, personal: bool) -> Wanted:
         low = word.lower()
         if low in CADENCE_WORDS:
             if name not in (None, CADENCE_WORDS[low]):
-                raise CommandError(f"give one of {', '.join(CADENCES[:4])}" + (" or my-prs" if personal else ""), command)
+                choices = [*CADENCES[:4], MY_PRS] if personal else list(CADENCES[:4])
+                raise CommandError(f"give one of {', '.join(choices[:-1])} or {choices[-1]}", command)
             name = CADENCE_WORDS[low]
         elif low == "on":
             weekday = read_weekday(queue.pop(0)) if queue else None
