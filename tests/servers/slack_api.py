@@ -1,9 +1,10 @@
 """A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
 
 It answers auth.test, chat.postMessage, chat.update, conversations.history,
-conversations.replies (with message metadata), reactions.add, views.publish and
-apps.connections.open (when a Socket Mode server is attached) the way Slack
-does, records every call, and can answer a method with 429 + Retry-After, an
+conversations.replies (with message metadata), conversations.open (a person's
+direct messages), reactions.add, views.publish (checked as Slack checks a Home
+tab) and apps.connections.open (when a Socket Mode server is attached) the way
+Slack does, records every call, and can answer a method with 429 + Retry-After, an
 HTTP error or a Slack error ({"ok": false, "error": ...}). A fault may also
 come after the message was accepted: an HTTP error, a dropped connection, or
 no answer at all until the test ends (so a poster can be killed right there).
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +33,13 @@ BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
 SIGNING_SECRET = "test-signing-secret"
 BOT_USER = "UPRDIGEST"
+USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 TEAM = "T0TEST"
+
+
+def dm_channel(user: str) -> str:
+    """The channel of the bot's direct messages with `user`, as the fake opens it."""
+    return "D" + user[1:]
 
 
 @dataclass
@@ -194,6 +202,13 @@ class FakeSlack(LoopbackServer):
             found = [{k: v for k, v in m.items() if k != "metadata"} for m in found]
         return {"ok": True, "messages": found, "has_more": False}
 
+    def _open(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A person's direct-message channel: the same one every time, D… for U…."""
+        users = str(params.get("users") or "")
+        if not USER_ID.fullmatch(users):
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "channel": {"id": dm_channel(users)}}
+
     def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
         if method != "apps.connections.open" and token != BOT_TOKEN:
             return {"ok": False, "error": "invalid_auth"}
@@ -208,6 +223,8 @@ class FakeSlack(LoopbackServer):
             return self._post(params)
         if method in ("conversations.history", "conversations.replies"):
             return self._read(method, params)
+        if method == "conversations.open":
+            return self._open(params)
         if method == "chat.update":
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
         if method in ("reactions.add", "views.publish"):
