@@ -6,10 +6,19 @@ from pathlib import Path
 
 import pytest
 from servers.github_api import FakeGitHub
-from servers.slack_api import APP_TOKEN, BOT_TOKEN, FakeSlack, click_payload, mention_payload, slash_payload
+from servers.slack_api import (
+    APP_TOKEN,
+    BOT_TOKEN,
+    FakeSlack,
+    click_payload,
+    home_opened_payload,
+    mention_payload,
+    slash_payload,
+)
 from servers.slack_socket import FakeSocketMode
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures
 
+from bot.slack.home_view import ADD_ACTION
 from store.db import open_db
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,3 +81,14 @@ def test_mention_and_button_over_socket_mode(socket_bot):
     socket_mode.wait_ack(socket_mode.send("interactive", click))
     slack.wait_for(lambda s: s.responses("socket-button"))
     assert "EAGLE drafter metrics" in slack.responses("socket-button")[0].params["text"]
+
+
+def test_the_home_tab_and_its_controls_over_socket_mode(socket_bot):
+    slack, socket_mode = socket_bot
+    opened = home_opened_payload("EvSOCKETHOME", user="U0SOCK")
+    socket_mode.wait_ack(socket_mode.send("events_api", opened, accepts_response_payload=False))
+    slack.wait_for(lambda s: "U0SOCK" in s.views)
+    socket_mode.wait_ack(socket_mode.send("interactive", slack.home_action("U0SOCK", ADD_ACTION, f"{REPO}|weekdays")))
+    slack.wait_for(lambda s: len([call for call in s.calls_to("views.publish") if call.params["user_id"] == "U0SOCK"]) == 2)
+    shown = "\n".join(block["text"]["text"] for block in slack.views["U0SOCK"]["blocks"] if "text" in block)
+    assert "the weekday report of acme/engine at 09:00 America/Los_Angeles time, Monday to Friday" in shown

@@ -162,9 +162,11 @@ def parent_message(
     return Message(text=truncate("\n".join(lines), MAX_FALLBACK_CHARS), blocks=text_sections(lines))
 
 
-def home_blocks(reports: Sequence[DailyReport], help_text: str) -> list[dict[str, Any]]:
-    """The Home tab: each repository's latest day, as many as fit, then how to use the bot."""
-    blocks: list[dict[str, Any]] = []
+def home_blocks(
+    reports: Sequence[DailyReport], help_text: str, before: Sequence[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """The Home tab: what comes `before`, each repository's latest day, as many as fit, then how to use the bot."""
+    blocks: list[dict[str, Any]] = list(before)
     for report in reports:
         more = parent_message(report, in_thread=False).blocks
         if len(blocks) + len(more) < MAX_HOME_BLOCKS:  # one left for the help
