@@ -25,6 +25,7 @@ from waiting import wait_until
 
 from bot.config import Settings
 from bot.runtime import Runtime
+from store.db import open_db
 from store.model import PullRequest, Summary
 from store.sources.importer import import_file
 from store.subscription.cadence import EVERY_DAY, Cadence
@@ -161,6 +162,17 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@contextmanager
+def serving_fixtures(db_path: Path, **env: str) -> Iterator[Bot]:
+    """`serve --http` over a store holding the fixture reports, with a fake Slack and an empty fake GitHub."""
+    db = open_db(db_path)
+    import_fixtures(db)
+    db.close()
+    with FakeSlack() as slack, FakeGitHub({REPO: []}) as github:
+        with serve_http(db_path, slack, PRDIGEST_REPOS=REPO, PRDIGEST_GITHUB_API_URL=github.url, **env) as served:
+            yield served
 
 
 def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:

@@ -7,9 +7,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from servers.github_api import FakeGitHub
-from servers.slack_api import FakeSlack, form, home_action_payload, home_opened, view_problems
-from slack_helpers import LOUD_TITLE, REPO, import_fixtures, serve_http
+from servers.slack_api import form, home_action_payload, home_opened, view_problems
+from slack_helpers import LOUD_TITLE, REPO, serving_fixtures
 
 from bot.answers.commands import execute, help_text
 from bot.config import Settings
@@ -35,13 +34,8 @@ LA = ZoneInfo("America/Los_Angeles")
 
 @pytest.fixture(scope="module")
 def bot(tmp_path_factory):
-    db_path = tmp_path_factory.mktemp("home") / "prdigest.db"
-    db = open_db(db_path)
-    import_fixtures(db)
-    db.close()
-    with FakeSlack() as slack, FakeGitHub({REPO: []}) as github:
-        with serve_http(db_path, slack, PRDIGEST_REPOS=REPO, PRDIGEST_GITHUB_API_URL=github.url) as served:
-            yield served
+    with serving_fixtures(tmp_path_factory.mktemp("home") / "prdigest.db") as served:
+        yield served
 
 
 @pytest.fixture
@@ -52,8 +46,7 @@ def serve(bot):
 
 
 def store(bot):
-    db = open_db(bot.db_path)
-    return db
+    return open_db(bot.db_path)
 
 
 def published(serve, user: str, count: int) -> dict:
