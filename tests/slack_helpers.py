@@ -102,8 +102,8 @@ _LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/eve
 class Bot:
     """A running `prdigest serve --http`: signed requests to it, what it logged, the fake Slack it answers through."""
 
-    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str]) -> None:
-        self.url, self.slack, self.db_path, self._lines = url, slack, db_path, lines
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str], process: subprocess.Popen) -> None:
+        self.url, self.slack, self.db_path, self._lines, self.process = url, slack, db_path, lines, process
 
     def log(self) -> list[str]:
         """What the bot logged since the last call."""
@@ -158,7 +158,7 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
     try:
         port = _wait_for_port(process, lines)
-        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines)
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, process)
     finally:
         process.terminate()
         process.wait(timeout=10)
