@@ -97,5 +97,5 @@ def test_manifest_declares_what_the_app_listens_to():
     manifest = (ROOT / "manifest.yml").read_text()
     for needed in ("command: /prdigest", "usage_hint:", "- app_mention", "- app_home_opened", "home_tab_enabled: true",
                    "interactivity:\n    is_enabled: true", "socket_mode_enabled: true", "- app_mentions:read",
-                   "- chat:write ", "- commands"):
+                   "- chat:write ", "- commands", "- im:write ", "- im:history ", "messages_tab_enabled: true"):
         assert needed in manifest, needed
