@@ -9,7 +9,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from store.db import BUSY_TIMEOUT_SECONDS
-from store.subscription.filter import is_login
+from store.subscription.logins import is_login
 
 DEFAULT_REPO = "vllm-project/vllm"
 GITHUB_MAX_WAIT_SECONDS = 900  # a GitHub rate limit may be waited out this long before ingest gives up

@@ -28,7 +28,8 @@ from store.subscription.cadence import (
     Cadence,
     read_weekday,
 )
-from store.subscription.filter import AUTHOR, Filter, FilterError, is_login, parse_filter, split_terms
+from store.subscription.filter import AUTHOR, Filter, FilterError, parse_filter, split_terms
+from store.subscription.logins import is_login
 from store.tables.people import github_login, link_github
 from store.tables.posts import find_post
 from store.tables.subscriptions import (

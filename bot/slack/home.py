@@ -30,7 +30,8 @@ from store.days import local_day
 from store.db import StoreError, write_transaction
 from store.report.day import DailyReport, load_report
 from store.subscription.cadence import CADENCES, MY_PRS, Cadence
-from store.subscription.filter import AUTHOR, EVERYTHING, is_login
+from store.subscription.filter import AUTHOR, EVERYTHING
+from store.subscription.logins import is_login
 from store.tables.people import github_login, link_github
 from store.tables.prs import latest_merge
 from store.tables.subscriptions import (

@@ -24,7 +24,7 @@ from functools import cached_property
 
 from store.model import PullRequest
 from store.subscription.globs import Glob, normalize_glob
-from store.text.patterns import LazyPattern
+from store.subscription.logins import is_login
 from store.understanding.areas import area_names, resolve_area
 
 AREA, AUTHOR, LABEL, PATH, BOTS, SUBSTANTIAL = "area", "author", "label", "path", "bots", "substantial"
@@ -34,8 +34,6 @@ LEAVE_OUT = "-"
 BOT_SUFFIX = "[bot]"  # GitHub Apps' accounts: dependabot[bot], github-actions[bot]
 MAX_TERMS = 30
 MAX_VALUE = 200
-# A GitHub login: letters, digits and inner hyphens; an App's account ends in [bot].
-_LOGIN = LazyPattern(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$")
 # Characters no value may hold: they would end the code span, the quoting or the line it is printed in.
 _UNSAFE = set("`\"'\\") | {chr(n) for n in range(32)} | {"\x7f"}
 
@@ -82,11 +80,6 @@ class Term:
         if self.kind == BOTS:
             return is_bot(pr.author, bots)
         return pr.type == "substantial"
-
-
-def is_login(text: str) -> bool:
-    """Whether `text` can be a GitHub login (an App's account included)."""
-    return bool(_LOGIN.match(text))
 
 
 def is_bot(login: str, listed: Collection[str]) -> bool:
