@@ -89,7 +89,7 @@ def describe(sub: Subscription, tz: ZoneInfo) -> str:
     return f"a message for each PR of yours that merges in {escape(sub.repo)}{rule}"
 
 
-def next_report(call: Call, sub: Subscription) -> str:
+def _next_report(call: Call, sub: Subscription) -> str:
     """When the next report comes: "today", "tomorrow" or "on Monday"."""
     cadence = sub.cadence
     for ahead in range(8):
@@ -106,12 +106,12 @@ def next_report(call: Call, sub: Subscription) -> str:
     raise AssertionError("every cadence that reports comes within a week")
 
 
-def comes(call: Call, sub: Subscription) -> str:
+def _comes(call: Call, sub: Subscription) -> str:
     if sub.slot == MY_PRS:
         return " Each comes with the ingest that finds it merged."
     if sub.live:
         return " The first comes with the next ingest."
-    return f" The next one comes {next_report(call, sub)}."
+    return f" The next one comes {_next_report(call, sub)}."
 
 
 # ------------------------------------------------------------------ reading the words
@@ -131,7 +131,7 @@ def read_wanted(words: Sequence[str], command: str, personal: bool) -> Wanted:
         low = word.lower()
         if low in CADENCE_WORDS:
             if name not in (None, CADENCE_WORDS[low]):
-                choices = [*CADENCES[:4], MY_PRS] if personal else list(CADENCES[:4])
+                choices = list(CADENCES) if personal else [name for name in CADENCES if name != MY_PRS]
                 raise CommandError(f"give one of {', '.join(choices[:-1])} or {choices[-1]}", command)
             name = CADENCE_WORDS[low]
         elif low == "on":
@@ -155,7 +155,7 @@ def read_wanted(words: Sequence[str], command: str, personal: bool) -> Wanted:
     return Wanted(Cadence(name, post_at, weekday or 0), terms)
 
 
-def planned(call: Call, repos: Sequence[str], wanted: Wanted, command: str) -> list[tuple[str, Filter]]:
+def _planned(call: Call, repos: Sequence[str], wanted: Wanted, command: str) -> list[tuple[str, Filter]]:
     """Each repository whose areas the filter names, with the filter read for it; CommandError when none has them.
 
     As with `area`, a repository without the areas is left out rather than refused.
@@ -204,12 +204,12 @@ def _need_channel(call: Call, command: str) -> str:
 def cmd_subscribe(call: Call) -> Reply:
     channel = _need_channel(call, "subscribe")
     wanted = read_wanted(_split(call, "subscribe"), "subscribe", personal=False)
-    subs = [_subscribe(call, channel, repo, rule, wanted.cadence) for repo, rule in planned(call, call.repos, wanted, "subscribe")]
+    subs = [_subscribe(call, channel, repo, rule, wanted.cadence) for repo, rule in _planned(call, call.repos, wanted, "subscribe")]
     who = f" (set by <@{call.user}>)" if call.user and is_user(call.user) else ""
     lines = []
     for sub, created in subs:
         done = "This channel now gets" if created else "Updated: this channel gets"
-        lines.append(f"{done} {describe(sub, call.tz)}{who}.{comes(call, sub)}")
+        lines.append(f"{done} {describe(sub, call.tz)}{who}.{_comes(call, sub)}")
     lines.append("_A private channel needs `/invite @prdigest` first; `/prdigest unsubscribe` stops it._")
     return reply("\n".join(lines), public=True)
 
@@ -289,9 +289,9 @@ def _my_repos(call: Call) -> Sequence[str]:
 
 def _my_subscribe(call: Call, user: str) -> Reply:
     wanted = read_wanted(_split(call, "me"), "me", personal=True)
-    subs = [_subscribe(call, user, repo, rule, wanted.cadence) for repo, rule in planned(call, _my_repos(call), wanted, "me")]
+    subs = [_subscribe(call, user, repo, rule, wanted.cadence) for repo, rule in _planned(call, _my_repos(call), wanted, "me")]
     lines = [
-        f"{'You now get' if created else 'Updated: you get'} {describe(sub, call.tz)}, by direct message.{comes(call, sub)}"
+        f"{'You now get' if created else 'Updated: you get'} {describe(sub, call.tz)}, by direct message.{_comes(call, sub)}"
         for sub, created in subs
     ]
     if wanted.cadence.name == MY_PRS and github_login(call.runtime.db, user) is None:
