@@ -3,6 +3,8 @@ and what `post-daily --dry-run` lists for a subscribed channel on a report of ou
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import date
 
 import pytest
 from conftest import FIXTURES, LA
@@ -11,10 +13,14 @@ from servers.github_api import FakePull
 from slack_helpers import REPO
 
 from bot.answers.commands import execute
+from bot.messages.blocks import live_message
+from bot.slack.daily import report_messages
+from store.report.day import load_report
 from store.sources.importer import import_file
 from store.subscription.filter import FilterError, load_filter, parse_filter, split_terms
 from store.subscription.globs import Glob
 from store.tables.prs import get_prs
+from store.tables.subscriptions import channel_subscriptions
 
 DAY = "2026-03-12"  # tests/fixtures/report-2026-03-12.md
 REPORT = FIXTURES / f"report-{DAY}.md"
@@ -183,3 +189,14 @@ def test_the_dry_run_of_a_subscribed_channel_lists_exactly_what_its_rule_keeps(s
         again = execute(store, "subscribe " + printed.group(1), channel="C0RULE")
         assert again.text.startswith("Updated: this channel gets") and printed.group(0) in again.text
     assert listed(run_cli, "C0RULE") == kept
+
+
+
+def test_a_rule_is_escaped_once_where_a_report_or_an_alert_names_it(store):
+    assert not execute(store, 'subscribe label:"r&d <x>" -bots', channel="C0AMP").error
+    [sub] = channel_subscriptions(store.db, "C0AMP")
+    report = replace(load_report(store.db, REPO, date(2026, 3, 12), LA), prs=[make_pr(1, labels=["R&D <x>"])])
+    headline = report_messages(report, sub)[0].blocks[0]["text"]["text"].split("\n")[0]
+    assert headline == '*Acme: merged PRs matching `label:"r&amp;d &lt;x&gt;" -bots` for 2026-03-12 (PDT)*'
+    alert = live_message([make_pr(1)], sub.filter, LA).text
+    assert alert.startswith('*Merged matching `label:"r&amp;d &lt;x&gt;" -bots`*')
