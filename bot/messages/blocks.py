@@ -224,12 +224,13 @@ def daily_report_messages(report: DailyReport, scope: str | None = None, week: b
 
 
 def filter_scope(rule: Filter) -> str | None:
-    """How a report names what its subscription's filter keeps: "in rocm, nvidia", or the rule itself."""
+    """How a report names what its subscription's filter keeps: "in rocm, nvidia", or the rule itself
+    (plain text, escaped where it is shown, as a headline is)."""
     if rule.everything:
         return None
     if rule.only_areas:
         return f"in {', '.join(rule.areas)}"
-    return f"matching `{escape(rule.text)}`"
+    return f"matching `{rule.text}`"
 
 
 def reply_messages(
@@ -318,7 +319,7 @@ LIVE_LISTED = 30
 def live_message(prs: list[PullRequest], rule: Filter, tz: ZoneInfo) -> Message:
     """Newly merged PRs as one compact alert: each with its link, author, time, areas and *What changed*."""
     repo = prs[0].repo
-    scope = f" {filter_scope(rule)}" if not rule.everything else ""
+    scope = f" {escape(filter_scope(rule) or '')}" if not rule.everything else ""
     if len(prs) == 1:
         heading = f"*Merged{scope}* \u00b7 {escape(repo)}"
     else:
