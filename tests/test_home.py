@@ -7,12 +7,14 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from servers.slack_api import form, home_action_payload, home_opened, view_problems
+from servers.slack_api import BOT_TOKEN, form, home_action_payload, home_opened, view_problems
 from slack_helpers import LOUD_TITLE, REPO, serving_fixtures
 
 from bot.answers.commands import execute, help_text
 from bot.config import Settings
 from bot.runtime import Runtime
+from bot.slack.app import slack_client
+from bot.slack.home import HomeTab
 from bot.slack.home_view import (
     ADD_ACTION,
     AREAS_ACTION,
@@ -22,7 +24,7 @@ from bot.slack.home_view import (
     Home,
     home_view,
 )
-from store.db import open_db
+from store.db import StoreReadOnly, open_db
 from store.report.day import load_report
 from store.subscription.cadence import CADENCES, Cadence
 from store.subscription.filter import load_filter
@@ -164,3 +166,15 @@ def test_a_full_tab_stays_within_slacks_100_blocks():
     assert "\u2026and 18 more: `/prdigest me` lists them all." in shown
     assert "`/prdigest subscriptions` lists them." in shown and shown.endswith(texts(view)[-1])
     assert json.dumps(view).count('"type": "multi_static_select"') == 30
+
+
+def test_a_store_that_cannot_be_written_is_named_at_the_top_of_the_tab(runtime, slack, monkeypatch, tmp_path):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
+    tab = HomeTab(runtime, later=lambda job, *args: job(*args))
+    client = slack_client(Settings.from_env({"SLACK_BOT_TOKEN": BOT_TOKEN, "PRDIGEST_SLACK_API_URL": slack.api_url}))
+
+    def refused(user: str) -> None:
+        raise StoreReadOnly(f"the store at {tmp_path} is read-only: this needs to write to it")
+
+    tab._change("U0DAVE", client, refused)
+    assert texts(slack.views["U0DAVE"])[0] == f":warning: That was not changed: the store at {tmp_path} is read-only: this needs to write to it"

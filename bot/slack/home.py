@@ -14,6 +14,7 @@ from slack_sdk import WebClient
 
 from bot.answers.commands import help_text
 from bot.answers.scope import followed
+from bot.messages.mrkdwn import escape
 from bot.runtime import Runtime
 from bot.slack.home_view import (
     ADD_ACTION,
@@ -27,7 +28,7 @@ from bot.slack.home_view import (
     home_view,
 )
 from store.days import local_day
-from store.db import StoreError, write_transaction
+from store.db import StoreError, StoreFull, StoreReadOnly, write_transaction
 from store.report.day import DailyReport, load_report
 from store.subscription.cadence import CADENCES, MY_PRS, Cadence
 from store.subscription.filter import AUTHOR, EVERYTHING
@@ -147,6 +148,8 @@ class HomeTab:
             change(user)
         except NotMade as exc:
             notice = str(exc)
+        except (StoreReadOnly, StoreFull) as exc:  # not a moment's trouble: say what it is, as a command does
+            notice = f"That was not changed: {escape(str(exc))}"
         except (StoreError, sqlite3.OperationalError) as exc:
             log.warning("a Home tab change by %s was not made: %s", user, exc)
             notice = "Sorry, the store is busy or unavailable right now, so that was not changed; try again in a minute."
