@@ -25,13 +25,15 @@ ORDER = [
     "m007_post_claims",
     "m008_model_replies",
     "m009_live_alerts",
-    "m010_subscription_filters",
+    "m010_link_previews",
+    "m011_answer_feedback",
+    "m012_shared_replies",
+    "m013_subscription_filters",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [
     "m001_initial", "m040_slack", "m010_github_updated_at", "m030_search", "m020_model_summaries",
     "m070_merge_time_ids", "m080_relations_read_again", "m060_post_claims", "m050_model_replies", "m090_live_alerts",
-    "m010_subscription_filters",
 ]
 
 
@@ -45,7 +47,8 @@ def test_names_are_numbered_in_the_order_they_run():
 
 def test_every_released_name_maps_to_a_migration_of_today():
     assert set(RELEASED_NAMES.values()) <= set(ORDER)
-    assert [RELEASED_NAMES.get(name, name) for name in RELEASED_ORDER if name != "m080_relations_read_again"] == ORDER
+    released = [RELEASED_NAMES.get(name, name) for name in RELEASED_ORDER if name != "m080_relations_read_again"]
+    assert released == ORDER[: len(released)]  # the ones since are not released yet
 
 
 def released_store(path: Path, applied: int) -> None:
@@ -103,7 +106,7 @@ def test_a_new_reader_reads_every_pr_again_once(tmp_path, monkeypatch):
 def test_area_subscriptions_and_their_posts_become_filters_of_the_same_meaning(tmp_path):
     path = tmp_path / "areas.db"
     old = Database(path)
-    migrations.apply(old, stop_before="m010_subscription_filters")
+    migrations.apply(old, stop_before="m013_subscription_filters")
     when = "2026-03-01T17:00:00Z"
     old["subscriptions"].insert_all([
         {"channel": "C1", "repo": REPO, "mode": "daily", "areas": '["rocm", "nvidia"]', "post_at": "08:30",

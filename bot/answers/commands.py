@@ -32,7 +32,9 @@ from store.report.day import DailyReport, load_report
 from store.retrieval.search import search_prs
 from store.retrieval.when import TimeRange, read_time
 from store.subscription.cadence import DEFAULT_POST_AT
+from store.tables.previews import QUIET_SECONDS, previews_on, set_previews
 from store.tables.prs import get_pr, latest_merge
+from store.tables.subscriptions import is_user
 from store.text.patterns import LazyPattern
 from store.text.prose import sentence, typed
 from store.understanding.areas import UnknownArea, area_names, resolve_area
@@ -280,6 +282,32 @@ def cmd_ask(call: Call) -> Reply:
     return Reply([answer(call.runtime, question, now=call.now, channel=call.channel)])
 
 
+# ------------------------------------------------------------------ link previews
+
+def cmd_unfurl(call: Call) -> Reply:
+    word = call.args.strip().lower()
+    if word not in ("on", "off", ""):
+        raise CommandError("say `on` or `off`", "unfurl")
+    if not call.channel:
+        raise CommandError("link previews belong to a Slack channel: run this in the channel", "unfurl")
+    if not word:
+        state = "on" if previews_on(call.runtime.db, call.channel) else "off"
+        return _reply(f"PR link previews are {state} in this channel. `/prdigest unfurl on` or `off` changes it.")
+    changed = set_previews(call.runtime.db, call.channel, word == "on", call.user, call.now)
+    if not changed:
+        return _reply(f"PR link previews were already {word} in this channel.")
+    if word == "off":
+        return _reply("PR links pasted in this channel are no longer previewed by prdigest.", public=True)
+    who = f" (turned on by <@{call.user}>)" if call.user and is_user(call.user) else ""
+    repos = escape(", ".join(followed(call.runtime)))
+    return _reply(
+        f"PR links of {repos} pasted in this channel now get a compact preview{who}: title, author, merged date,"
+        f" areas and what changed. A PR is previewed at most once in {QUIET_SECONDS // 60} minutes here."
+        " `/prdigest unfurl off` stops them.",
+        public=True,
+    )
+
+
 # ------------------------------------------------------------------ help and dispatch
 
 def cmd_help(call: Call) -> Reply:
@@ -312,6 +340,10 @@ COMMANDS: dict[str, Command] = {
     "me": Command(
         ME_USAGE, "your own subscriptions, by direct message: link your GitHub login, then `me subscribe my-prs`",
         cmd_me, reads_prs=False,
+    ),
+    "unfurl": Command(
+        "unfurl on | off", "previews of PR links pasted in this channel (off unless turned on)", cmd_unfurl,
+        reads_prs=False, scoped=False,
     ),
     "help": Command("help", "this list", cmd_help, reads_prs=False),
 }

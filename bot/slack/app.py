@@ -1,5 +1,7 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab (bot.slack.home).
 
+Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
+
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
 """
@@ -22,11 +24,16 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.answers.commands import Reply, execute, is_slow, pr_reply
+from bot.answers.feedback import votable
 from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, text_message
 from bot.runtime import Runtime
+from bot.slack.explain import Explain
+from bot.slack.feedback import Feedback
 from bot.slack.home import HomeTab
+from bot.slack.previews import LinkPreviews
+from bot.slack.sharing import Sharing, shareable
 from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
@@ -116,7 +123,8 @@ class Listeners:
         app.command(re.compile(r"^/"))(self.on_command)
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
-        HomeTab(self.runtime, self.later).register(app)
+        for kind in (HomeTab, LinkPreviews, Feedback, Sharing, Explain):
+            kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
         self.work.submit(_logged, job, *args)
@@ -134,8 +142,10 @@ class Listeners:
         self.later(self.answer_command, text, command, respond)
 
     def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
-        reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
-        send_reply(respond, reply)
+        channel, user = command.get("channel_id"), command.get("user_id")
+        reply = execute(self.runtime, text, channel=channel, user=user)
+        reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
+        send_reply(respond, shareable(self.runtime, reply, channel, user))
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
@@ -183,6 +193,7 @@ class Listeners:
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
+        message = votable(self.runtime, message, "mention", channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
 
 

@@ -15,7 +15,6 @@ from slack_sdk import WebClient
 from bot.answers.commands import help_text
 from bot.answers.scope import followed
 from bot.messages.mrkdwn import escape
-from bot.runtime import Runtime
 from bot.slack.home_view import (
     ADD_ACTION,
     AREAS_ACTION,
@@ -27,6 +26,7 @@ from bot.slack.home_view import (
     Home,
     home_view,
 )
+from bot.slack.listening import Listening
 from store.days import local_day
 from store.db import StoreError, StoreFull, StoreReadOnly, write_transaction
 from store.report.day import DailyReport, load_report
@@ -49,9 +49,6 @@ from store.understanding.areas import area_names
 
 log = logging.getLogger(__name__)
 
-Later = Callable[..., None]
-
-
 class NotMade(Exception):
     """A change that cannot be made; the message says why, at the top of the tab."""
 
@@ -64,11 +61,7 @@ class Target:
     slot: str
 
 
-class HomeTab:
-    def __init__(self, runtime: Runtime, later: Later) -> None:
-        self.runtime = runtime
-        self.later = later  # runs a job on the answer pool, so each listener acknowledges at once
-
+class HomeTab(Listening):
     def register(self, app: App) -> None:
         app.event("app_home_opened")(self.on_opened)
         app.action(GITHUB_ACTION)(self.on_github)
