@@ -66,6 +66,17 @@ def of_channel(channel: str, rule: str = "", cadence: Cadence = EVERY_DAY, repo:
     return Subscription(channel, repo, datetime(2026, 1, 1, tzinfo=LA), parse_filter(split_terms(rule), repo), cadence)
 
 
+def replicas_at_once(replicas: list, now: datetime) -> None:
+    """Live alerts looked for by each replica at once, each on its own thread, then once more one after another."""
+    threads = [threading.Thread(target=replica.run, args=(now,)) for replica in replicas]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for replica in replicas:
+        replica.run(now)
+
+
 def import_fixtures(db) -> None:
     for name in ("report-2026-03-07.md", "report-2026-03-08.md"):
         import_file(db, FIXTURES / name, LA, REPO)

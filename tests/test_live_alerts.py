@@ -1,7 +1,6 @@
 """Live alerts: each new PR in a channel's areas, once, soon after the ingest that stored it."""
 from __future__ import annotations
 
-import threading
 from datetime import datetime, timedelta
 
 import pytest
@@ -9,7 +8,7 @@ from conftest import LA
 from freezegun import freeze_time
 from servers.github_api import FakePull
 from servers.slack_api import BOT_TOKEN, Fault
-from slack_helpers import REPO, make_pr
+from slack_helpers import REPO, make_pr, replicas_at_once
 
 from bot.answers.commands import execute
 from bot.config import Settings
@@ -138,14 +137,7 @@ def test_two_replicas_and_a_lost_answer_still_announce_each_pr_once(runtime, sla
     save_prs(runtime.db, [make_pr(40 + i, datetime.now(LA) - timedelta(minutes=30 - i), title=f"[ROCm] Burst {i}",
                                   areas=["rocm"]) for i in range(12)])
     slack.fail("chat.postMessage", Fault(status=500, accept=True))  # Slack keeps the alert, the answer is lost
-    replicas = [LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0)) for _ in range(2)]
-    threads = [threading.Thread(target=replica.run, args=(datetime.now(LA),)) for replica in replicas]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    for replica in replicas:
-        replica.run(datetime.now(LA))
+    replicas_at_once([LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0)) for _ in range(2)], datetime.now(LA))
     [alert] = alerts(slack)
     assert alert.startswith("*12 PRs merged in rocm*")
     assert len(slack.posts("C1")) == 1  # read back from the channel, never sent twice

@@ -1,14 +1,13 @@
 """Personal subscriptions: `/prdigest me …`, delivered by direct message (conversations.open, then post), exactly once."""
 from __future__ import annotations
 
-import threading
 from datetime import date, datetime, timedelta
 
 import pytest
 from conftest import LA
 from freezegun import freeze_time
 from servers.slack_api import BOT_TOKEN, Fault, dm_channel
-from slack_helpers import make_pr, seed_day
+from slack_helpers import make_pr, replicas_at_once, seed_day
 
 from bot.answers.commands import execute
 from bot.config import Settings
@@ -92,14 +91,7 @@ def test_my_prs_is_one_direct_message_per_pr_exactly_once_across_replicas_and_a_
         make_pr(64, merged + timedelta(minutes=3), title="[Doc] Mine too", author="ada-l", areas=["docs"]),
     ])
     slack.fail("chat.postMessage", None, Fault(status=500, accept=True))  # Slack keeps the second, its answer is lost
-    replicas = [replica(settings) for _ in range(2)]
-    threads = [threading.Thread(target=one.run, args=(datetime.now(LA),)) for one in replicas]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    for one in replicas:
-        one.run(datetime.now(LA))
+    replicas_at_once([replica(settings) for _ in range(2)], datetime.now(LA))
     shown = [message["text"] for message in slack.thread(DM)[0]]
     assert shown == ["*Merged* \u00b7 acme/engine: #61 [Core] Mine", "*Merged* \u00b7 acme/engine: #62 [ROCm] Also mine",
                      "*Merged* \u00b7 acme/engine: #64 [Doc] Mine too"]
