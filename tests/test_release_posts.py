@@ -16,8 +16,10 @@ from bot.runtime import Runtime
 from bot.slack.app import slack_client
 from bot.slack.daily import DailyPoster, Pacer
 from bot.slack.releases import ReleasePosts, post_release
+from store.subscription.cadence import RELEASES
 from store.tables.posts import get_post
 from store.tables.releases import get_release
+from store.tables.subscriptions import get_subscription
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +69,7 @@ def test_each_release_published_since_subscribing_gets_one_thread(runtime, slack
     assert all(f"|#{number} " in thread for number in built.ranges["v0.3.0"])  # every PR, by area
     assert "*rocm* (" in thread and "*trivial* (" in thread
     record = get_post(runtime.db, "C1", REPO, built.published["v0.3.0"].astimezone(runtime.settings.timezone).date(),
-                      release="v0.3.0")
+                      kind=RELEASES, release="v0.3.0")
     assert record.state == "done" and record.parent_ts == parents[0]["ts"]
 
     count = len(slack.posts())
@@ -78,12 +80,15 @@ def test_each_release_published_since_subscribing_gets_one_thread(runtime, slack
 def test_a_channel_following_areas_gets_only_their_prs(runtime, slack, released):
     _, built = released
     subscribe(runtime, "releases rocm", "C2", built.published["v0.2.0"] + timedelta(minutes=1))
-    assert "a thread for each new release of acme/engine (areas: rocm)" in execute(
-        runtime, "subscriptions", channel="C2").text
+    subscribe(runtime, "releases path:vllm/platforms/** -author:dev-1", "C7", built.published["v0.2.0"] + timedelta(minutes=1))
+    assert execute(runtime, "subscriptions", channel="C2").text == (
+        "This channel gets a thread for each new release of acme/engine (`rocm`).")
     posts(runtime).run()
-    delivered = slack.delivered("C2")
-    text = "\n".join(shown(call.params) for call in delivered)
+    text = "\n".join(shown(call.params) for call in slack.delivered("C2"))
     assert "17 PRs in rocm since v0.2.0" in text and "|#1206 " in text and "|#1201 " not in text
+    ruled = "\n".join(shown(call.params) for call in slack.delivered("C7"))
+    assert "15 PRs matching `-author:dev-1 path:vllm/platforms/**` since v0.2.0" in ruled
+    assert "|#1206 " in ruled and "|#1200 " not in ruled  # #1200 is dev-1's
 
 
 def test_a_lost_answer_is_read_back_not_sent_twice(runtime, slack, released):
@@ -94,14 +99,14 @@ def test_a_lost_answer_is_read_back_not_sent_twice(runtime, slack, released):
     parents, replies = slack.thread("C3")
     assert len(parents) == 1 and len({reply["text"] for reply in replies}) == len(replies)
     planned = get_post(runtime.db, "C3", REPO, built.published["v0.3.0"].astimezone(runtime.settings.timezone).date(),
-                       release="v0.3.0")
+                       kind=RELEASES, release="v0.3.0")
     assert [m["text"] for m in parents + replies] == [m["text"] for m in planned.messages]
 
 
 def test_at_is_refused_and_unsubscribe_stops_release_threads(runtime, slack, released):
     _, built = released
     refused = execute(runtime, "subscribe releases at 9:00", channel="C4", now=built.published["v0.2.0"])
-    assert refused.error and "release threads come as releases are published; `at` is for the daily report" in refused.text
+    assert refused.error and "release threads come as releases are published; `at` is for reports" in refused.text
     subscribe(runtime, "releases", "C4", built.published["v0.2.0"] + timedelta(minutes=1))
     gone = execute(runtime, "unsubscribe releases", channel="C4")
     assert gone.text == "This channel no longer gets a thread for each new release of acme/engine."
@@ -109,12 +114,16 @@ def test_at_is_refused_and_unsubscribe_stops_release_threads(runtime, slack, rel
     assert slack.posts("C4") == []
 
 
-def test_post_release_is_the_one_call_a_subscription_kind_makes(runtime, slack, released):
+def test_post_release_posts_one_release_for_a_subscription_once(runtime, slack, released):
+    _, built = released
     settings = Settings.from_env()
     poster = DailyPoster(slack_client(settings), Runtime(settings), Pacer(0))
     release = get_release(runtime.db, REPO, "v0.1.1")
-    first = post_release(poster, "C5", release)
-    again = post_release(poster, "C5", release)
+    subscribe(runtime, "releases", "C5", built.published["v0.1.1"] - timedelta(minutes=1))
+    subscribe(runtime, "releases rocm", "C6", built.published["v0.1.1"] - timedelta(minutes=1))
+    every, rocm = (get_subscription(runtime.db, channel, REPO, RELEASES) for channel in ("C5", "C6"))
+    first = post_release(poster, every, release)
+    again = post_release(poster, every, release)
     assert first.sent == 2 and again.sent == 0 and len(slack.delivered("C5")) == 2
-    nothing = post_release(poster, "C6", release, ("rocm",))  # v0.1.1 holds no rocm PR: nothing to say
+    nothing = post_release(poster, rocm, release)  # v0.1.1 holds no rocm PR: nothing to say
     assert nothing.sent == 0 and slack.posts("C6") == []

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from zoneinfo import ZoneInfo
@@ -29,11 +29,9 @@ class ReleaseReport:
     # PRs an earlier release shipped first (an earlier full release, for a full release), with that release
     shipped_before: dict[int, Release] = field(default_factory=dict)
 
-    def in_areas(self, areas: Sequence[str]) -> ReleaseReport:
-        """Only its PRs in one of `areas` (all of them when none is named); numbers the store lacks have no area."""
-        if not areas:
-            return self
-        prs = [pr for pr in self.report.prs if set(pr.areas) & set(areas)]
+    def keeping(self, keeps: Callable[[PullRequest], bool]) -> ReleaseReport:
+        """Only its PRs `keeps` takes (a subscription's filter); numbers the store lacks cannot pass a filter."""
+        prs = [pr for pr in self.report.prs if keeps(pr)]
         kept = {pr.number for pr in prs}
         earlier = {number: release for number, release in self.shipped_before.items() if number in kept}
         return ReleaseReport(self.release, replace(self.report, prs=prs), [], earlier)

@@ -9,7 +9,7 @@ mapped later, that answer changes with it, so it is read rather than stored.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,6 +18,7 @@ from sqlite_utils import Database
 
 from store.days import from_utc_text, now_text, to_utc_text
 from store.db import write_transaction
+from store.subscription.cadence import RELEASES
 from store.tables.posts import DONE, EMPTY
 from store.understanding.releases import version_key
 
@@ -181,14 +182,14 @@ def shipped_in(db: Database, repo: str, numbers: Iterable[int]) -> dict[int, lis
     return found
 
 
-def due_releases(db: Database, channel: str, repo: str, areas: Sequence[str], since: datetime) -> list[Release]:
-    """The mapped releases published since `since` whose thread to `channel` (filtered on `areas`) is not
-    finished, the first published first."""
+def due_releases(db: Database, channel: str, repo: str, filter: str, since: datetime) -> list[Release]:
+    """The mapped releases published since `since` whose thread to `channel` (through the subscription's
+    `filter`, as its canonical text) is not finished, the first published first."""
     rows = db.execute(
         f"select {_columns()} from releases where repo = ? and mapped_at is not null and published_at >= ?"
         " and not exists (select 1 from daily_posts as p where p.channel = ? and p.repo = releases.repo"
-        " and p.release = releases.tag and p.areas = ? and p.state in (?, ?))"
+        " and p.kind = ? and p.release = releases.tag and p.filter = ? and p.state in (?, ?))"
         " order by published_at, tag",
-        [repo, to_utc_text(since), channel, json.dumps(sorted(set(areas))), DONE, EMPTY],
+        [repo, to_utc_text(since), channel, RELEASES, filter, DONE, EMPTY],
     )
     return [_from_row(repo, row) for row in rows]
