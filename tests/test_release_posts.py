@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 import release_repo
 from release_repo import REPO
-from servers.slack_api import BOT_TOKEN, Fault
+from servers.slack_api import BOT_TOKEN, Fault, dm_channel
 from slack_helpers import shown
 
 from bot.answers.commands import execute
@@ -127,3 +127,15 @@ def test_post_release_posts_one_release_for_a_subscription_once(runtime, slack, 
     assert first.sent == 2 and again.sent == 0 and len(slack.delivered("C5")) == 2
     nothing = post_release(poster, rocm, release)  # v0.1.1 holds no rocm PR: nothing to say
     assert nothing.sent == 0 and slack.posts("C6") == []
+
+
+def test_a_person_gets_release_threads_by_direct_message(runtime, slack, released):
+    _, built = released
+    said = execute(runtime, "me subscribe releases rocm", channel="C0TEAM", user="U0BOB",
+                   now=built.published["v0.2.0"] + timedelta(minutes=1))
+    assert said.text.startswith("You now get a thread for each new release of acme/engine (`rocm`), by direct message."
+                                " The first comes when the next release is published.")
+    posts(runtime).run()
+    parents, replies = slack.thread(dm_channel("U0BOB"))
+    assert len(parents) == 1 and "17 PRs in rocm since v0.2.0" in parents[0]["text"] and replies
+    assert slack.posts("U0BOB") == []  # to the direct messages Slack opened, not to the user ID
