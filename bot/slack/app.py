@@ -86,6 +86,10 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
         name="prdigest",
         # To _malformed, as one log line; bolt's own warning is a screenful of suggested code per request.
         raise_error_for_unhandled_request=True,
+        # Each listener acknowledges and hands its work to Listeners' pool, so it may run on the request's own
+        # thread. Otherwise bolt runs it on a pool of its own and polls every 10 ms for the acknowledgement,
+        # which held each HTTP request thread 10 ms or more and capped a burst at a few hundred acks a second.
+        process_before_response=True,
     )
     Listeners(runtime).register(app)
     app.error(_malformed)
