@@ -22,11 +22,13 @@ ORDER = [
     "m007_post_claims",
     "m008_model_replies",
     "m009_live_alerts",
+    "m010_signed_requests",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [
     "m001_initial", "m040_slack", "m010_github_updated_at", "m030_search", "m020_model_summaries",
     "m070_merge_time_ids", "m080_relations_read_again", "m060_post_claims", "m050_model_replies", "m090_live_alerts",
+    "m010_signed_requests",
 ]
 
 

@@ -8,6 +8,7 @@ nothing holds a socket, never a thread.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from slack_bolt import App
@@ -18,7 +19,8 @@ from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask
 from waitress.wasyncore import close_all
 
-from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, SignedRequestsOnly
+from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, STORE_WAIT, SignedRequestsOnly
+from store.tables.signed_requests import open_ledger
 
 log = logging.getLogger(__name__)
 
@@ -83,9 +85,11 @@ class HttpServer(TcpWSGIServer):
         self.trigger.pull_trigger(lambda: close_all(self._map))
 
 
-def http_server(app: App, signing_secret: str, port: int, host: str = "0.0.0.0") -> HttpServer:
-    """The server taking commands, events and interactions at POST /slack/events, signed requests only."""
-    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH)
+def http_server(app: App, signing_secret: str, store: Path, port: int, host: str = "0.0.0.0") -> HttpServer:
+    """The server taking commands, events and interactions at POST /slack/events, signed requests only;
+    the signatures it handled are kept in the store at `store`."""
+    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH,
+                                 open_ledger(store, STORE_WAIT))
     # A burst queues requests for the threads by design; waitress would log a line for each one queued.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     return HttpServer(handler, host=host, port=port, **_BOUNDS)

@@ -43,7 +43,7 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     threading.Thread(target=scheduler.run, args=(stop,), name="prdigest-scheduler", daemon=True).start()
     try:
         if port is not None:
-            server = http_server(app, settings.slack_signing_secret or "", port, host)
+            server = http_server(app, settings.slack_signing_secret or "", settings.db_path, port, host)
             log.info("serving Slack requests at http://%s:%s%s", host, server.effective_port, EVENTS_PATH)
             server.run()
         else:

@@ -1,0 +1,76 @@
+"""The real `prdigest serve --http`, and a signed request replayed to another process on the same store: after a
+restart, or to a second server beside the first."""
+import sqlite3
+
+import httpx
+import pytest
+from servers.slack_api import FakeSlack, signed_headers, slash_command
+from slack_helpers import serve_http
+
+from store.db import open_db
+from store.tables.signed_requests import first_delivery
+
+REPLAY = "refused a request from 127.0.0.1: a signed request sent again; answered the first time"
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory):
+    with FakeSlack() as slack, serve_http(tmp_path_factory.mktemp("front") / "prdigest.db", slack,
+                                          PRDIGEST_REPOS="") as served:
+        yield served
+
+
+def test_a_store_held_by_another_process_costs_the_replay_check_not_the_answer(bot):
+    bot.log()
+    holder = sqlite3.connect(bot.db_path, timeout=1)
+    holder.execute("begin immediate")  # as an import holds it while it writes
+    try:
+        assert bot.command("help", "held").status_code == 200
+        bot.log_until(lambda lines: any("handled a signed request without the replay check: the store is busy" in line
+                                        for line in lines), "one line saying the check was skipped")
+    finally:
+        holder.rollback()
+        holder.close()
+    bot.slack.wait_for(lambda s: s.responses("held"))
+
+
+def _replay(url: str, body: str, headers: dict[str, str]) -> httpx.Response:
+    return httpx.post(url, content=body.encode(), headers=headers, timeout=30)
+
+
+def test_a_request_replayed_after_a_restart_is_answered_once_and_not_handled_again(tmp_path):
+    db_path = tmp_path / "prdigest.db"
+    with FakeSlack() as slack:
+        body, kind = slash_command("help", slack.response_url("restart"))
+        headers = signed_headers(body, kind)
+        with serve_http(db_path, slack, PRDIGEST_REPOS="") as first:
+            assert _replay(first.url, body, headers).status_code == 200
+            slack.wait_for(lambda s: s.responses("restart"))
+        with serve_http(db_path, slack, PRDIGEST_REPOS="") as restarted:
+            assert _replay(restarted.url, body, headers).status_code == 200
+            restarted.log_until(lambda lines: any(REPLAY in line for line in lines), "the copy refused at the door")
+        assert len(slack.responses("restart")) == 1
+
+
+@pytest.mark.processes
+def test_two_servers_sharing_a_store_handle_a_request_once(tmp_path):
+    db_path = tmp_path / "prdigest.db"
+    with FakeSlack() as slack:
+        body, kind = slash_command("help", slack.response_url("twice"))
+        headers = signed_headers(body, kind)
+        with serve_http(db_path, slack, PRDIGEST_REPOS="") as one, serve_http(db_path, slack, PRDIGEST_REPOS="") as two:
+            assert _replay(one.url, body, headers).status_code == 200
+            slack.wait_for(lambda s: s.responses("twice"))
+            assert _replay(two.url, body, headers).status_code == 200
+            two.log_until(lambda lines: any(REPLAY in line for line in lines), "the copy refused by the second server")
+        assert len(slack.responses("twice")) == 1
+
+
+def test_old_signatures_are_forgotten(tmp_path):
+    """The store keeps the signatures of the last few minutes only: one past its freshness is deleted."""
+    db = open_db(tmp_path / "prdigest.db")
+    assert first_delivery(db, "v0=old", fresh_until=1_000)
+    assert first_delivery(db, "v0=new", fresh_until=2_000)
+    assert not first_delivery(db, "v0=new", fresh_until=2_000, forget_before=1_500)
+    assert [row[0] for row in db.execute("select signature from signed_requests")] == ["v0=new"]
+    assert first_delivery(db, "v0=old", fresh_until=1_000)  # forgotten: it would fail the signature check by now
