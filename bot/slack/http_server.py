@@ -17,9 +17,10 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask
+from waitress.utilities import BadRequest, Error
 from waitress.wasyncore import close_all
 
-from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, STORE_WAIT, SignedRequestsOnly
+from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, STORE_WAIT, SignedRequestsOnly, unsigned
 from store.tables.signed_requests import open_ledger
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,19 @@ CONNECTIONS = 256
 THREADS = 8
 
 
+class _Unauthorized(Error):
+    code = 401
+    reason = "Unauthorized"
+
+
+_REFUSALS: dict[int, type[Error]] = {400: BadRequest, 401: _Unauthorized}
+
+
 class _StrictParser(HTTPRequestParser):
-    """waitress's parser, refusing a Content-Length longer than a short run of digits (400, not 413 or a crash)."""
+    """waitress's parser, refusing a Content-Length longer than a short run of digits (400, not 413 or a crash),
+    and a POST to the events path without a fresh signature as soon as its headers are in (before its body)."""
+
+    error: Error | None  # what waitress answers instead of handing the request on
 
     def parse_header(self, header_plus: bytes) -> None:
         try:
@@ -45,6 +57,19 @@ class _StrictParser(HTTPRequestParser):
             raise ParsingError("Content-Length is invalid") from exc
         if len(self.headers.get("CONTENT_LENGTH", "")) > MAX_DIGITS:
             raise ParsingError("Content-Length is invalid")
+
+    def received(self, data: bytes) -> int:
+        in_headers = not self.headers_finished
+        consumed: int = super().received(data)
+        if in_headers and self.headers_finished and self.error is None and self.command == "POST" \
+                and self.path == EVENTS_PATH:
+            refused = unsigned(self.headers.get("X_SLACK_REQUEST_TIMESTAMP"), self.headers.get("X_SLACK_SIGNATURE"))
+            if refused:
+                problem, status = refused
+                self.error = _REFUSALS[status](problem)
+                self.completed = True
+        # What follows a refused request's headers is its body, not another request to read.
+        return len(data) if self.error is not None else consumed
 
 
 class _LoggedRefusal(ErrorTask):
