@@ -1,16 +1,22 @@
-"""The real `prdigest serve --http`, and a signed request replayed to another process on the same store: after a
-restart, or to a second server beside the first."""
+"""The real `prdigest serve --http` against slow clients over real sockets, and a signed request replayed to another
+process on the same store: after a restart, or to a second server beside the first."""
 import sqlite3
 
 import httpx
 import pytest
 from servers.slack_api import FakeSlack, signed_headers, slash_command
 from slack_helpers import serve_http
+from slow_clients import SlowClients
+from waiting import wait_until
 
 from store.db import open_db
 from store.tables.signed_requests import first_delivery
 
 REPLAY = "refused a request from 127.0.0.1: a signed request sent again; answered the first time"
+# A header that never ends, for a client sending it a byte at a time.
+ENDLESS = b"POST /slack/events HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 100_000
+# A request the server answers (404: no such page) and keeps the connection open for the next.
+KEPT_ALIVE = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
 
 
 @pytest.fixture(scope="module")
@@ -18,6 +24,31 @@ def bot(tmp_path_factory):
     with FakeSlack() as slack, serve_http(tmp_path_factory.mktemp("front") / "prdigest.db", slack,
                                           PRDIGEST_REPOS="") as served:
         yield served
+
+
+def _port(bot) -> int:
+    return int(bot.url.split(":")[2].split("/")[0])
+
+
+def test_a_trickling_request_is_closed_at_its_deadline_though_never_idle(bot):
+    bot.log()
+    # A byte a second never leaves the connection idle (5 s); only the deadline on the whole request closes it.
+    with SlowClients(_port(bot), count=1, request=ENDLESS, piece=1, every=1) as trickle:
+        bot.log_until(lambda lines: any("closed 1 connection(s) whose request took over 5 s to arrive" in line
+                                        for line in lines), "the trickling request closed at its deadline")
+        wait_until(lambda: trickle.closed, "the client to see its connection closed")
+    assert bot.command("help", "after-trickle").status_code == 200
+
+
+def test_a_signed_command_is_answered_while_many_slow_clients_hold_connections(bot):
+    # Each sends a request in three pieces a second apart and is answered, over and over on one connection: never
+    # idle, never late, so only the room the server keeps for connections lets the signed command in.
+    with SlowClients(_port(bot), count=300, request=KEPT_ALIVE, piece=12, every=1) as slow:
+        wait_until(lambda: slow.opened >= 300, "the slow clients connected")
+        assert bot.command("help", "among-slow").status_code == 200
+        bot.slack.wait_for(lambda s: s.responses("among-slow"))
+        wait_until(lambda: len(slow.answered) == 300, "every slow client answered too", timeout=60)
+    assert "/prdigest" in bot.slack.responses("among-slow")[0].params["text"]
 
 
 def test_a_store_held_by_another_process_costs_the_replay_check_not_the_answer(bot):

@@ -3,11 +3,15 @@
 waitress was chosen for what it bounds on its own (body and header size, idle
 connections, open connections, worker threads) and because it is pure Python,
 maintained, and reads requests on one event loop: a connection that sends
-nothing holds a socket, never a thread.
+nothing holds a socket, never a thread. What it does not bound, this module
+adds to it: the time a whole request may take to arrive, whatever its pace, and
+room for a new connection when every place is held by a slow one.
 """
 from __future__ import annotations
 
 import logging
+import resource
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +34,20 @@ EVENTS_PATH = "/slack/events"
 MAX_HEADERS = 16 * 1024
 # Seconds a connection may send nothing (idle, or a body shorter than its Content-Length) before it is closed.
 IDLE_SECONDS = 5
-# Open connections at once; beyond it new ones wait in the listen queue, so file descriptors stay well under ulimit.
-CONNECTIONS = 256
+# Seconds a request's headers and body together may take to arrive, counted from its first byte, however
+# steadily they trickle in. Slack sends a request in milliseconds and stops waiting for the answer after 3 s,
+# so a request still arriving after 5 s is one nobody waits for; the 2 s beyond Slack's limit spare a slow link.
+REQUEST_SECONDS = 5
+# Open connections at once. At the limit, a new connection takes the place of the one open longest without a
+# request being handled: a slow client gives up its place to a new one, never the other way round.
+CONNECTIONS = 2048
+# A body's first bytes are kept in memory, the rest in a temporary file: Slack's commands and events take a few KB,
+# and a connection's memory stays bounded (this plus MAX_HEADERS) whatever it announces.
+BODY_IN_MEMORY = 16 * 1024
+# Connections past CONNECTIONS accepted while every connection has a request being handled, at most.
+BUSY_BEYOND = 64
+# Each connection may hold two file descriptors (its socket, a body's temporary file); these are for the rest.
+OTHER_FILES = 2 * BUSY_BEYOND + 128
 # Requests checked and acknowledged at once. Each takes milliseconds: answers are prepared on the app's own pool.
 THREADS = 8
 
@@ -49,6 +65,10 @@ class _StrictParser(HTTPRequestParser):
     and a POST to the events path without a fresh signature as soon as its headers are in (before its body)."""
 
     error: Error | None  # what waitress answers instead of handing the request on
+
+    def __init__(self, adj: Any) -> None:
+        super().__init__(adj)
+        self.started = time.monotonic()  # made at the request's first byte; HttpServer.maintenance reads it
 
     def parse_header(self, header_plus: bytes) -> None:
         try:
@@ -92,6 +112,36 @@ class HttpServer(TcpWSGIServer):
     channel_class = _Channel
 
     serving = False
+    connections = CONNECTIONS  # set from the open-file limit by http_server()
+
+    def handle_accept(self) -> None:
+        self._make_room()
+        super().handle_accept()
+
+    def _make_room(self) -> None:
+        """At the connection limit, close the connection open longest that has no request being handled.
+        Connections are kept in the order they were accepted, so this is nearly always the first one looked at."""
+        if len(self.active_channels) < self.connections:
+            return
+        for channel in self.active_channels.values():
+            if not (channel.requests or channel.will_close):
+                self._close_soon(channel)
+                return
+
+    def maintenance(self, now: float) -> None:
+        """Every cleanup_interval: waitress marks the idle connections for closing, this the requests taking too long."""
+        super().maintenance(now)
+        started_by = time.monotonic() - REQUEST_SECONDS
+        late = 0
+        for channel in list(self.active_channels.values()):
+            if not channel.will_close and channel.request is not None and channel.request.started < started_by:
+                late += 1
+                self._close_soon(channel)
+        if late:  # one line a second at most, however many slow clients there are
+            log.warning("closed %d connection(s) whose request took over %d s to arrive", late, REQUEST_SECONDS)
+
+    def _close_soon(self, channel: HTTPChannel) -> None:
+        channel.will_close = True  # closed by the event loop on its next turn, as waitress closes idle ones
 
     def run(self) -> None:
         self.serving = True
@@ -106,7 +156,7 @@ class HttpServer(TcpWSGIServer):
             close_all(self._map)
             return
         # Closed by the serving thread, woken through waitress's trigger: closing the sockets from
-        # this thread would pull them from under that thread's select(), which then fails.
+        # this thread would pull them from under that thread's poll(), which then fails.
         self.trigger.pull_trigger(lambda: close_all(self._map))
 
 
@@ -117,14 +167,34 @@ def http_server(app: App, signing_secret: str, store: Path, port: int, host: str
                                  open_ledger(store, STORE_WAIT))
     # A burst queues requests for the threads by design; waitress would log a line for each one queued.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    return HttpServer(handler, host=host, port=port, **_BOUNDS)
+    connections = _connections_allowed(CONNECTIONS)
+    # waitress's own limit stops accepting. Set past ours (its count includes the listening socket and a pipe),
+    # it is reached only when the connections past ours all have requests being handled, as in a burst.
+    server = HttpServer(handler, host=host, port=port, connection_limit=connections + BUSY_BEYOND, **_BOUNDS)
+    server.connections = connections
+    return server
+
+
+def _connections_allowed(wanted: int) -> int:
+    """Raise this process's open-file limit as far as `wanted` connections need, or its hard limit allows
+    (an unprivileged process may), and return how many connections it allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = 2 * wanted + OTHER_FILES
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        soft = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    allowed = wanted if soft == resource.RLIM_INFINITY else min(wanted, (soft - OTHER_FILES) // 2)
+    if allowed < wanted:
+        log.warning("the open-file limit (%d) allows %d connections at once rather than %d", soft, allowed, wanted)
+    return max(allowed, 1)
 
 
 _BOUNDS: dict[str, Any] = {
     "threads": THREADS,
-    "connection_limit": CONNECTIONS,
     "channel_timeout": IDLE_SECONDS,
-    "cleanup_interval": 1,  # how often idle connections are looked for; waitress's 30 s would let them linger
+    "cleanup_interval": 1,  # how often idle and late connections are looked for; waitress's 30 s would let them linger
+    "asyncore_use_poll": True,  # select() cannot watch a descriptor numbered 1024 or above
+    "inbuf_overflow": BODY_IN_MEMORY,
     "max_request_body_size": MAX_BODY + 1,  # waitress refuses at this size and above; MAX_BODY itself is allowed
     "max_request_header_size": MAX_HEADERS,
     "ident": "prdigest",
