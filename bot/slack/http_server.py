@@ -5,7 +5,9 @@ connections, open connections, worker threads) and because it is pure Python,
 maintained, and reads requests on one event loop: a connection that sends
 nothing holds a socket, never a thread. What it does not bound, this module
 adds to it: the time a whole request may take to arrive, whatever its pace, and
-room for a new connection when every place is held by a slow one.
+room for a new connection when every place is held by a slow one. Its loop runs
+on bot.slack.http_loop, whose cost follows the connections that are active,
+not all those open.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from waitress.utilities import BadRequest, Error
 from waitress.wasyncore import close_all
 
 from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, STORE_WAIT, SignedRequestsOnly, unsigned
+from bot.slack.http_loop import Turns
 from store.tables.signed_requests import open_ledger
 
 log = logging.getLogger(__name__)
@@ -105,6 +108,14 @@ class _Channel(HTTPChannel):
     parser_class = _StrictParser
     error_task_class = _LoggedRefusal
 
+    def add_channel(self, map: Any = None) -> None:
+        super().add_channel(map)
+        self.server.turns.touch(self._fileno)
+
+    def del_channel(self, map: Any = None) -> None:
+        self.server.turns.forget(self._fileno)
+        super().del_channel(map)
+
 
 class HttpServer(TcpWSGIServer):
     """The listening server; `run()` serves until the process stops, `shutdown()` stops it from another thread."""
@@ -113,6 +124,10 @@ class HttpServer(TcpWSGIServer):
 
     serving = False
     connections = CONNECTIONS  # set from the open-file limit by http_server()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.turns = Turns(self._map)
 
     def handle_accept(self) -> None:
         self._make_room()
@@ -137,16 +152,21 @@ class HttpServer(TcpWSGIServer):
             if not channel.will_close and channel.request is not None and channel.request.started < started_by:
                 late += 1
                 self._close_soon(channel)
+            elif channel.will_close:
+                self.turns.touch(channel._fileno)  # marked by waitress
         if late:  # one line a second at most, however many slow clients there are
             log.warning("closed %d connection(s) whose request took over %d s to arrive", late, REQUEST_SECONDS)
 
     def _close_soon(self, channel: HTTPChannel) -> None:
         channel.will_close = True  # closed by the event loop on its next turn, as waitress closes idle ones
+        self.turns.touch(channel._fileno)
 
     def run(self) -> None:
         self.serving = True
         try:
-            super().run()
+            self.turns.run(self.adj.asyncore_loop_timeout, self._fileno)
+        except (SystemExit, KeyboardInterrupt):  # as waitress's own run()
+            self.task_dispatcher.shutdown()
         finally:
             self.serving = False
 
@@ -193,7 +213,6 @@ _BOUNDS: dict[str, Any] = {
     "threads": THREADS,
     "channel_timeout": IDLE_SECONDS,
     "cleanup_interval": 1,  # how often idle and late connections are looked for; waitress's 30 s would let them linger
-    "asyncore_use_poll": True,  # select() cannot watch a descriptor numbered 1024 or above
     "inbuf_overflow": BODY_IN_MEMORY,
     "max_request_body_size": MAX_BODY + 1,  # waitress refuses at this size and above; MAX_BODY itself is allowed
     "max_request_header_size": MAX_HEADERS,
