@@ -1,16 +1,17 @@
 """The real `prdigest serve --http` against slow clients over real sockets, and a signed request replayed to another
 process on the same store: after a restart, or to a second server beside the first."""
 import sqlite3
+import time
 
 import httpx
 import pytest
+from freezegun import freeze_time
 from servers.slack_api import FakeSlack, signed_headers, slash_command
 from slack_helpers import serve_http
 from slow_clients import SlowClients
 from waiting import wait_until
 
-from store.db import open_db
-from store.tables.signed_requests import first_delivery
+from store.tables.signed_requests import FORGET_EVERY, SignatureLedger
 
 REPLAY = "refused a request from 127.0.0.1: a signed request sent again; answered the first time"
 # A header that never ends, for a client sending it a byte at a time.
@@ -97,11 +98,13 @@ def test_two_servers_sharing_a_store_handle_a_request_once(tmp_path):
         assert len(slack.responses("twice")) == 1
 
 
-def test_old_signatures_are_forgotten(tmp_path):
-    """The store keeps the signatures of the last few minutes only: one past its freshness is deleted."""
-    db = open_db(tmp_path / "prdigest.db")
-    assert first_delivery(db, "v0=old", fresh_until=1_000)
-    assert first_delivery(db, "v0=new", fresh_until=2_000)
-    assert not first_delivery(db, "v0=new", fresh_until=2_000, forget_before=1_500)
-    assert [row[0] for row in db.execute("select signature from signed_requests")] == ["v0=new"]
-    assert first_delivery(db, "v0=old", fresh_until=1_000)  # forgotten: it would fail the signature check by now
+def test_signatures_past_their_freshness_are_forgotten(tmp_path):
+    with freeze_time("2026-03-09 12:00:00") as clock:
+        ledger = SignatureLedger(tmp_path / "prdigest.db", wait=1)
+        now = int(time.time())
+        assert ledger.first_delivery("v0=early", fresh_until=now + 300)
+        assert not ledger.first_delivery("v0=early", fresh_until=now + 300)
+        clock.tick(300 + FORGET_EVERY + 1)
+        assert ledger.first_delivery("v0=later", fresh_until=int(time.time()) + 300)
+        # The table keeps the last few minutes only; the early one would fail the signature check by now.
+        assert [row[0] for row in ledger.db.execute("select signature from signed_requests")] == ["v0=later"]

@@ -10,8 +10,6 @@ from __future__ import annotations
 import io
 import logging
 import re
-import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterable
 from http import HTTPStatus
@@ -19,10 +17,9 @@ from typing import Any
 
 from slack_bolt.request.internals import parse_body
 from slack_sdk.signature import SignatureVerifier
-from sqlite_utils import Database
 
 from store.db import StoreError
-from store.tables.signed_requests import first_delivery
+from store.tables.signed_requests import SignatureLedger
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +30,6 @@ MAX_BODY = 1024 * 1024
 # A timestamp or Content-Length: ASCII digits only (str.isdigit() takes "²", which int() refuses), and short.
 MAX_DIGITS = 12
 _DIGITS = re.compile(f"[0-9]{{1,{MAX_DIGITS}}}")
-# Signatures no longer fresh are deleted this often, so the store keeps a few minutes of requests at most.
-FORGET_EVERY = 60
 # The longest a request waits to take its turn at the store, and then for another process's write (an import)
 # to finish: past either, it is handled without the replay check rather than miss Slack's 3 seconds.
 STORE_WAIT = 0.5
@@ -46,15 +41,11 @@ WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 class SignedRequestsOnly:
     """WSGI middleware in front of bolt's handler for POSTs to `path`."""
 
-    def __init__(self, inner: WsgiApp, signing_secret: str, path: str, seen: Database) -> None:
-        """`seen` is a connection of its own (store.tables.signed_requests.open_ledger) with a busy timeout
-        of STORE_WAIT; the request threads take turns at it."""
+    def __init__(self, inner: WsgiApp, signing_secret: str, path: str, seen: SignatureLedger) -> None:
         self.inner = inner
         self.path = path
         self.verifier = SignatureVerifier(signing_secret)
         self.seen = seen
-        self._lock = threading.Lock()
-        self._forget_at = 0.0
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST" or environ.get("PATH_INFO") != self.path:
@@ -102,20 +93,11 @@ class SignedRequestsOnly:
 
     def _first_delivery(self, signature: str, timestamp: int) -> bool:
         """Whether this is the first delivery of the request; True also when the store cannot tell in time."""
-        if not self._lock.acquire(timeout=STORE_WAIT):
-            log.warning("handled a signed request without the replay check: other requests held the store")
-            return True
         try:
-            now = time.time()
-            forget = None
-            if now >= self._forget_at:
-                forget, self._forget_at = int(now), now + FORGET_EVERY
-            return first_delivery(self.seen, signature, timestamp + FRESH_SECONDS, forget)
-        except (StoreError, sqlite3.Error) as exc:  # busy past STORE_WAIT, read-only, or full: an answer beats none
+            return self.seen.first_delivery(signature, timestamp + FRESH_SECONDS)
+        except StoreError as exc:  # busy past STORE_WAIT, read-only, or full: an answer beats none
             log.warning("handled a signed request without the replay check: %s", exc)
             return True
-        finally:
-            self._lock.release()
 
 
 def unsigned(timestamp: str | None, signature: str | None) -> tuple[str, int] | None:

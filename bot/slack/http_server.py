@@ -28,7 +28,7 @@ from waitress.wasyncore import close_all
 
 from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, STORE_WAIT, SignedRequestsOnly, unsigned
 from bot.slack.http_loop import Turns
-from store.tables.signed_requests import open_ledger
+from store.tables.signed_requests import SignatureLedger
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ def http_server(app: App, signing_secret: str, store: Path, port: int, host: str
     """The server taking commands, events and interactions at POST /slack/events, signed requests only;
     the signatures it handled are kept in the store at `store`."""
     handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH,
-                                 open_ledger(store, STORE_WAIT))
+                                 SignatureLedger(store, STORE_WAIT))
     # A burst queues requests for the threads by design; waitress would log a line for each one queued.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     connections = _connections_allowed(CONNECTIONS)
