@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import resource
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,9 @@ class _LoggedRefusal(ErrorTask):
         super().execute()
 
 
+_serving = threading.local()  # the connection a request thread is handling
+
+
 class _Channel(HTTPChannel):
     parser_class = _StrictParser
     error_task_class = _LoggedRefusal
@@ -111,6 +115,14 @@ class _Channel(HTTPChannel):
     def add_channel(self, map: Any = None) -> None:
         super().add_channel(map)
         self.server.turns.touch(self._fileno)
+
+    def service(self) -> None:
+        """Handles a request on a request thread; HttpServer.pull_trigger touches this connection for the loop."""
+        _serving.channel = self
+        try:
+            super().service()
+        finally:
+            _serving.channel = None
 
     def del_channel(self, map: Any = None) -> None:
         self.server.turns.forget(self._fileno)
@@ -152,10 +164,17 @@ class HttpServer(TcpWSGIServer):
             if not channel.will_close and channel.request is not None and channel.request.started < started_by:
                 late += 1
                 self._close_soon(channel)
-            elif channel.will_close:
-                self.turns.touch(channel._fileno)  # marked by waitress
+            else:
+                self.turns.touch(channel._fileno)  # waitress may have marked it; none waits over a second for a look
         if late:  # one line a second at most, however many slow clients there are
             log.warning("closed %d connection(s) whose request took over %d s to arrive", late, REQUEST_SECONDS)
+
+    def pull_trigger(self) -> None:
+        """Wakes the loop; from a request thread, for the connection it changed (answered, or closing)."""
+        channel = getattr(_serving, "channel", None)
+        if channel is not None:
+            self.turns.touch(channel._fileno)
+        super().pull_trigger()
 
     def _close_soon(self, channel: HTTPChannel) -> None:
         channel.will_close = True  # closed by the event loop on its next turn, as waitress closes idle ones
