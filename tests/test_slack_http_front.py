@@ -1,6 +1,7 @@
 """The real `prdigest serve --http` against slow clients over real sockets, and a signed request replayed to another
 process on the same store: after a restart, or to a second server beside the first."""
 import sqlite3
+import threading
 import time
 
 import httpx
@@ -11,6 +12,9 @@ from slack_helpers import serve_http
 from slow_clients import SlowClients
 from waiting import wait_until
 
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.slack.app import Listeners
 from store.tables.signed_requests import FORGET_EVERY, SignatureLedger
 
 REPLAY = "refused a request from 127.0.0.1: a signed request sent again; answered the first time"
@@ -64,6 +68,21 @@ def test_a_store_held_by_another_process_costs_the_replay_check_not_the_answer(b
         holder.rollback()
         holder.close()
     bot.slack.wait_for(lambda s: s.responses("held"))
+
+
+def test_answers_wait_for_the_acknowledgements_still_to_send(tmp_path):
+    asked = threading.Event()
+
+    def acks_waiting() -> bool:  # the HTTP server's count of requests waiting for their acknowledgement: none
+        asked.set()
+        return False
+
+    listeners = Listeners(Runtime(Settings.from_env({"PRDIGEST_DB": str(tmp_path / "prdigest.db")})),
+                          acks_waiting=acks_waiting)
+    answered: list[bool] = []
+    listeners.later(lambda: answered.append(asked.is_set()))
+    wait_until(lambda: answered, "the answer")
+    assert answered == [True]  # the answer pool asked before it answered
 
 
 def _replay(url: str, body: str, headers: dict[str, str]) -> httpx.Response:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -37,6 +38,8 @@ _SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100})#([1
 WORKING = "_Working on it\u2026_"
 # Answers prepared at once (each may wait on the model); more requests queue, acknowledged all the same.
 WORKERS = 8
+# The longest an answer waits for the requests waiting for their acknowledgement (see Listeners.after_acks).
+ACKS_FIRST = 1.0
 
 
 def slack_client(settings: Settings) -> WebClient:
@@ -76,8 +79,13 @@ class _ConnectionErrors(ConnectionErrorRetryHandler):
         )
 
 
-def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
-    """The bolt App with every listener registered; its token is checked with auth.test."""
+def _never() -> bool:
+    return False
+
+
+def build_app(runtime: Runtime, client: WebClient | None = None, acks_waiting: Callable[[], bool] = _never) -> App:
+    """The bolt App with every listener registered; its token is checked with auth.test.
+    `acks_waiting` tells whether requests are waiting for their acknowledgement (the HTTP server knows)."""
     settings = runtime.settings
     app = App(
         client=client or slack_client(settings),
@@ -91,7 +99,7 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
         # which held each HTTP request thread 10 ms or more and capped a burst at a few hundred acks a second.
         process_before_response=True,
     )
-    Listeners(runtime).register(app)
+    Listeners(runtime, acks_waiting=acks_waiting).register(app)
     app.error(_malformed)
     return app
 
@@ -112,9 +120,10 @@ class Listeners:
     while every worker waits on a slow model.
     """
 
-    def __init__(self, runtime: Runtime, workers: int = WORKERS) -> None:
+    def __init__(self, runtime: Runtime, workers: int = WORKERS, acks_waiting: Callable[[], bool] = _never) -> None:
         self.runtime = runtime
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="prdigest-answer")
+        self.acks_waiting = acks_waiting
 
     def register(self, app: App) -> None:
         # Any command routed to this app is ours, so a workspace may rename /prdigest when the name is taken.
@@ -124,7 +133,16 @@ class Listeners:
         app.event("app_home_opened")(self.on_home_opened)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
-        self.work.submit(_logged, job, *args)
+        self.work.submit(self.after_acks, job, *args)
+
+    def after_acks(self, job: Callable[..., None], *args: Any) -> None:
+        """Run a job of the answer pool once no request waits for its acknowledgement (ACKS_FIRST at most).
+        Slack waits 3 s for an acknowledgement and far longer for the answer; the interpreter runs one thread
+        at a time, so in a burst the answers would otherwise slow every acknowledgement still to come."""
+        waited_enough = time.monotonic() + ACKS_FIRST
+        while self.acks_waiting() and time.monotonic() < waited_enough:
+            time.sleep(0.005)
+        _logged(job, *args)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
         if not command.get("response_url"):

@@ -169,6 +169,10 @@ class HttpServer(TcpWSGIServer):
         if late:  # one line a second at most, however many slow clients there are
             log.warning("closed %d connection(s) whose request took over %d s to arrive", late, REQUEST_SECONDS)
 
+    def acks_waiting(self) -> bool:
+        """Whether requests are waiting for a request thread, or being handled by one."""
+        return bool(self.task_dispatcher.queue) or self.task_dispatcher.active_count > 0
+
     def pull_trigger(self) -> None:
         """Wakes the loop; from a request thread, for the connection it changed (answered, or closing)."""
         channel = getattr(_serving, "channel", None)
