@@ -48,8 +48,11 @@ CONNECTIONS = 2048
 # A body's first bytes are kept in memory, the rest in a temporary file: Slack's commands and events take a few KB,
 # and a connection's memory stays bounded (this plus MAX_HEADERS) whatever it announces.
 BODY_IN_MEMORY = 16 * 1024
-# Connections past CONNECTIONS accepted while every connection has a request being handled, at most.
+# Connections past CONNECTIONS at once, at most: accepted before others make room, or while every connection
+# has a request being handled.
 BUSY_BEYOND = 64
+# Connections accepted at one turn of the loop, at most: a burst is taken fast, the other connections not held up.
+ACCEPTS_PER_TURN = BUSY_BEYOND
 # Each connection may hold two file descriptors (its socket, a body's temporary file); these are for the rest.
 OTHER_FILES = 2 * BUSY_BEYOND + 128
 # Requests checked and acknowledged at once. Each takes milliseconds: answers are prepared on the app's own pool.
@@ -142,13 +145,19 @@ class HttpServer(TcpWSGIServer):
         self.turns = Turns(self._map)
 
     def handle_accept(self) -> None:
-        self._make_room()
-        super().handle_accept()
+        """Accepts the connections waiting, ACCEPTS_PER_TURN at most, making room for each: a burst of connections
+        is taken in a few turns of the loop rather than one turn each (waitress accepts one a turn)."""
+        for _ in range(ACCEPTS_PER_TURN):
+            open_before = len(self.active_channels)
+            super().handle_accept()
+            if len(self.active_channels) == open_before:  # none was waiting
+                return
+            self._make_room()
 
     def _make_room(self) -> None:
-        """At the connection limit, close the connection open longest that has no request being handled.
+        """Past the connection limit, close the connection open longest that has no request being handled.
         Connections are kept in the order they were accepted, so this is nearly always the first one looked at."""
-        if len(self.active_channels) < self.connections:
+        if len(self.active_channels) <= self.connections:
             return
         for channel in self.active_channels.values():
             if not (channel.requests or channel.will_close):
