@@ -1,5 +1,6 @@
 """The real `prdigest serve --http` against slow clients over real sockets, and a signed request replayed to another
 process on the same store: after a restart, or to a second server beside the first."""
+import resource
 import sqlite3
 import threading
 import time
@@ -15,6 +16,7 @@ from waiting import wait_until
 from bot.config import Settings
 from bot.runtime import Runtime
 from bot.slack.app import Listeners
+from bot.slack.http_server import CONNECTIONS, OTHER_FILES, connections_allowed
 from store.tables.signed_requests import FORGET_EVERY, SignatureLedger
 
 REPLAY = "refused a request from 127.0.0.1: a signed request sent again; answered the first time"
@@ -83,6 +85,18 @@ def test_answers_wait_for_the_acknowledgements_still_to_send(tmp_path):
     listeners.later(lambda: answered.append(asked.is_set()))
     wait_until(lambda: answered, "the answer")
     assert answered == [True]  # the answer pool asked before it answered
+
+
+def test_the_open_file_limit_is_raised_for_every_connection():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2 * CONNECTIONS + OTHER_FILES:
+        pytest.skip(f"this machine's hard limit on open files ({hard}) is below what {CONNECTIONS} connections need")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))  # a common default
+    try:
+        assert connections_allowed(CONNECTIONS) == CONNECTIONS
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= 2 * CONNECTIONS + OTHER_FILES
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def _replay(url: str, body: str, headers: dict[str, str]) -> httpx.Response:

@@ -219,7 +219,7 @@ def http_server(app: App, signing_secret: str, store: Path, port: int, host: str
                                  SignatureLedger(store, STORE_WAIT))
     # A burst queues requests for the threads by design; waitress would log a line for each one queued.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    connections = _connections_allowed(CONNECTIONS)
+    connections = connections_allowed(CONNECTIONS)
     # waitress's own limit stops accepting. Set past ours (its count includes the listening socket and a pipe),
     # it is reached only when the connections past ours all have requests being handled, as in a burst.
     server = HttpServer(handler, host=host, port=port, connection_limit=connections + BUSY_BEYOND, **_BOUNDS)
@@ -227,7 +227,7 @@ def http_server(app: App, signing_secret: str, store: Path, port: int, host: str
     return server
 
 
-def _connections_allowed(wanted: int) -> int:
+def connections_allowed(wanted: int) -> int:
     """Raise this process's open-file limit as far as `wanted` connections need, or its hard limit allows
     (an unprivileged process may), and return how many connections it allows."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
