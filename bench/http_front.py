@@ -4,10 +4,11 @@
 
 Starts the real served process on 127.0.0.1 (an empty store, the fake Slack of
 tests/servers) and, one kind after the other: sends signed `/prdigest help`
-commands, one every 0.05 s, while 1,000 connections trickle a byte every 2 s
+commands, one every 50 ms, while 1,000 connections trickle a byte every 2 s
 (each opened again when the server closes it), then while 3,000 do (past the
-server's limit of 2,048 connections), then while 1,000 unsigned 1 MB
-bodies arrive 100 at a time, then while as many arrive with a forged signature;
+server's limit of 2,048 connections), then (one every 5 ms: they pass in a second) while
+1,000 unsigned 1 MB bodies arrive 100 at a time, then while as many arrive with
+a forged signature, which are read whole;
 fires a burst of signed commands all at once; then unsigned 10 MB posts, idle
 connections, and every malformed request of the tests (each unsigned, signed,
 and signed with a bad timestamp; bad Content-Length and timestamp headers). It
@@ -337,11 +338,11 @@ def run(served: Served, slack: FakeSlack, args: argparse.Namespace) -> None:
     def trickle(count: int) -> Callable[[], str]:
         return lambda: trickling(served, slack, count, args.during)
 
-    def bodies(fields: Callable[[], dict[str, str]]) -> Callable[[], str]:
+    def bodies(fields: Callable[[], dict[str, str]], every: float) -> Callable[[], str]:
         def job() -> str:
             with ThreadPoolExecutor(1) as pool:
                 posted = pool.submit(big_posts, served, args.bodies, BODY, args.concurrency, fields)
-                acks = acks_during(served, slack, lambda: not posted.done(), every=0.05)
+                acks = acks_during(served, slack, lambda: not posted.done(), every)
                 return f"{acks}; the bodies: {posted.result()}"
         return job
 
@@ -358,8 +359,8 @@ def run(served: Served, slack: FakeSlack, args: argparse.Namespace) -> None:
     timed(served, f"while {args.trickle} connections trickle", trickle(args.trickle))
     if args.beyond:
         timed(served, f"while {args.beyond} connections trickle", trickle(args.beyond))
-    timed(served, f"while {args.bodies} unsigned 1 MB bodies arrive", bodies(dict))
-    timed(served, f"while {args.bodies} forged-signature 1 MB bodies", bodies(forged))
+    timed(served, f"while {args.bodies} unsigned 1 MB bodies arrive", bodies(dict, every=0.005))
+    timed(served, f"while {args.bodies} forged-signature 1 MB bodies", bodies(forged, every=0.05))
     timed(served, f"a burst of {args.commands} signed commands", burst)
     timed(served, f"{args.big} unsigned 10 MB posts",
           lambda: big_posts(served, args.big, BIG, args.big, lambda: {}))
