@@ -33,6 +33,7 @@ _DIGITS = re.compile(f"[0-9]{{1,{MAX_DIGITS}}}")
 # The longest a request waits to take its turn at the store, and then for another process's write (an import)
 # to finish: past either, it is handled without the replay check rather than miss Slack's 3 seconds.
 STORE_WAIT = 0.5
+NOT_SIGNED = "no valid signature, or a stale timestamp"
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -78,7 +79,7 @@ class SignedRequestsOnly:
         except UnicodeDecodeError:
             return body, "a body that is not UTF-8", 400
         if not self.verifier.is_valid(text, timestamp, signature):
-            return body, "no valid signature, or a stale timestamp", 401
+            return body, NOT_SIGNED, 401
         content_type = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip()
         try:
             parsed = parse_body(text, content_type)
@@ -107,7 +108,7 @@ def unsigned(timestamp: str | None, signature: str | None) -> tuple[str, int] | 
     if timestamp is not None and not _DIGITS.fullmatch(timestamp):
         return "a request timestamp that is not a short number", 400
     if not (timestamp and signature) or abs(time.time() - int(timestamp)) > FRESH_SECONDS:
-        return "no valid signature, or a stale timestamp", 401
+        return NOT_SIGNED, 401
     return None
 
 

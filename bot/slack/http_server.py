@@ -42,7 +42,7 @@ IDLE_SECONDS = 5
 # steadily they trickle in. Slack sends a request in milliseconds and stops waiting for the answer after 3 s,
 # so a request still arriving after 5 s is one nobody waits for; the 2 s beyond Slack's limit spare a slow link.
 REQUEST_SECONDS = 5
-# Open connections at once. At the limit, a new connection takes the place of the one open longest without a
+# Open connections at once. Past it, a new connection takes the place of the one open longest without a
 # request being handled: a slow client gives up its place to a new one, never the other way round.
 CONNECTIONS = 2048
 # A body's first bytes are kept in memory, the rest in a temporary file: Slack's commands and events take a few KB,
@@ -208,7 +208,7 @@ class HttpServer(TcpWSGIServer):
             close_all(self._map)
             return
         # Closed by the serving thread, woken through waitress's trigger: closing the sockets from
-        # this thread would pull them from under that thread's poll(), which then fails.
+        # this thread would pull them from under that thread's selector, which then fails.
         self.trigger.pull_trigger(lambda: close_all(self._map))
 
 
