@@ -41,7 +41,7 @@ def test_a_trickling_request_is_closed_at_its_deadline_though_never_idle(bot):
     bot.log()
     # A byte a second never leaves the connection idle (5 s); only the deadline on the whole request closes it.
     with SlowClients(_port(bot), count=1, request=ENDLESS, piece=1, every=1) as trickle:
-        bot.log_until(lambda lines: any("closed 1 connection(s) whose request took over 5 s to arrive" in line
+        bot.log_until(lambda lines: any("connection(s) whose request took over 5 s to arrive" in line
                                         for line in lines), "the trickling request closed at its deadline")
         wait_until(lambda: trickle.closed, "the client to see its connection closed")
     assert bot.command("help", "after-trickle").status_code == 200
