@@ -22,13 +22,15 @@ ORDER = [
     "m007_post_claims",
     "m008_model_replies",
     "m009_live_alerts",
-    "m010_signed_requests",
+    "m010_link_previews",
+    "m011_answer_feedback",
+    "m012_shared_replies",
+    "m013_signed_requests",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [
     "m001_initial", "m040_slack", "m010_github_updated_at", "m030_search", "m020_model_summaries",
     "m070_merge_time_ids", "m080_relations_read_again", "m060_post_claims", "m050_model_replies", "m090_live_alerts",
-    "m010_signed_requests",
 ]
 
 
@@ -42,7 +44,8 @@ def test_names_are_numbered_in_the_order_they_run():
 
 def test_every_released_name_maps_to_a_migration_of_today():
     assert set(RELEASED_NAMES.values()) <= set(ORDER)
-    assert [RELEASED_NAMES.get(name, name) for name in RELEASED_ORDER if name != "m080_relations_read_again"] == ORDER
+    released = [RELEASED_NAMES.get(name, name) for name in RELEASED_ORDER if name != "m080_relations_read_again"]
+    assert released == ORDER[: len(released)]  # the ones since are not released yet
 
 
 def released_store(path: Path, applied: int) -> None:

@@ -1,5 +1,7 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
 
+Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
+
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
 """
@@ -23,13 +25,19 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.answers.commands import Reply, execute, help_text, is_slow, pr_reply
+from bot.answers.feedback import votable
 from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
 from bot.runtime import Runtime
+from bot.slack.explain import Explain
+from bot.slack.feedback import Feedback
+from bot.slack.previews import LinkPreviews
+from bot.slack.sharing import Sharing, shareable
 from store.days import local_day
 from store.report.day import DailyReport, load_report
 from store.tables.prs import latest_merge
+from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +139,8 @@ class Listeners:
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
         app.event("app_home_opened")(self.on_home_opened)
+        for kind in (LinkPreviews, Feedback, Sharing, Explain):
+            kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
         self.work.submit(self.after_acks, job, *args)
@@ -157,8 +167,10 @@ class Listeners:
         self.later(self.answer_command, text, command, respond)
 
     def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
-        reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
-        send_reply(respond, reply)
+        channel, user = command.get("channel_id"), command.get("user_id")
+        reply = execute(self.runtime, text, channel=channel, user=user)
+        reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
+        send_reply(respond, shareable(self.runtime, reply, channel, user))
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
@@ -196,13 +208,18 @@ class Listeners:
             return
         if history is None:
             return  # Slack delivered this mention again; it is answered already
-        placeholder = post(client, channel, thread_ts, text_message(LOOKING))
+        try:
+            placeholder: str | None = post(client, channel, thread_ts, text_message(LOOKING))
+        except Exception as exc:  # the answer still comes, as a message of its own
+            log.warning("could not post the placeholder in %s/%s (%s)", channel, thread_ts, _why(exc))
+            placeholder = None
         try:
             message = answer(self.runtime, question, history=history, channel=channel)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
-        client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
+        message = votable(self.runtime, message, "mention", channel, event.get("user"))
+        deliver(client, channel, thread_ts, placeholder, message)
 
     def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
         if event.get("tab") != "home":
@@ -248,6 +265,30 @@ def send_reply(respond: Respond, reply: Reply) -> None:
             response_type="in_channel" if reply.public else "ephemeral",
             replace_original=False,
         )
+
+
+def deliver(client: WebClient, channel: str, thread_ts: str, placeholder: str | None, message: Message) -> None:
+    """The answer in place of the placeholder; when there is none, or Slack refuses to edit it, as a new message
+    in the thread. A placeholder left behind is then deleted: "Looking through…" above the answer would read as
+    a question still being worked on. If Slack refuses that too, it stays, above the answer."""
+    if placeholder is not None:
+        try:
+            client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
+            return
+        except Exception as exc:
+            log.warning("could not replace the placeholder %s in %s (%s); posting the answer as a new message",
+                        placeholder, channel, _why(exc))
+    post(client, channel, thread_ts, message)
+    if placeholder is not None:
+        try:
+            client.chat_delete(channel=channel, ts=placeholder)
+        except Exception as exc:
+            log.warning("could not delete the placeholder %s in %s (%s)", placeholder, channel, _why(exc))
+
+
+def _why(exc: Exception) -> str:
+    """A failed Slack call in one line: slack_sdk's message spreads Slack's whole reply over two."""
+    return one_line(f"{type(exc).__name__}: {exc}")
 
 
 def post(client: WebClient, channel: str, thread_ts: str, message: Message) -> str:

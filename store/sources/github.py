@@ -58,6 +58,21 @@ class PullData:
     files_after: str | None = None  # GraphQL cursor of the files still to fetch
 
 
+@dataclass
+class OpenPull:
+    """A PR GitHub has not merged: open, or closed without being merged."""
+
+    number: int
+    title: str
+    url: str
+    body: str
+    author: str
+    state: str  # open | closed
+    opened_at: datetime
+    labels: list[str]
+    files: list[str]
+
+
 class GitHubClient:
     """A small GitHub API client on httpx that retries what is worth retrying and waits out rate limits.
 
@@ -140,6 +155,23 @@ class GitHubClient:
             detailed = _rest_pull(self._get_json(f"repos/{repo}/pulls/{pull.number}"))
             detailed.files = [file["filename"] for file in self.pull_files(repo, pull.number)]
             return detailed
+
+    def pull(self, repo: str, number: int) -> PullData | OpenPull | None:
+        """One PR by number, with its files, merged or not (REST: a token is not needed); None when there is none."""
+        with _expected_shapes(repo):
+            response = self._request("GET", f"repos/{repo}/pulls/{number}")
+            if response.status_code == 404:
+                return None
+            item = _json(response, f"GET /repos/{repo}/pulls/{number}")
+            files = [file["filename"] for file in self.pull_files(repo, number)]
+            if item.get("merged_at"):
+                return replace(_rest_pull(item), files=files)
+            return OpenPull(
+                **_rest_common(item),
+                state="open" if item["state"] == "open" else "closed",
+                opened_at=datetime.fromisoformat(item["created_at"]),
+                files=files,
+            )
 
     def repository(self, repo: str) -> dict[str, Any]:
         response = self._request("GET", f"repos/{repo}")
@@ -354,19 +386,26 @@ def _rest_pull(item: dict[str, Any]) -> PullData:
     if not merged_at:
         raise GitHubError(f"PR #{item['number']} is not merged")
     return PullData(
-        number=item["number"],
-        title=item["title"],
-        url=item["html_url"],
-        body=item.get("body") or "",
-        author=_login(item.get("user")),
+        **_rest_common(item),
         merged_at=datetime.fromisoformat(merged_at),
         updated_at=item["updated_at"],
-        labels=[label["name"] for label in item.get("labels") or []],
         merged_by=_login(item["merged_by"]) if "merged_by" in item else None,
         additions=item.get("additions"),
         deletions=item.get("deletions"),
         changed_files=item.get("changed_files"),
     )
+
+
+def _rest_common(item: dict[str, Any]) -> dict[str, Any]:
+    """The fields every REST PR object has, merged or not."""
+    return {
+        "number": item["number"],
+        "title": item["title"],
+        "url": item["html_url"],
+        "body": item.get("body") or "",
+        "author": _login(item.get("user")),
+        "labels": [label["name"] for label in item.get("labels") or []],
+    }
 
 
 def _graphql_pull(node: dict[str, Any]) -> PullData:
