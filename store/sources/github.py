@@ -17,6 +17,7 @@ import httpx
 
 from store.days import to_utc_text
 from store.text.errors import one_line
+from store.text.origins import elsewhere, origin
 
 API_VERSION = "2022-11-28"
 # GitHub's search returns at most this many results per query, however many match.
@@ -36,6 +37,11 @@ class GitHubError(Exception):
 
 class BadToken(GitHubError):
     """GitHub refused the token: nothing else will work until it is fixed."""
+
+
+class UnusableAnswer(GitHubError):
+    """What GitHub answered cannot be used: a shape it does not document, or a link or a
+    redirect to another origin. About one PR, that PR waits for the next run and the others go on."""
 
 
 @dataclass
@@ -63,6 +69,8 @@ class GitHubClient:
 
     `sleep` and `clock` are injectable so that waiting can be observed; a wait
     longer than `max_wait` seconds is an error naming when the limit resets.
+    Requests go to the origin of `base_url` only: a next-page link or a redirect
+    elsewhere is refused before anything, the token least of all, is sent there.
     """
 
     def __init__(
@@ -80,6 +88,7 @@ class GitHubClient:
         on_wait: WaitHook | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.origin = origin(self.base_url)
         self.graphql = bool(token) if graphql is None else graphql
         if self.graphql and not token:
             raise GitHubError("the GraphQL API needs a token: set GITHUB_TOKEN")
@@ -100,8 +109,11 @@ class GitHubClient:
         }
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        # Redirects within the origin are followed (GitHub moves renamed repositories with a 301);
+        # the hook sees every request, redirected or linked, before it is sent.
         self._http = httpx.Client(
-            base_url=self.base_url + "/", headers=headers, timeout=timeout, follow_redirects=True
+            base_url=self.base_url + "/", headers=headers, timeout=timeout, follow_redirects=True,
+            event_hooks={"request": [self._only_own_origin]},
         )
 
     def close(self) -> None:
@@ -212,6 +224,15 @@ class GitHubClient:
         return body["data"]
 
     # -- sending, retrying, waiting --------------------------------------------------
+
+    def _only_own_origin(self, request: httpx.Request) -> None:
+        """Called by httpx before every request: one to another origin (a next-page link, a redirect) is refused."""
+        there = elsewhere(str(request.url), self.base_url)
+        if there:
+            raise UnusableAnswer(
+                f"GitHub pointed to {there}; only {self.origin}, the configured API origin, gets the token, "
+                "so it was not followed"
+            )
 
     def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """Send, retrying 5xx, timeouts and rate limits a bounded number of times; other answers are returned."""

@@ -72,6 +72,7 @@ class Seen:
     path: str
     query: dict[str, str]
     operation: str | None = None  # GraphQL operation name
+    authorization: str | None = None  # the Authorization header, as received
 
 
 @dataclass
@@ -283,7 +284,8 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             query = {key: values[-1] for key, values in parse_qs(split.query).items()}
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}") if length else {}
-            seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None)
+            seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None,
+                        self.headers.get("Authorization"))
             github.seen.append(seen)
             if github.delay:
                 time.sleep(github.delay)
