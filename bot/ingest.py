@@ -4,16 +4,17 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
-from store.sources.github import GitHubClient, WaitHook
+from store.sources.github import GitHubClient, WaitHook, WarnHook
 from store.sources.ingest import Ingested
 
 
-def github_client(settings: Settings, on_wait: WaitHook | None = None) -> GitHubClient:
+def github_client(settings: Settings, on_wait: WaitHook | None = None, on_warning: WarnHook | None = None) -> GitHubClient:
     return GitHubClient(
         settings.github_api_url,
         settings.github_token,
         max_wait=settings.github_max_wait,
         on_wait=on_wait,
+        on_warning=on_warning,
     )
 
 

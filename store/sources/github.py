@@ -5,13 +5,14 @@ GraphQL API brings a whole page of PRs with their files in one request.
 """
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
@@ -19,16 +20,21 @@ from store.days import to_utc_text
 from store.text.errors import one_line
 from store.text.origins import elsewhere, origin
 
+log = logging.getLogger(__name__)
+
 API_VERSION = "2022-11-28"
 # GitHub's search returns at most this many results per query, however many match.
 SEARCH_LIMIT = 1000
-# GitHub answers the files of a PR 100 at a time and stops at 3000.
+SEARCH_PAGE = 100
+# GitHub answers the files of a PR 100 at a time and lists no more than 3000 of them.
 FILES_PAGE = 100
+FILES_LIMIT = 3000
 # 50 PRs with up to 100 files each keeps one GraphQL page well inside GitHub's
 # node limit and its 10-second query budget, and covers a busy day.
 GRAPHQL_PAGE = 50
 
 WaitHook = Callable[[float, str], None]
+WarnHook = Callable[[str], None]
 
 
 class GitHubError(Exception):
@@ -71,6 +77,8 @@ class GitHubClient:
     longer than `max_wait` seconds is an error naming when the limit resets.
     Requests go to the origin of `base_url` only: a next-page link or a redirect
     elsewhere is refused before anything, the token least of all, is sent there.
+    What GitHub gave that had to be cut or left for later goes to `on_warning`
+    (by default this module's log), one line each.
     """
 
     def __init__(
@@ -86,6 +94,7 @@ class GitHubClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         on_wait: WaitHook | None = None,
+        on_warning: WarnHook | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.origin = origin(self.base_url)
@@ -102,6 +111,7 @@ class GitHubClient:
         self._sleep = sleep
         self._clock = clock
         self._on_wait = on_wait
+        self._on_warning = on_warning
         headers = {
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": API_VERSION,
@@ -118,6 +128,10 @@ class GitHubClient:
 
     def close(self) -> None:
         self._http.close()
+
+    def warn(self, text: str) -> None:
+        """One line for whoever runs this: something GitHub gave was cut short or left for the next run."""
+        (self._on_warning or log.warning)(one_line(text, limit=1000))
 
     def __enter__(self) -> GitHubClient:
         return self
@@ -138,20 +152,28 @@ class GitHubClient:
         return sorted(inside.values(), key=lambda pull: (pull.merged_at, pull.number))
 
     def pull_details(self, repo: str, pull: PullData) -> PullData:
-        """`pull` with everything filled in: merged_by, line counts and the full list of files."""
+        """`pull` with everything filled in: merged_by, line counts and its files, as many as GitHub lists."""
+        after = None
         with _expected_shapes(repo):
             if self.graphql:
                 files = list(pull.files or [])
                 after = pull.files_after
-                while after:
+                for _ in range(_most_pages(FILES_LIMIT, FILES_PAGE)):
+                    if not after or len(files) >= FILES_LIMIT:
+                        break
                     page = self._graphql(PULL_FILES, {**_owner_name(repo), "number": pull.number, "after": after})
                     connection = page["repository"]["pullRequest"]["files"]
                     files += [node["path"] for node in connection["nodes"]]
                     after = _next_cursor(connection)
-                return replace(pull, files=files, files_after=None)
-            detailed = _rest_pull(self._get_json(f"repos/{repo}/pulls/{pull.number}"))
-            detailed.files = [file["filename"] for file in self.pull_files(repo, pull.number)]
-            return detailed
+                detailed = replace(pull, files=files[:FILES_LIMIT], files_after=None)
+            else:
+                detailed = _rest_pull(self._get_json(f"repos/{repo}/pulls/{pull.number}"))
+                detailed.files = [file["filename"] for file in self.pull_files(repo, pull.number)]
+        kept, changed = len(detailed.files or []), detailed.changed_files or 0
+        if after or changed > kept >= FILES_LIMIT:
+            self.warn(f"{repo}#{pull.number}: kept the first {kept:,} of its {changed:,} files; "
+                      f"GitHub lists at most {FILES_LIMIT:,} files of a PR")
+        return detailed
 
     def repository(self, repo: str) -> dict[str, Any]:
         response = self._request("GET", f"repos/{repo}")
@@ -160,18 +182,24 @@ class GitHubClient:
         return _json(response, f"GET /repos/{repo}")
 
     def pull_files(self, repo: str, number: int) -> list[dict[str, Any]]:
-        """GitHub's file objects of a PR (filename, status, additions, deletions, patch when given), every page."""
-        return [
-            file
-            for page in self._pages(f"repos/{repo}/pulls/{number}/files", {"per_page": FILES_PAGE})
-            for file in page
-        ]
+        """GitHub's file objects of a PR (filename, status, additions, deletions, patch when given), as many
+        as GitHub lists (FILES_LIMIT)."""
+        files: list[dict[str, Any]] = []
+        path = f"repos/{repo}/pulls/{number}/files"
+        most = _most_pages(FILES_LIMIT, FILES_PAGE)
+        for page in self._pages(path, {"per_page": FILES_PAGE}, most, lambda problem: self.warn(
+            f"{problem}, past its own limit of {FILES_LIMIT:,} files a PR; kept the first {most}"
+        )):
+            files += page
+            if len(files) >= FILES_LIMIT:
+                break
+        return files[:FILES_LIMIT]
 
     # -- REST ----------------------------------------------------------------------
 
     def _rest_merged(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
-        params = {"q": _search_query(repo, start, end), "sort": "created", "order": "asc", "per_page": 100}
-        pages = self._pages("search/issues", params)
+        params = {"q": _search_query(repo, start, end), "sort": "created", "order": "asc", "per_page": SEARCH_PAGE}
+        pages = self._pages("search/issues", params, _most_pages(self.search_limit, SEARCH_PAGE), _past_search)
         first = next(pages)
         if first["total_count"] > self.search_limit:
             pages.close()
@@ -183,13 +211,20 @@ class GitHubClient:
         items = [item for page in found for item in page["items"]]
         return [_rest_pull(item) for item in items if (item.get("pull_request") or {}).get("merged_at")]
 
-    def _pages(self, path: str, params: dict[str, Any] | None) -> Generator[Any, None, None]:
-        """Each page's JSON, following the Link header (whose URL carries the query: params go with the first only)."""
-        url: str | None = path
-        while url:
+    def _pages(
+        self, path: str, params: dict[str, Any] | None, most: int, past: Callable[[str], None]
+    ) -> Generator[Any, None, None]:
+        """Each page's JSON, following the Link header (whose URL carries the query: params go with the first only),
+        for at most `most` pages; a listing that offers more is told to `past` in a line."""
+        url = path
+        for _ in range(most):
             response = self._request("GET", url, params=params)
             yield _json(response, f"GET /{path}")
-            url, params = response.links.get("next", {}).get("url"), None
+            following = response.links.get("next", {}).get("url")
+            if not following:
+                return
+            url, params = following, None
+        past(f"GET /{path}: GitHub offered more than {most} pages")
 
     def _get_json(self, path: str) -> Any:
         return _json(self._request("GET", path), f"GET /{path}")
@@ -200,7 +235,8 @@ class GitHubClient:
         variables = {**_owner_name(repo), "q": _search_query(repo, start, end) + " sort:created-asc",
                      "first": GRAPHQL_PAGE, "after": None}
         found: list[PullData] = []
-        while True:
+        most = _most_pages(self.search_limit, GRAPHQL_PAGE)
+        for _ in range(most):
             search = self._graphql(MERGED_PULLS, variables)["search"]
             if search["issueCount"] > self.search_limit:
                 return [pull for half in _halves(start, end) for pull in self._graphql_merged(repo, *half)]
@@ -208,6 +244,7 @@ class GitHubClient:
             variables["after"] = _next_cursor(search)
             if not variables["after"]:
                 return found
+        _past_search(f"GraphQL MergedPulls: GitHub offered more than {most} pages")
 
     def _graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         operation = query.split("(", 1)[0].split()[-1]
@@ -281,6 +318,16 @@ def _expected_shapes(repo: str) -> Iterator[None]:
         yield
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise GitHubError(f"unexpected answer from GitHub about {repo}: {type(exc).__name__} {exc}") from None
+
+
+def _past_search(problem: str) -> NoReturn:
+    """GitHub's search stops at SEARCH_LIMIT results: a listing that goes on is not GitHub's, and what it
+    would have left out is unknown, so nothing of it is stored."""
+    raise GitHubError(f"{problem}, past the {SEARCH_LIMIT:,} results its search ever gives; not followed further")
+
+
+def _most_pages(limit: int, per_page: int) -> int:
+    return -(-limit // per_page)
 
 
 def graphql_endpoint(base_url: str) -> str:
