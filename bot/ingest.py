@@ -21,8 +21,9 @@ def github_client(settings: Settings, on_wait: WaitHook | None = None, on_warnin
 def describe(done: Ingested, tz: ZoneInfo, requests: int) -> str:
     """The line a run prints per repository."""
     local = lambda moment: moment.astimezone(tz).strftime("%Y-%m-%d %H:%M")
+    skipped = f", {done.skipped} skipped until a later run" if done.skipped else ""
     return (
         f"{done.repo}: {done.total} merged PRs from {local(done.window.start)} to {local(done.window.end)} "
         f"{done.window.end.astimezone(tz).tzname()}: {done.new} new, {done.updated} updated, "
-        f"{done.unchanged} unchanged ({requests} GitHub request{'' if requests == 1 else 's'})"
+        f"{done.unchanged} unchanged{skipped} ({requests} GitHub request{'' if requests == 1 else 's'})"
     )

@@ -1,16 +1,20 @@
-"""GitHub's answers, bounded: pagination stops at GitHub's own limits. Through the real CLI and httpx against the
-loopback GitHub."""
+"""GitHub's answers, bounded and checked: pagination stops at GitHub's own limits, and a PR whose answers cannot
+be read is skipped with one warning, the rest of the run going on and a later run trying it again. Through the
+real CLI and httpx against the loopback GitHub."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 from conftest import LA
+from pr_factory import make_pr
 from servers.github_api import FakeGitHub, FakePull, Fault, day_of_pulls
+from servers.openai_api import FakeOpenAI
 
-from store.days import day_bounds
+from store.days import day_bounds, to_utc_text
 from store.sources.github import FILES_LIMIT, GitHubClient, GitHubError
-from store.tables.prs import get_pr
+from store.tables.prs import get_pr, save_pr
+from store.understanding.summary import classify_type, extractive_summary
 
 REPO = "acme/engine"
 DAY = date(2026, 3, 7)
@@ -33,6 +37,15 @@ def github(monkeypatch):
 
 def numbers(db) -> list[int]:
     return [row[0] for row in db.execute("select number from prs where repo = ? order by merged_at", [REPO])]
+
+
+def cursor(db) -> str | None:
+    row = db.execute("select ingest_cursor from repos where name = ?", [REPO]).fetchone()
+    return row[0] if row else None
+
+
+def merged(github, number) -> str:
+    return to_utc_text(github.repos[REPO][number].merged_at)
 
 
 def warnings(err: str) -> list[str]:
@@ -94,3 +107,92 @@ def test_a_pr_of_50000_files_stores_githubs_3000_at_a_bounded_cost(run_cli, db, 
     else:
         assert github.count("/pulls/7/files") == 30 and github.count("/pulls/7") == 31
     assert len(numbers(db)) == 12 + 1
+
+
+# ---------------------------------------------------------------- a malformed answer skips one PR
+
+
+@pytest.mark.parametrize("page", [
+    {"files": [{"filename": "a.py"}]},  # not a list
+    [{"status": "modified", "additions": 1}],  # no filename
+    [{"filename": ["a.py"]}],  # a filename that is no text
+    [{"filename": "a.py", "patch": {"hunks": []}}],  # a patch that is no text
+    ["a.py"],  # items that are no objects
+], ids=["object", "missing key", "wrong type", "patch", "strings"])
+def test_ingest_skips_a_pr_whose_files_cannot_be_read_and_a_later_run_stores_it(run_cli, db, github, page):
+    github.reshape[(1005, "files")] = lambda _: page
+    result = run_cli("ingest", *SINCE)
+    assert result.code == 0, result.err
+    [warning] = warnings(result.err)
+    assert warning.startswith(f"prdigest: warning: {REPO}: PR #1005 skipped, a later run tries it again: "
+                              f"unexpected answer from GitHub about {REPO}#1005: ")
+    assert "Traceback" not in result.err and len(result.err.splitlines()) == 1
+    assert "11 new, 0 updated, 0 unchanged, 1 skipped until a later run" in result.out
+    assert numbers(db) == [n for n in range(1000, 1012) if n != 1005]
+    assert cursor(db) == merged(github, 1004)  # not past the PR left for later
+    github.reshape.clear()
+    again = run_cli("ingest", "--until", "2026-03-07")
+    assert again.code == 0 and again.err == "" and "1 new, 0 updated" in again.out  # listed again: the cursor waited
+    assert numbers(db) == list(range(1000, 1012)) and cursor(db) == merged(github, 1011)
+
+
+def test_ingest_skips_a_pr_whose_details_cannot_be_read(run_cli, db, github):
+    github.reshape[(1003, "pull")] = lambda pull: {**pull, "merged_at": "last tuesday"}
+    result = run_cli("ingest", *SINCE)
+    assert result.code == 0 and len(warnings(result.err)) == 1 and "PR #1003 skipped" in result.err
+    assert 1003 not in numbers(db) and cursor(db) == merged(github, 1002)
+
+
+def test_a_graphql_node_of_the_wrong_shape_is_skipped_and_tried_again(run_cli, db, github, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    github.reshape[(1005, "node")] = lambda node: {**node, "labels": None}
+    github.reshape[(1008, "node")] = lambda node: {**node, "title": {"text": "a title"}}
+    result = run_cli("ingest", *SINCE)
+    assert result.code == 0, result.err
+    assert warnings(result.err) == [
+        f"prdigest: warning: {REPO}: PR #1005 GitHub listed could not be read "
+        "(TypeError 'NoneType' object is not subscriptable); a later run tries it again",
+        f"prdigest: warning: {REPO}: PR #1008 GitHub listed could not be read "
+        "(TypeError dict where text was expected); a later run tries it again",
+    ]
+    assert numbers(db) == [n for n in range(1000, 1012) if n not in (1005, 1008)]
+    assert cursor(db) == merged(github, 1004)
+    github.reshape.clear()
+    assert run_cli("ingest", *SINCE).code == 0
+    assert numbers(db) == list(range(1000, 1012)) and cursor(db) == merged(github, 1011)
+
+
+def test_a_node_that_says_nothing_of_itself_keeps_the_cursor_where_it_was(run_cli, db, github, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    assert run_cli("ingest", "--since", "2026-03-06", "--until", "2026-03-06").code == 0
+    before = cursor(db)
+    assert before == merged(github, 902)
+    github.reshape[(1009, "node")] = lambda node: ["not", "a", "node"]
+    result = run_cli("ingest", *SINCE)
+    assert result.code == 0 and warnings(result.err) == [
+        f"prdigest: warning: {REPO}: a PR GitHub listed could not be read "
+        "(TypeError list indices must be integers or slices, not str); a later run tries it again"]
+    assert len(numbers(db)) == 3 + 11 and cursor(db) == before  # where the unreadable PR merged is unknown
+
+
+def test_summarize_leaves_a_pr_whose_files_cannot_be_read_for_a_later_run(run_cli, db, github, monkeypatch):
+    for number in range(1000, 1004):
+        pr = make_pr(number, f"[Core] Change {number}", merged_at=datetime(2026, 3, 7, 18, number - 1000, tzinfo=UTC),
+                     files=["vllm/model_executor/models/llama.py"])
+        pr.type, pr.summary = classify_type(pr), extractive_summary(pr)
+        save_pr(db, pr)
+    github.reshape[(1002, "files")] = lambda page: {"files": page}
+    with FakeOpenAI() as model:
+        monkeypatch.setenv("PRDIGEST_MODEL", "m")
+        monkeypatch.setenv("OPENAI_BASE_URL", model.base_url)
+        result = run_cli("summarize", "--date", "2026-03-07")
+        assert result.err.splitlines()[0] == (
+            f"#1002 failed: left for a later run: unexpected answer from GitHub about {REPO}#1002: "
+            "TypeError a files page is dict, not a list")
+        assert "Traceback" not in result.err and result.code == 1
+        assert "summarized 3 PRs" in result.out and "-old\n+new" in model.requests[-1].user  # the others had diffs
+        assert not any("Number: #1002" in request.user for request in model.requests)
+        github.reshape.clear()
+        again = run_cli("summarize", "--missing")
+        assert again.code == 0 and "summarized 1 PR " in again.out
+    assert get_pr(db, REPO, 1002).summary.source == "model:m"

@@ -15,6 +15,8 @@ from bot.config import Settings
 from bot.model.client import LLM, LLMError
 from bot.slack.app import slack_client
 from store.sources.github import GitHubClient, UnusableAnswer
+from store.sources.ingest import Window, ingest_repo
+from store.tables.prs import get_pr
 from store.text.origins import elsewhere, origin
 
 REPO = "acme/engine"
@@ -79,6 +81,36 @@ def test_a_redirect_to_another_origin_is_not_followed(github, other, status):
     with client(github) as gh:
         assert [file["filename"] for file in gh.pull_files(REPO, 7)] == ["a.py"]
     assert [seen.authorization for seen in github.seen] == [f"Bearer {TOKEN}"] * 2
+
+
+def test_ingest_skips_the_pr_whose_page_links_elsewhere_and_sends_the_token_nowhere(db, github, other):
+    link = f'<{other.url}/repos/{REPO}/pulls/7/files?page=2>; rel="next"'
+    github.fail(Fault(200, {"Link": link}, payload=[{"filename": "a.py"}]), match="/pulls/7/files")
+    warnings: list[str] = []
+    # REST with a token, as `summarize` fetches diffs: GraphQL brings the files with the listing.
+    with GitHubClient(github.url, TOKEN, graphql=False, max_wait=1, on_warning=warnings.append) as gh:
+        done = ingest_repo(db, gh, REPO, Window(MERGED.replace(hour=0), MERGED.replace(hour=23)))
+    assert (done.new, done.skipped) == (1, 1) and get_pr(db, REPO, 7) is None and get_pr(db, REPO, 8)
+    assert warnings == [f"{REPO}: PR #7 skipped, a later run tries it again: GitHub pointed to {other.origin}; "
+                        f"only {github.origin}, the configured API origin, gets the token, so it was not followed"]
+    assert other.seen == []
+
+
+def test_summarize_fetches_no_diff_from_another_origin(run_cli, db, github, other, monkeypatch):
+    for name, value in {"PRDIGEST_GITHUB_API_URL": github.url, "GITHUB_TOKEN": TOKEN, "PRDIGEST_REPOS": REPO,
+                        "PRDIGEST_MODEL": "m"}.items():
+        monkeypatch.setenv(name, value)
+    assert run_cli("ingest", "--since", "2026-03-07", "--until", "2026-03-07").code == 0
+    link = f'<{other.url}/repos/{REPO}/pulls/7/files?page=2>; rel="next"'
+    github.fail(Fault(200, {"Link": link}, payload=[{"filename": "a.py", "patch": "@@ -1 +1 @@\n+x"}]),
+                match="/pulls/7/files")
+    with FakeOpenAI() as model:
+        monkeypatch.setenv("OPENAI_BASE_URL", model.base_url)
+        result = run_cli("summarize", "--date", "2026-03-07")
+        assert [request.user.count("Number: #8") for request in model.requests] == [1]  # #7 was not sent
+    assert f"#7 failed: left for a later run: GitHub pointed to {other.origin};" in result.err
+    assert "#8 summarized" in result.out and result.code == 1
+    assert other.seen == []
 
 
 # ---------------------------------------------------------------- the model

@@ -24,7 +24,7 @@ from bot.model.client import LLM, LLMError, SchemaRefused
 from bot.model.prompt import PROMPT_VERSION, REPLY_SCHEMA, REPLY_TOKENS, build_prompt, repair_prompt, system_prompt
 from bot.model.reply import ReplyFormatError, parse_reply
 from store.model import PullRequest, Summary
-from store.sources.github import GitHubClient, GitHubError
+from store.sources.github import GitHubClient, GitHubError, UnusableAnswer
 from store.tables.model_calls import ModelCall
 from store.tables.prs import get_pr
 from store.tables.structured_output import json_schema_support, remember_json_schema
@@ -49,6 +49,8 @@ class GitHubDiffs:
 
     After one failure the rest of the run goes without diffs: GitHub is down, out of
     rate limit, or does not know the repository, and each further PR would only wait.
+    An answer about one PR that cannot be used (UnusableAnswer) is that PR's alone: it
+    is raised, and the others still get their diffs.
     """
 
     def __init__(self, client: GitHubClient) -> None:
@@ -69,6 +71,8 @@ class GitHubDiffs:
             return None
         try:
             return self.client.pull_files(pr.repo, pr.number)
+        except UnusableAnswer:
+            raise
         except GitHubError as exc:
             with self._lock:
                 self.problem = self.problem or str(exc)
@@ -145,9 +149,18 @@ class SummaryRun:
 
 
 def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_format: _ReplyFormat) -> _Attempt:
-    """Ask the model, and once more with a repair prompt if the reply cannot be read; never raises for model failures."""
-    prompt = build_prompt(pr, diffs(pr), budget)
+    """Ask the model, and once more with a repair prompt if the reply cannot be read; never raises for model failures.
+
+    A PR whose files GitHub answered unusably is not sent: it is marked for a later run, which does not count
+    against it.
+    """
     done = _Attempt(pr, [])
+    try:
+        files = diffs(pr)
+    except UnusableAnswer as exc:
+        done.error, done.counts = f"left for a later run: {exc}", False
+        return done
+    prompt = build_prompt(pr, files, budget)
     user = prompt.text
     earlier: list[tuple[str, str]] = []
     while len(earlier) < 2:

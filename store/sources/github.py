@@ -10,7 +10,7 @@ import random
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
 
@@ -35,6 +35,8 @@ GRAPHQL_PAGE = 50
 
 WaitHook = Callable[[float, str], None]
 WarnHook = Callable[[str], None]
+# What reading a JSON answer of a shape GitHub does not document raises.
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class GitHubError(Exception):
@@ -68,6 +70,26 @@ class PullData:
     changed_files: int | None = None  # None until detailed
     files: list[str] | None = None  # None until detailed
     files_after: str | None = None  # GraphQL cursor of the files still to fetch
+
+
+@dataclass
+class Unreadable:
+    """A PR a listing gave in a shape that could not be read; its number and merge time when those could be."""
+
+    number: int | None
+    merged_at: datetime | None
+    problem: str
+
+
+@dataclass
+class Listing:
+    """The merged PRs of a window: those read, oldest merge first, and those that could not be."""
+
+    pulls: list[PullData]
+    unreadable: list[Unreadable] = field(default_factory=list)
+
+    def __add__(self, other: Listing) -> Listing:
+        return Listing(self.pulls + other.pulls, self.unreadable + other.unreadable)
 
 
 class GitHubClient:
@@ -141,20 +163,22 @@ class GitHubClient:
 
     # -- what ingest asks for ------------------------------------------------------
 
-    def merged_pulls(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
-        """Every PR of `repo` merged in [start, end), oldest merge first (ties by number)."""
+    def merged_pulls(self, repo: str, start: datetime, end: datetime) -> Listing:
+        """Every PR of `repo` merged in [start, end), oldest merge first (ties by number), and those
+        listed in a shape that could not be read (a listing that cannot be read at all is an error)."""
         with _expected_shapes(repo):
             if self.graphql:
                 found = self._graphql_merged(repo, start, end)
             else:
-                found = self._rest_merged(self.repository(repo)["full_name"], start, end)
-        inside = {pull.number: pull for pull in found if start <= pull.merged_at < end}
-        return sorted(inside.values(), key=lambda pull: (pull.merged_at, pull.number))
+                found = self._rest_merged(_text(self.repository(repo)["full_name"]), start, end)
+        inside = {pull.number: pull for pull in found.pulls if start <= pull.merged_at < end}
+        unreadable = [pr for pr in found.unreadable if pr.merged_at is None or start <= pr.merged_at < end]
+        return Listing(sorted(inside.values(), key=lambda pull: (pull.merged_at, pull.number)), unreadable)
 
     def pull_details(self, repo: str, pull: PullData) -> PullData:
         """`pull` with everything filled in: merged_by, line counts and its files, as many as GitHub lists."""
         after = None
-        with _expected_shapes(repo):
+        with _expected_shapes(f"{repo}#{pull.number}"):
             if self.graphql:
                 files = list(pull.files or [])
                 after = pull.files_after
@@ -163,7 +187,7 @@ class GitHubClient:
                         break
                     page = self._graphql(PULL_FILES, {**_owner_name(repo), "number": pull.number, "after": after})
                     connection = page["repository"]["pullRequest"]["files"]
-                    files += [node["path"] for node in connection["nodes"]]
+                    files += _paths(connection)
                     after = _next_cursor(connection)
                 detailed = replace(pull, files=files[:FILES_LIMIT], files_after=None)
             else:
@@ -183,33 +207,35 @@ class GitHubClient:
 
     def pull_files(self, repo: str, number: int) -> list[dict[str, Any]]:
         """GitHub's file objects of a PR (filename, status, additions, deletions, patch when given), as many
-        as GitHub lists (FILES_LIMIT)."""
+        as GitHub lists (FILES_LIMIT); UnusableAnswer when one is not of that shape."""
         files: list[dict[str, Any]] = []
         path = f"repos/{repo}/pulls/{number}/files"
-        most = _most_pages(FILES_LIMIT, FILES_PAGE)
-        for page in self._pages(path, {"per_page": FILES_PAGE}, most, lambda problem: self.warn(
-            f"{problem}, past its own limit of {FILES_LIMIT:,} files a PR; kept the first {most}"
-        )):
-            files += page
-            if len(files) >= FILES_LIMIT:
-                break
+        with _expected_shapes(f"{repo}#{number}"):
+            most = _most_pages(FILES_LIMIT, FILES_PAGE)
+            for page in self._pages(path, {"per_page": FILES_PAGE}, most, lambda problem: self.warn(
+                f"{problem}, past its own limit of {FILES_LIMIT:,} files a PR; kept the first {most}"
+            )):
+                files += [_file_object(item) for item in _items(page, "a files page")]
+                if len(files) >= FILES_LIMIT:
+                    break
         return files[:FILES_LIMIT]
 
     # -- REST ----------------------------------------------------------------------
 
-    def _rest_merged(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
+    def _rest_merged(self, repo: str, start: datetime, end: datetime) -> Listing:
         params = {"q": _search_query(repo, start, end), "sort": "created", "order": "asc", "per_page": SEARCH_PAGE}
         pages = self._pages("search/issues", params, _most_pages(self.search_limit, SEARCH_PAGE), _past_search)
         first = next(pages)
         if first["total_count"] > self.search_limit:
             pages.close()
-            return [pull for half in _halves(start, end) for pull in self._rest_merged(repo, *half)]
+            halves = [self._rest_merged(repo, *half) for half in _halves(start, end)]
+            return halves[0] + halves[1]
         found = [first, *pages]
         if any(page.get("incomplete_results") for page in found):
             # Search timed out on GitHub's side; storing what came would let the cursor pass the missing PRs.
             raise GitHubError(f"GitHub search returned incomplete results for {repo}; run again")
-        items = [item for page in found for item in page["items"]]
-        return [_rest_pull(item) for item in items if (item.get("pull_request") or {}).get("merged_at")]
+        items = [item for page in found for item in _items(page["items"], "search items")]
+        return _read_each(items, lambda item: None if _unmerged(item, "pull_request") else _rest_pull(item))
 
     def _pages(
         self, path: str, params: dict[str, Any] | None, most: int, past: Callable[[str], None]
@@ -231,16 +257,20 @@ class GitHubClient:
 
     # -- GraphQL -------------------------------------------------------------------
 
-    def _graphql_merged(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
+    def _graphql_merged(self, repo: str, start: datetime, end: datetime) -> Listing:
         variables = {**_owner_name(repo), "q": _search_query(repo, start, end) + " sort:created-asc",
                      "first": GRAPHQL_PAGE, "after": None}
-        found: list[PullData] = []
+        found = Listing([])
         most = _most_pages(self.search_limit, GRAPHQL_PAGE)
         for _ in range(most):
             search = self._graphql(MERGED_PULLS, variables)["search"]
             if search["issueCount"] > self.search_limit:
-                return [pull for half in _halves(start, end) for pull in self._graphql_merged(repo, *half)]
-            found += [_graphql_pull(node) for node in search["nodes"] if node and node.get("mergedAt")]
+                halves = [self._graphql_merged(repo, *half) for half in _halves(start, end)]
+                return halves[0] + halves[1]
+            found += _read_each(
+                _items(search["nodes"], "search nodes"),
+                lambda node: None if _unmerged(node) else _graphql_pull(node),
+            )
             variables["after"] = _next_cursor(search)
             if not variables["after"]:
                 return found
@@ -312,12 +342,17 @@ class GitHubClient:
 
 
 @contextmanager
-def _expected_shapes(repo: str) -> Iterator[None]:
-    """An answer missing the fields GitHub documents becomes one GitHubError line, not a traceback."""
+def _expected_shapes(about: str) -> Iterator[None]:
+    """An answer missing the fields GitHub documents, or with fields of other types, becomes
+    one UnusableAnswer line, not a traceback."""
     try:
         yield
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise GitHubError(f"unexpected answer from GitHub about {repo}: {type(exc).__name__} {exc}") from None
+    except _SHAPE_ERRORS as exc:
+        raise UnusableAnswer(f"unexpected answer from GitHub about {about}: {_shape_problem(exc)}") from None
+
+
+def _shape_problem(exc: Exception) -> str:
+    return f"{type(exc).__name__} {exc}"
 
 
 def _past_search(problem: str) -> NoReturn:
@@ -408,12 +443,105 @@ def _owner_name(repo: str) -> dict[str, str]:
 
 def _next_cursor(connection: dict[str, Any]) -> str | None:
     info = connection["pageInfo"]
-    return info["endCursor"] if info["hasNextPage"] else None
+    return _text(info["endCursor"]) if info["hasNextPage"] else None
+
+
+# ---------------------------------------------------------------- reading GitHub's objects, checking each type
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{type(value).__name__} where text was expected")
+    return value
+
+
+def _count(value: Any) -> int | None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise TypeError(f"{type(value).__name__} where a number was expected")
+    return value
+
+
+def _number(value: Any) -> int:
+    number = _count(value)
+    if number is None or number < 1:
+        raise ValueError(f"{number} is no PR number")
+    return number
+
+
+def _moment(value: Any) -> datetime:
+    moment = datetime.fromisoformat(_text(value))
+    if moment.tzinfo is None:
+        raise ValueError(f"{value!r} has no time zone")
+    return moment
+
+
+def _items(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{what} is {type(value).__name__}, not a list")
+    return value
+
+
+def _file_object(item: Any) -> dict[str, Any]:
+    """One of GitHub's file objects, checked: the prompt reads its filename, status, counts and patch."""
+    if not isinstance(item, dict):
+        raise TypeError(f"a file is {type(item).__name__}, not an object")
+    _text(item["filename"])
+    for key, kind in (("status", str), ("patch", str), ("additions", int), ("deletions", int)):
+        if item.get(key) is not None and not isinstance(item[key], kind):
+            raise TypeError(f"a file's {key} is {type(item[key]).__name__}")
+    return item
+
+
+def _paths(connection: dict[str, Any]) -> list[str]:
+    return [_text(node["path"]) for node in _items(connection["nodes"], "file nodes")]
 
 
 def _login(user: dict[str, Any] | None) -> str:
     # A deleted account shows as null; GitHub's own pages call it "ghost".
-    return (user or {}).get("login") or "ghost"
+    return _text((user or {}).get("login") or "ghost")
+
+
+def _merge_field(item: Any, under: str | None) -> Any:
+    """The merge time a GraphQL node, or a search hit's `under` object, gives, as it gives it."""
+    where = (item.get(under) or {}) if under else item
+    return where.get("merged_at" if under else "mergedAt")
+
+
+def _unmerged(item: Any, under: str | None = None) -> bool:
+    """Whether a listed item is no merged PR: null, or one whose merge time is empty. One that cannot
+    be told is read, so that reading says what is wrong with it."""
+    try:
+        return item is None or not _merge_field(item, under)
+    except _SHAPE_ERRORS:
+        return False
+
+
+def _merge_time(item: Any) -> datetime | None:
+    """When a listed item that could not be read merged, if that much can be read."""
+    for under in (None, "pull_request"):
+        try:
+            return _moment(_merge_field(item, under))
+        except _SHAPE_ERRORS:
+            pass
+    return None
+
+
+def _read_each(items: list[Any], read: Callable[[Any], PullData | None]) -> Listing:
+    """Each item read on its own: one of a shape that cannot be read is set aside, placed by what can be."""
+    found = Listing([])
+    for item in items:
+        try:
+            pull = read(item)
+        except _SHAPE_ERRORS as exc:
+            number = item.get("number") if isinstance(item, dict) else None
+            placed = _merge_time(item)
+            found.unreadable.append(Unreadable(
+                number if isinstance(number, int) and not isinstance(number, bool) else None, placed, _shape_problem(exc)
+            ))
+        else:
+            if pull:
+                found.pulls.append(pull)
+    return found
 
 
 def _rest_pull(item: dict[str, Any]) -> PullData:
@@ -422,37 +550,37 @@ def _rest_pull(item: dict[str, Any]) -> PullData:
     if not merged_at:
         raise GitHubError(f"PR #{item['number']} is not merged")
     return PullData(
-        number=item["number"],
-        title=item["title"],
-        url=item["html_url"],
-        body=item.get("body") or "",
+        number=_number(item["number"]),
+        title=_text(item["title"]),
+        url=_text(item["html_url"]),
+        body=_text(item.get("body") or ""),
         author=_login(item.get("user")),
-        merged_at=datetime.fromisoformat(merged_at),
-        updated_at=item["updated_at"],
-        labels=[label["name"] for label in item.get("labels") or []],
+        merged_at=_moment(merged_at),
+        updated_at=_text(item["updated_at"]),
+        labels=[_text(label["name"]) for label in _items(item.get("labels") or [], "labels")],
         merged_by=_login(item["merged_by"]) if "merged_by" in item else None,
-        additions=item.get("additions"),
-        deletions=item.get("deletions"),
-        changed_files=item.get("changed_files"),
+        additions=_count(item.get("additions")),
+        deletions=_count(item.get("deletions")),
+        changed_files=_count(item.get("changed_files")),
     )
 
 
 def _graphql_pull(node: dict[str, Any]) -> PullData:
     files = node["files"] or {"nodes": [], "pageInfo": {"hasNextPage": False}}
     return PullData(
-        number=node["number"],
-        title=node["title"],
-        url=node["url"],
-        body=node.get("body") or "",
+        number=_number(node["number"]),
+        title=_text(node["title"]),
+        url=_text(node["url"]),
+        body=_text(node.get("body") or ""),
         author=_login(node.get("author")),
-        merged_at=datetime.fromisoformat(node["mergedAt"]),
-        updated_at=node["updatedAt"],
-        labels=[label["name"] for label in node["labels"]["nodes"]],
+        merged_at=_moment(node["mergedAt"]),
+        updated_at=_text(node["updatedAt"]),
+        labels=[_text(label["name"]) for label in _items(node["labels"]["nodes"], "labels")],
         merged_by=_login(node.get("mergedBy")),
-        additions=node["additions"],
-        deletions=node["deletions"],
-        changed_files=node["changedFiles"],
-        files=[file["path"] for file in files["nodes"]],
+        additions=_count(node["additions"]),
+        deletions=_count(node["deletions"]),
+        changed_files=_count(node["changedFiles"]),
+        files=_paths(files),
         files_after=_next_cursor(files),
     )
 
