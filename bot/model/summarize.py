@@ -21,7 +21,7 @@ from sqlite_utils import Database
 
 from bot.config import Settings
 from bot.model.client import LLM, LLMError, SchemaRefused
-from bot.model.prompt import PROMPT_VERSION, REPLY_SCHEMA, REPLY_TOKENS, build_prompt, repair_prompt, system_prompt
+from bot.model.prompt import PROMPT_VERSION, REPLY_SCHEMA, REPLY_TOKENS, build_prompt, repair_turn, system_prompt
 from bot.model.reply import ReplyFormatError, parse_reply
 from store.model import PullRequest, Summary
 from store.sources.github import GitHubClient, GitHubError, UnusableAnswer
@@ -37,9 +37,6 @@ from store.tables.summaries import (
 )
 from store.text.prose import plural
 from store.understanding.summary import extractive_summary
-
-# How much of an unreadable reply goes back to the model with the repair prompt.
-REPAIR_CONTEXT_CHARS = 6000
 
 DiffSource = Callable[[PullRequest], "list[dict[str, Any]] | None"]
 
@@ -163,7 +160,8 @@ def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_fo
     prompt = build_prompt(pr, files, budget)
     user = prompt.text
     earlier: list[tuple[str, str]] = []
-    while len(earlier) < 2:
+    repaired = False
+    while True:
         structured = reply_format.structured
         try:
             reply = llm.complete(
@@ -184,8 +182,10 @@ def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_fo
         except ReplyFormatError as exc:
             done.calls.append(reply.call("unparsed", str(exc)))
             done.error = f"the reply could not be read, nor the one to a repair prompt (last: {exc})"
-            earlier.append((user, reply.text[:REPAIR_CONTEXT_CHARS]))
-            user = repair_prompt(str(exc), structured)
+            if repaired:
+                return done
+            repaired = True
+            prompt, earlier, user = repair_turn(pr, files, budget, reply.text, str(exc), structured)
             continue
         done.calls.append(reply.call())
         sections = dict(parsed.sections)
@@ -193,7 +193,6 @@ def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_fo
             sections["insights"] = f"{sections['insights']} {prompt.coverage_note}"
         done.type, done.summary, done.error = parsed.type, Summary(**sections, source=model_source(llm.model)), None
         return done
-    return done
 
 
 def summarize_prs(
