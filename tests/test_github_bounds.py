@@ -136,10 +136,11 @@ def test_ingest_skips_a_pr_whose_files_cannot_be_read_and_a_later_run_stores_it(
     assert numbers(db) == list(range(1000, 1012)) and cursor(db) == merged(github, 1011)
 
 
-def test_ingest_skips_a_pr_whose_details_cannot_be_read(run_cli, db, github):
-    github.reshape[(1003, "pull")] = lambda pull: {**pull, "merged_at": "last tuesday"}
+@pytest.mark.parametrize("change", [{"merged_at": "last tuesday"}, {"additions": 10**30}], ids=["date", "number"])
+def test_ingest_skips_a_pr_whose_details_cannot_be_read(run_cli, db, github, change):
+    github.reshape[(1003, "pull")] = lambda pull: {**pull, **change}
     result = run_cli("ingest", *SINCE)
-    assert result.code == 0 and len(warnings(result.err)) == 1 and "PR #1003 skipped" in result.err
+    assert result.code == 0 and len(warnings(result.err)) == 1 and "PR #1003 skipped" in result.err, result.err
     assert 1003 not in numbers(db) and cursor(db) == merged(github, 1002)
 
 

@@ -458,6 +458,8 @@ def _text(value: Any) -> str:
 def _count(value: Any) -> int | None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
         raise TypeError(f"{type(value).__name__} where a number was expected")
+    if value is not None and not -(2**63) <= value < 2**63:
+        raise ValueError(f"{value:.3g} is past what the store holds")
     return value
 
 
