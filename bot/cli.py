@@ -14,11 +14,12 @@ from sqlite_utils import Database
 
 from bot.answers.empty_store import empty_store_notice
 from bot.config import ConfigError, Settings, parse_repos
+from bot.terminal.logs import log_to_stderr
 from bot.terminal.render import Style, render
 from store.db import StoreError, StoreMissing, open_db
 from store.text.errors import one_line
 from store.text.prose import plural, typed
-from store.text.safe import mask_secrets, neutralize, to_json
+from store.text.safe import neutralize, to_json, use_secrets
 
 if TYPE_CHECKING:
     from bot.answers.mentions import Replies
@@ -145,7 +146,10 @@ def cli(ctx: click.Context) -> None:
     """prdigest: what merged in a busy GitHub repository, as a daily report and answers.
 
     --db PATH goes before or after the command."""
+    log_to_stderr()  # before anything can log, so that every record is masked
     settings = Settings.from_env()
+    # Registered once, before anything can store, log, post or print: every output masks them from here on.
+    use_secrets(settings.secrets)
     use_areas(settings)
     ctx.obj = AppContext(settings)
 
@@ -166,7 +170,8 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
             failed += 1
             continue
         verb = "updated" if done.updated else "imported"
-        click.echo(f"{verb} {plural(done.count, 'PR')} of {done.repo} for {done.date} from {done.path}")
+        # A file's name is as untrusted as its text: "ESC]0;…BEL" in it would retitle the terminal.
+        click.echo(neutralize(f"{verb} {plural(done.count, 'PR')} of {done.repo} for {done.date} from {done.path}"))
     if failed:
         sys.exit(1)
 
@@ -186,7 +191,7 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
     daily = load_report(app.db, name, target, app.settings.timezone, area=chosen)
     notice = empty_store_notice(app.db, name)
     if notice:  # on stderr: the report itself stays in its format for scripts
-        click.echo(f"prdigest: note: {notice}", err=True)
+        click.echo(f"prdigest: note: {neutralize(notice)}", err=True)
     if fmt == "json":
         click.echo(to_json(report_json(daily), indent=2))
     elif fmt == "slack":
@@ -233,7 +238,7 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
 
     with llm:
         run = summarize_prs(app.db, app.settings, prs, llm, force=force, on_done=done)
-    click.echo(f"{name}: {run.describe()}")
+    click.echo(neutralize(f"{name}: {run.describe()}"))
     if run.failed:
         raise click.ClickException(
             f"{len(run.failed)} of {len(prs)} PRs could not be summarized; they keep their summaries "
@@ -254,11 +259,11 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
 
     settings = app.settings
     figures = summary_stats(app.db, app.repo(repo), settings.timezone, app.today(), days, settings.model, PROMPT_VERSION)
-    # Errors stored before they were masked on the way in are masked on the way out.
+    # Errors stored before they were masked on the way in are masked on the way out, as every output is.
     if as_json:
-        click.echo(mask_secrets(to_json(stats_json(figures, settings), indent=2)))
+        click.echo(to_json(stats_json(figures, settings), indent=2))
     else:
-        click.echo(mask_secrets(neutralize(stats_text(figures, settings))))
+        click.echo(neutralize(stats_text(figures, settings)))
 
 
 @cli.command()
@@ -295,10 +300,10 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
                 failed += 1
                 continue
             progress.clear()
-            click.echo(describe(done, app.settings.timezone, client.requests - before))
+            click.echo(neutralize(describe(done, app.settings.timezone, client.requests - before)))
             summarized = summarize_ingested(app.db, app.settings, name, window.start, window.end, client)
             if summarized and summarized.calls:
-                click.echo(f"{name}: {summarized.describe()}")
+                click.echo(neutralize(f"{name}: {summarized.describe()}"))
     if failed:
         sys.exit(1)
 
@@ -328,9 +333,8 @@ def channel_option(func):
 @pass_app(creates=False)
 def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
-    from bot.terminal.shell import Conversation, quiet_logging
+    from bot.terminal.shell import Conversation
 
-    quiet_logging()
     reply = Conversation(app.runtime(), channel).say(text)
     # Even the exact mrkdwn loses the control characters a PR title could use to drive the terminal.
     click.echo(neutralize(reply.text) if fmt == "mrkdwn" else render(reply.text, Style.for_stream(sys.stdout)))
@@ -343,10 +347,9 @@ def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
 @pass_app(creates=False)
 def shell(app: AppContext, channel: str | None) -> None:
     """Answer commands and @prdigest questions typed one per line, as the bot would in Slack."""
-    from bot.terminal.shell import prompted_lines, quiet_logging
+    from bot.terminal.shell import prompted_lines
     from bot.terminal.shell import shell as run_shell
 
-    quiet_logging()
     run_shell(app.runtime(), prompted_lines(), sys.stdout, sys.stderr, channel)
 
 
@@ -390,7 +393,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
         ) from None
     except ClaimLost as exc:
         raise click.ClickException(f"{exc}; it finishes the thread") from None
-    click.echo(outcome.describe())
+    click.echo(neutralize(outcome.describe()))
 
 
 @cli.command()

@@ -22,7 +22,7 @@ VARIABLES = (
     "PRDIGEST_DB", "PRDIGEST_TIMEZONE", "PRDIGEST_REPOS", "PRDIGEST_GITHUB_API_URL", "GITHUB_TOKEN",
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "PRDIGEST_MODEL", "PRDIGEST_SUMMARY_TOKENS",
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
-    "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
+    "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
     "PRDIGEST_AREAS", "XDG_DATA_HOME",
 )
@@ -58,6 +58,14 @@ class Settings:
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
+    slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every configured credential: masked by value in whatever prdigest stores, logs, posts or prints."""
+        values = (self.openai_api_key, self.github_token, self.slack_bot_token, self.slack_app_token,
+                  self.slack_signing_secret, self.slack_client_secret)
+        return tuple(value for value in values if value)
 
     @property
     def default_repo(self) -> str:
@@ -91,6 +99,7 @@ class Settings:
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
             areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
+            slack_client_secret=get("SLACK_CLIENT_SECRET"),
         )
 
     def with_db(self, path: str | Path | None) -> Settings:

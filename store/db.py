@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +37,16 @@ class StoreReadOnly(StoreError):
     """The store may be read but not written: the message names it."""
 
 
+class StoreFull(StoreError):
+    """The disk holding the store has no room for what was written: the message names the store."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(
+            f"the disk holding the store {path} is full: free some space on it, "
+            "or choose another store with --db"
+        )
+
+
 def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS, create: bool = True) -> sqlite_utils.Database:
     """Open the store at `path`, in WAL mode, fully migrated; created when missing if `create`.
 
@@ -65,8 +77,30 @@ def open_db(path: str | Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS, create
     except StoreError:
         raise
     except (sqlite3.DatabaseError, OSError) as exc:
+        if _disk_full(exc, path.parent):
+            raise StoreFull(path) from exc
         raise StoreError(f"cannot open store {path}: {exc}") from exc
     return db
+
+
+# SQLite says "disk I/O error" when a full disk leaves no room for the WAL's -shm file; with this little
+# room left on the disk, that is what happened.
+_NEARLY_FULL_BYTES = 64 * 1024
+
+
+def _disk_full(exc: BaseException, folder: Path) -> bool:
+    """Whether `exc` says that the disk holding `folder` has no room left."""
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return False
+    if code & 0xFF == sqlite3.SQLITE_FULL:
+        return True
+    try:
+        return code & 0xFF == sqlite3.SQLITE_IOERR and shutil.disk_usage(folder).free < _NEARLY_FULL_BYTES
+    except OSError:
+        return False
 
 
 class ReadOnlyDatabase(sqlite_utils.Database):
@@ -162,10 +196,19 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
         ) from None
     try:
         yield db
-    except BaseException:
+        db.execute("COMMIT")
+    except BaseException as exc:
         db.rollback()
+        if isinstance(exc, sqlite3.Error):
+            path = _file_of(db)
+            if _disk_full(exc, path.parent):
+                raise StoreFull(path) from exc
         raise
-    db.execute("COMMIT")
+
+
+def _file_of(db: sqlite_utils.Database) -> Path:
+    """The file of the store `db` is connected to."""
+    return Path(db.execute("pragma database_list").fetchone()[2])
 
 
 def _busy_timeout(db: sqlite_utils.Database) -> float:

@@ -6,9 +6,14 @@ from datetime import datetime
 import pytest
 from conftest import FIXTURES, LA
 from servers.openai_api import FakeOpenAI, Reply
+from servers.slack_api import BOT_TOKEN
 from slack_helpers import REPO, import_fixtures, make_pr
 
+from bot.answers.commands import execute
+from bot.answers.mentions import answer
+from bot.config import Settings
 from bot.messages.mrkdwn import truncate
+from bot.runtime import Runtime
 from store.db import open_db
 from store.sources.importer import web_host
 from store.tables.prs import save_pr
@@ -109,3 +114,27 @@ def test_a_model_error_echoing_secrets_and_escapes_is_stored_and_printed_clean(t
                                        ("http://127.0.0.1:8080", "github.com")])
 def test_pr_links_must_point_at_the_configured_github(api, host):
     assert web_host(api) == host
+
+
+CONTROLS = "\x1b\x07\x9b\x85\u202e\u202c"
+
+
+def test_slack_posts_carry_no_control_characters(trapped, slack, run_cli, monkeypatch):
+    for name, value in {"SLACK_BOT_TOKEN": BOT_TOKEN, "PRDIGEST_SLACK_API_URL": slack.api_url,
+                        "PRDIGEST_POST_PACE": "0"}.items():
+        monkeypatch.setenv(name, value)
+    assert run_cli("post-daily", "--channel", "C1", "--date", "2026-03-08", "--repo", REPO).code == 0
+    runtime = Runtime(Settings.from_env())
+    messages = [*execute(runtime, f"pr {REPO}#4300").messages, answer(runtime, "what merged on 2026-03-08 in acme/engine?")]
+    sent = [json.dumps(call.params, ensure_ascii=False) for call in slack.posts()]
+    sent += [json.dumps([message.text, message.blocks], ensure_ascii=False) for message in messages]
+    assert all("4300" in text and "evil" in text for text in sent[-2:]) and any("evil" in text for text in sent[:-2])
+    assert [char for text in sent for char in text if char in CONTROLS] == []
+
+
+def test_an_imported_file_name_cannot_drive_the_terminal(run_cli, db, tmp_path):
+    path = tmp_path / "report\x1b]0;owned\x07\u202e.md"
+    path.write_bytes((FIXTURES / "report-2026-03-08.md").read_bytes())
+    result = run_cli("import", str(path))
+    assert result.code == 0 and "imported 3 PRs" in result.out and "report]0;owned" not in result.out
+    assert [char for char in result.out + result.err if char in CONTROLS] == []

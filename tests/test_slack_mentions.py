@@ -11,7 +11,7 @@ import httpx
 import pytest
 from conftest import LA
 from servers.openai_api import FakeOpenAI, Reply
-from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, mention_event, signed_headers, slash_command
+from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, Fault, mention_event, signed_headers, slash_command
 from slack_helpers import LOUD_TITLE, import_fixtures, make_pr
 from waiting import wait_until
 
@@ -171,3 +171,25 @@ def test_a_thread_of_mentions_at_slacks_limit_keeps_the_prompt_within_its_budget
     assert "Earlier questions in this thread" in last.user and "#4102" in last.user
     assert estimate_tokens(last.system + last.user) <= Settings.from_env().summary_tokens
     assert runtime.db.execute("select max(length(question)) from thread_turns").fetchone()[0] <= 600
+
+
+def test_an_answer_comes_when_slack_refuses_the_placeholder(app_url, slack, model):
+    model.script("ROCm paged attention got a stride fix [#4102].")
+    slack.fail("chat.postMessage", Fault(status=200, error="internal_error"))
+    send(app_url, *mention_event("<@UPRDIGEST> what changed for ROCm on 2026-03-08?", ts="1730000000.000800"))
+    slack.wait_for(lambda s: s.delivered())
+    answer = slack.delivered()[0].params
+    assert answer["thread_ts"] == "1730000000.000800" and "stride fix" in shown(answer)
+    assert "Looking" in slack.posts()[0].params["text"] and not slack.calls_to("chat.update")
+
+
+def test_an_answer_comes_when_slack_refuses_to_edit_the_placeholder(app_url, slack, model):
+    model.script("ROCm paged attention got a stride fix [#4102].")
+    slack.fail("chat.update", Fault(status=200, error="cant_update_message"))
+    send(app_url, *mention_event("<@UPRDIGEST> what changed for ROCm on 2026-03-08?", ts="1730000000.000900"))
+    slack.wait_for(lambda s: s.calls_to("chat.delete"))
+    placeholder, answer = (call.params for call in slack.delivered())
+    assert "Looking" in placeholder["text"] and "stride fix" in shown(answer)
+    assert answer["thread_ts"] == "1730000000.000900"
+    # What the thread shows: the answer alone, the placeholder deleted once the answer was there.
+    assert [message["text"] for message in slack.thread("C0REPORTS")[1]] == [answer["text"]]

@@ -13,9 +13,14 @@ from pathlib import Path
 
 import pytest
 from conftest import LA
+from servers.openai_api import FakeOpenAI, Reply
 from slack_helpers import REPO, import_fixtures, make_pr
 
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.terminal.shell import Conversation
 from store.tables.prs import save_pr
+from store.tables.threads import HISTORY_TURNS
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIL_TITLE = "[Core] Fix \x1b]8;;http://evil\x07click\x1b]8;;\x07 and \x1b[2J\x1b[H clear"
@@ -164,3 +169,20 @@ def test_the_shell_reads_cleanly_in_tmux(store, tmp_path, isolated_env):
     for markup in ("*Acme", "|#", "&lt;", "_(by "):
         assert markup not in screen, markup
     assert "\x1b[1mAcme: merged PRs for 2026-03-08 (PST)" in styled  # bold on the screen, as tmux shows it
+
+
+def test_a_long_session_asks_with_prompts_no_longer_than_a_short_ones(db, monkeypatch):
+    import_fixtures(db)
+    with FakeOpenAI(lambda request: Reply("ROCm paged attention got a stride fix [#4102].")) as model:
+        for name, value in {"PRDIGEST_REPOS": REPO, "PRDIGEST_MODEL": "m", "OPENAI_BASE_URL": model.base_url}.items():
+            monkeypatch.setenv(name, value)
+        talk = Conversation(Runtime(Settings.from_env()))
+        question = "what changed for ROCm on 2026-03-08? " + "rocm kernels and their tests " * 13  # 400 characters
+        for turn in range(40):
+            talk.say(f"{question}{turn:03d}")
+    assert len(model.requests) == 40  # one model call a question
+    earlier = [request.user.split("Earlier questions in this thread: ", 1)[-1].split("\n", 1)[0] for request in model.requests]
+    assert [part.count(" | ") + 1 for part in earlier[HISTORY_TURNS:]] == [HISTORY_TURNS] * (40 - HISTORY_TURNS)
+    # From the seventh question on, each is asked with a prompt of the same size: the thread has stopped growing.
+    assert len({len(request.user) for request in model.requests[HISTORY_TURNS:]}) == 1
+    assert len(talk.history) == HISTORY_TURNS and talk.history[-1].endswith("039")

@@ -17,7 +17,7 @@ from bot.messages.blocks import Message, area_order, pr_list_message, pr_summary
 from bot.messages.mrkdwn import escape
 from bot.runtime import Runtime
 from store.days import local_day
-from store.db import StoreError, StoreReadOnly
+from store.db import StoreError, StoreFull, StoreReadOnly
 from store.report.day import DailyReport, load_report
 from store.retrieval.choose import MAX_LISTED
 from store.retrieval.search import search_prs
@@ -602,7 +602,7 @@ def guarded(what: str, work: Callable[[], Reply]) -> Reply:
         return work()
     except CommandError as exc:
         return _reply(f"{exc}\n{usage(exc.command)}", error=True)
-    except StoreReadOnly as exc:  # not busy and not a moment's trouble: say what it is
+    except (StoreReadOnly, StoreFull) as exc:  # not busy and not a moment's trouble: say what it is
         log.warning("%r needs to write: %s", what, exc)
         return _reply(escape(str(exc)), error=True)
     except (StoreError, sqlite3.OperationalError) as exc:

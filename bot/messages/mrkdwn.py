@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from store.text.prose import lead_and_rest
+from store.text.safe import neutralize
 
 _SAFE_URL = re.compile(r"^https?://[^\s<>|\"']+$")
 # Plain-text broadcast words; defused as well in case a client auto-parses them.
@@ -13,8 +14,9 @@ _ATOM = re.compile(r"<[^<>\n]*>|&(?:amp|lt|gt);")
 
 
 def escape(text: str) -> str:
-    """Escape Slack's control characters (& first) and defuse broadcast words."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Untrusted text made inert for Slack: through the one sanitizer (no control characters or escape
+    sequences, no secrets), Slack's control characters escaped (& first) and broadcast words defused."""
+    text = neutralize(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _BROADCAST.sub(lambda m: "@\u200b" + m.group(1), text)
 
 

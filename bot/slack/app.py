@@ -30,6 +30,7 @@ from bot.runtime import Runtime
 from store.days import local_day
 from store.report.day import DailyReport, load_report
 from store.tables.prs import latest_merge
+from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
 
@@ -191,13 +192,17 @@ class Listeners:
             return
         if history is None:
             return  # Slack delivered this mention again; it is answered already
-        placeholder = post(client, channel, thread_ts, text_message(LOOKING))
+        try:
+            placeholder: str | None = post(client, channel, thread_ts, text_message(LOOKING))
+        except Exception as exc:  # the answer still comes, as a message of its own
+            log.warning("could not post the placeholder in %s/%s (%s)", channel, thread_ts, _why(exc))
+            placeholder = None
         try:
             message = answer(self.runtime, question, history=history, channel=channel)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
-        client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
+        deliver(client, channel, thread_ts, placeholder, message)
 
     def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
         if event.get("tab") != "home":
@@ -243,6 +248,30 @@ def send_reply(respond: Respond, reply: Reply) -> None:
             response_type="in_channel" if reply.public else "ephemeral",
             replace_original=False,
         )
+
+
+def deliver(client: WebClient, channel: str, thread_ts: str, placeholder: str | None, message: Message) -> None:
+    """The answer in place of the placeholder; when there is none, or Slack refuses to edit it, as a new message
+    in the thread. A placeholder left behind is then deleted: "Looking through…" above the answer would read as
+    a question still being worked on. If Slack refuses that too, it stays, above the answer."""
+    if placeholder is not None:
+        try:
+            client.chat_update(channel=channel, ts=placeholder, text=message.text, blocks=message.blocks)
+            return
+        except Exception as exc:
+            log.warning("could not replace the placeholder %s in %s (%s); posting the answer as a new message",
+                        placeholder, channel, _why(exc))
+    post(client, channel, thread_ts, message)
+    if placeholder is not None:
+        try:
+            client.chat_delete(channel=channel, ts=placeholder)
+        except Exception as exc:
+            log.warning("could not delete the placeholder %s in %s (%s)", placeholder, channel, _why(exc))
+
+
+def _why(exc: Exception) -> str:
+    """A failed Slack call in one line: slack_sdk's message spreads Slack's whole reply over two."""
+    return one_line(f"{type(exc).__name__}: {exc}")
 
 
 def post(client: WebClient, channel: str, thread_ts: str, message: Message) -> str:

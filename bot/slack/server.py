@@ -12,7 +12,8 @@ from bot.slack.app import build_app
 from bot.slack.daily import repo_ingester
 from bot.slack.http_server import EVENTS_PATH, http_server
 from bot.slack.scheduler import Scheduler
-from bot.terminal.shell import prompted_lines, quiet_logging, shell
+from bot.terminal.logs import SERVE_FORMAT, log_to_stderr
+from bot.terminal.shell import prompted_lines, shell
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +29,10 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
         print(NO_TOKENS, file=sys.stderr)
         if port is not None:
             print(f"prdigest: --http {port} was ignored: serving HTTP needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET", file=sys.stderr)
-        quiet_logging()
         shell(runtime, prompted_lines(), sys.stdout, sys.stderr)
         return
     _check_tokens(runtime, port)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log_to_stderr(logging.INFO, logging.Formatter(SERVE_FORMAT))
     _ = runtime.db  # a store that cannot open fails here, as one line, not in the first request
     try:
         app = build_app(runtime)

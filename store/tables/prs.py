@@ -14,6 +14,7 @@ from sqlite_utils import Database
 from store.days import from_utc_text, now_text, to_utc_text
 from store.db import write_transaction
 from store.model import PullRequest, Summary
+from store.text.safe import mask_secrets
 from store.understanding.relations import record_relations
 
 # Row ids sort by merge time, so that a time window is one range of ids (and of
@@ -42,14 +43,15 @@ def _json_strings(items: list[str]) -> str:
 
 
 def pr_record(pr: PullRequest) -> dict[str, Any]:
-    """The `prs` row for a PR, without id or timestamps."""
-    summary = pr.summary
+    """The `prs` row for a PR, without id or timestamps. Its text is kept with its secrets masked: a body may
+    quote a log holding a token, and a summary repeat a key the model saw."""
+    summary = summary_record(pr.summary) if pr.summary else None
     return {
         "repo": pr.repo,
         "number": pr.number,
-        "title": pr.title,
+        "title": mask_secrets(pr.title),
         "url": pr.url,
-        "body": pr.body or "",
+        "body": mask_secrets(pr.body or ""),
         "author": pr.author,
         "merged_by": pr.merged_by,
         "merged_at": to_utc_text(pr.merged_at),
@@ -66,6 +68,11 @@ def pr_record(pr: PullRequest) -> dict[str, Any]:
         "insights": summary.insights if summary else None,
         "summary_source": summary.source if summary else None,
     }
+
+
+def summary_record(summary: Summary) -> Summary:
+    """`summary` as the store keeps it: its sections with their secrets masked."""
+    return Summary(**{key: mask_secrets(text) for key, text in summary.as_dict().items()}, source=summary.source)
 
 
 def save_pr(db: Database, pr: PullRequest) -> int:

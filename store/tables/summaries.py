@@ -12,7 +12,8 @@ from store.days import from_utc_text, local_day, now_text, range_bounds, to_utc_
 from store.db import write_transaction
 from store.model import PullRequest, Summary
 from store.tables.model_calls import ModelCall, record_calls
-from store.tables.prs import pr_from_row
+from store.tables.prs import pr_from_row, summary_record
+from store.text.errors import one_line
 
 # A PR needs a model summary when it has none of its own kind for this model and
 # prompt version, or the last attempt failed. Imported summaries were written by a
@@ -54,8 +55,10 @@ def summary_need(db: Database, pr: PullRequest, model: str, prompt: str, max_fai
 def save_model_summary(
     db: Database, pr: PullRequest, pr_type: str, summary: Summary, prompt: str, calls: list[ModelCall]
 ) -> None:
-    """Store a complete model summary and its calls in one transaction; clears any retry mark and failure count."""
+    """Store a complete model summary and its calls in one transaction; clears any retry mark and failure count.
+    The summary is kept with its secrets masked: a model may repeat a key or token it saw."""
     now = now_text()
+    summary = summary_record(summary)
     with write_transaction(db):
         db.execute(
             "update prs set type = ?, what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
@@ -80,6 +83,7 @@ def mark_for_retry(
     rate-limited): those do not bring the PR closer to the failure cap.
     """
     now = now_text()
+    fallback = summary_record(fallback)
     with write_transaction(db):
         db.execute(
             "update prs set what_changed = ?, impact = ?, risks = ?, insights = ?, summary_source = ?,"
@@ -90,7 +94,7 @@ def mark_for_retry(
         db.execute(
             "update prs set summary_retry = ?, summary_failures = coalesce(summary_failures, 0) + ?"
             " where repo = ? and number = ?",
-            [reason, int(counts), pr.repo, pr.number],
+            [one_line(reason, limit=2000), int(counts), pr.repo, pr.number],
         )
         record_calls(db, calls, model=model, purpose="summary", prompt=prompt, repo=pr.repo, number=pr.number)
 

@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from store.days import now_text
 from store.db import write_transaction
+from store.text.safe import mask_secrets
 
 # Enough context for a follow-up, short enough to keep prompts small.
 HISTORY_TURNS = 6
@@ -23,13 +24,18 @@ def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: st
                     "channel": channel,
                     "thread_ts": thread_ts,
                     "ts": ts,
-                    "question": question[:QUESTION_CHARS],
+                    "question": kept_question(question),
                     "created_at": now_text(),
                 }
             )
     except sqlite3.IntegrityError:
         return False
     return True
+
+
+def kept_question(question: str) -> str:
+    """What a thread keeps of a question: as much as is read, with its secrets masked (people paste logs)."""
+    return mask_secrets(question)[:QUESTION_CHARS]
 
 
 def earlier_questions(db: Database, channel: str, thread_ts: str, ts: str) -> list[str]:

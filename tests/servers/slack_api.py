@@ -1,6 +1,6 @@
 """A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
 
-It answers auth.test, chat.postMessage, chat.update, conversations.history,
+It answers auth.test, chat.postMessage, chat.update, chat.delete, conversations.history,
 conversations.replies (with message metadata), reactions.add, views.publish and
 apps.connections.open (when a Socket Mode server is attached) the way Slack
 does, records every call, and can answer a method with 429 + Retry-After, an
@@ -57,7 +57,8 @@ class Fault:
 class FakeSlack(LoopbackServer):
     """The fake service; use as a context manager. `api_url` is the Web API base, `response_url()` makes hooks."""
 
-    def __init__(self) -> None:
+    def __init__(self, bot_token: str = BOT_TOKEN) -> None:
+        self.bot_token = bot_token  # the only bot token it takes
         self.calls: list[ApiCall] = []
         self.socket_url: str | None = None  # apps.connections.open answers this when set
         self._faults: dict[str, list[Fault]] = {}
@@ -180,6 +181,16 @@ class FakeSlack(LoopbackServer):
             self.messages.setdefault(params.get("channel", ""), []).append(message)
         return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
 
+    def _delete(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel = params.get("channel", "")
+        with self._changed:
+            held = self.messages.get(channel, [])
+            kept = [m for m in held if m["ts"] != params.get("ts")]
+            self.messages[channel] = kept
+        if len(kept) == len(held):
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": channel, "ts": params.get("ts")}
+
     def _read(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """conversations.history (newest first) or conversations.replies (parent, then replies)."""
         with self._changed:
@@ -195,7 +206,7 @@ class FakeSlack(LoopbackServer):
         return {"ok": True, "messages": found, "has_more": False}
 
     def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
-        if method != "apps.connections.open" and token != BOT_TOKEN:
+        if method != "apps.connections.open" and token != self.bot_token:
             return {"ok": False, "error": "invalid_auth"}
         if method == "apps.connections.open":
             if token != APP_TOKEN or not self.socket_url:
@@ -210,6 +221,8 @@ class FakeSlack(LoopbackServer):
             return self._read(method, params)
         if method == "chat.update":
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
+        if method == "chat.delete":
+            return self._delete(params)
         if method in ("reactions.add", "views.publish"):
             return {"ok": True}
         return {"ok": False, "error": "unknown_method"}
