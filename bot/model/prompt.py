@@ -277,7 +277,7 @@ def _diff_label(shown: int, total: int) -> str:
 # The message with every part empty and every number at its longest: what the framing costs.
 _FRAME_TOKENS = estimate_tokens(_user_message({
     "repo": "", "number": _NUMBER, "title": "", "author": "", "labels": "", "areas": "", "size": "", "body": "",
-    "file_count": _NUMBER, "files": "", "diff": _diff_part(_diff_label(0, int(_NUMBER)), ""),
+    "file_count": _NUMBER, "files": "", "diff": _diff_part(_diff_label(int(_NUMBER) - 1, int(_NUMBER)), ""),
 }))
 # The smallest budget a summary prompt fits: the instructions and the framing.
 _SMALLEST_PROMPT = _SYSTEM_TOKENS + _FRAME_TOKENS
@@ -288,8 +288,8 @@ SMALLEST_BUDGET = -(-(_SMALLEST_PROMPT + estimate_tokens(repair_prompt(_CUT * 20
 
 def build_prompt(pr: PullRequest, files: list[dict[str, Any]] | None, budget_tokens: int) -> Prompt:
     """The user message for `pr`: with the instructions, at most `budget_tokens` whatever the PR holds
-    (when the budget holds the instructions and the framing at all). Each part gets its share of what the instructions and the framing leave (SHARES);
-    the diff gets the rest.
+    (when the budget holds the instructions and the framing at all). Each part gets its share of what
+    the instructions and the framing leave (SHARES); the diff gets the rest.
 
     `files` are GitHub's file objects (with `patch`) when GitHub could be asked, else None:
     then the stored file list is all the model sees besides title and description.
@@ -302,14 +302,14 @@ def build_prompt(pr: PullRequest, files: list[dict[str, Any]] | None, budget_tok
     body = clean_body(pr.body)
     fields = {
         "repo": _one_line(pr.repo, share["repo"]),
-        "number": str(pr.number),
+        "number": clip(str(pr.number), len(_NUMBER) // 4),
         "title": _one_line(pr.title, share["title"]),
         "author": _one_line(pr.author, share["author"]),
         "labels": _listed(pr.labels, share["labels"]),
         "areas": _listed(pr.areas, share["areas"]),
         "size": clip(size, share["size"], _CUT),
         "body": _description(body, share["body"]) if body else "(no description stored)",
-        "file_count": str(pr.file_count),
+        "file_count": clip(str(pr.file_count), len(_NUMBER) // 4),
         "files": _file_lines(pr, files, share["files"]),
     }
     with_patch = [file for file in files or [] if file.get("patch")]
@@ -317,8 +317,9 @@ def build_prompt(pr: PullRequest, files: list[dict[str, Any]] | None, budget_tok
         text = _user_message({**fields, "diff": "Diff: not available."})
         return Prompt(text=text, hunks_shown=0, hunks_total=0, files_with_diff=0)
     total = sum(len(_hunk_spans(file["patch"])) for file in with_patch)
-    # Everything but the diff, its label at its longest: the diff may take what that leaves.
-    rest = _user_message({**fields, "diff": _diff_part(_diff_label(0, total), "")})
+    # Everything but the diff, its label at its longest (as many digits shown as there are hunks): the diff
+    # may take what that leaves.
+    rest = _user_message({**fields, "diff": _diff_part(_diff_label(total - 1, total), "")})
     diff, shown, total = fit_diff(with_patch, budget_tokens - _SYSTEM_TOKENS - estimate_tokens(rest))
     text = _user_message({**fields, "diff": _diff_part(_diff_label(shown, total), diff)})
     return Prompt(text=text, hunks_shown=shown, hunks_total=total, files_with_diff=len(with_patch))
