@@ -248,22 +248,50 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
 
 @cli.command()
 @click.option("--days", type=click.IntRange(1, 366), default=7, show_default=True, help="Days of model calls to show, ending today.")
+@click.option("--weeks", type=click.IntRange(1, 520), default=8, show_default=True,
+              help="Weeks of votes on answers to show, ending with this one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @repo_option
 @pass_app(creates=False)
-def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
-    """PRs by summary source, model calls and tokens per day, PRs waiting for a summary retry."""
+def stats(app: AppContext, days: int, weeks: int, as_json: bool, repo: str | None) -> None:
+    """PRs by summary source, model calls and tokens per day, PRs waiting for a summary retry, and the
+    votes on answers per week."""
+    from bot.answers.feedback import votes_json, votes_text
     from bot.model.cost import stats_json, stats_text
     from bot.model.prompt import PROMPT_VERSION
+    from store.tables.feedback import weekly_votes
     from store.tables.summaries import summary_stats
 
     settings = app.settings
     figures = summary_stats(app.db, app.repo(repo), settings.timezone, app.today(), days, settings.model, PROMPT_VERSION)
+    since = app.today() - timedelta(days=app.today().weekday() + 7 * (weeks - 1))
+    votes = weekly_votes(app.db, settings.timezone, since)
     # Errors stored before they were masked on the way in are masked on the way out, as every output is.
     if as_json:
-        click.echo(to_json(stats_json(figures, settings), indent=2))
+        click.echo(to_json({**stats_json(figures, settings), "votes": votes_json(votes)}, indent=2))
     else:
-        click.echo(neutralize(stats_text(figures, settings)))
+        click.echo(neutralize("\n".join([stats_text(figures, settings), *votes_text(votes, since, settings.timezone.key)])))
+
+
+@cli.group()
+def feedback() -> None:
+    """The 👍/👎 people gave the bot's answers in Slack."""
+
+
+@feedback.command(name="export")
+@click.option("--since", help="Only votes cast from this local day YYYY-MM-DD on (default: all).")
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
+              help='jsonl: one evaluation line per answer marked 👎, {"q", "cited", "expected", "comment", ...}.')
+@pass_app(creates=False)
+def feedback_export(app: AppContext, since: str | None, fmt: str) -> None:
+    """Write the answers marked 👎 as evaluation lines, which `python bench/eval.py --questions FILE` scores."""
+    from bot.answers.feedback import evaluation_lines
+    from store.days import day_bounds
+
+    first = parse_day(since, "--since")
+    start = day_bounds(first, app.settings.timezone)[0] if first else None
+    for line in evaluation_lines(app.runtime(), start):
+        click.echo(to_json(line))  # masked, as every output is: a question or comment may hold a pasted token
 
 
 @cli.command()

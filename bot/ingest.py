@@ -8,11 +8,14 @@ from store.sources.github import GitHubClient, WaitHook, WarnHook
 from store.sources.ingest import Ingested
 
 
-def github_client(settings: Settings, on_wait: WaitHook | None = None, on_warning: WarnHook | None = None) -> GitHubClient:
+def github_client(
+    settings: Settings, on_wait: WaitHook | None = None, max_wait: float | None = None, on_warning: WarnHook | None = None
+) -> GitHubClient:
+    """A client for the configured GitHub; `max_wait` shortens the longest rate-limit wait (PRDIGEST_GITHUB_MAX_WAIT)."""
     return GitHubClient(
         settings.github_api_url,
         settings.github_token,
-        max_wait=settings.github_max_wait,
+        max_wait=settings.github_max_wait if max_wait is None else min(max_wait, settings.github_max_wait),
         on_wait=on_wait,
         on_warning=on_warning,
     )

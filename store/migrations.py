@@ -249,6 +249,81 @@ def m009_live_alerts(db: Database) -> None:
     db.table("live_alerts").create_index(["channel", "repo", "date"])
 
 
+
+@migrations()
+def m010_link_previews(db: Database) -> None:
+    # Channels that asked for PR link previews. None does by default: a workspace may also run
+    # GitHub's own app, whose preview of the same link would come beside ours.
+    db.table("preview_channels").create(
+        {"channel": str, "enabled_by": str, "enabled_at": str},
+        pk="channel",
+        not_null={"enabled_at"},
+    )
+    # When each PR was last previewed in each channel (unix seconds), so every process agrees that a
+    # link pasted again soon after is previewed once.
+    db.table("link_previews").create(
+        {"channel": str, "repo": str, "number": int, "at": float},
+        pk=("channel", "repo", "number"),
+        not_null={"at"},
+    )
+
+
+@migrations()
+def m011_answer_feedback(db: Database) -> None:
+    # Each answer given in Slack (to a mention or `/prdigest ask`), so a vote on it knows what was asked
+    # and what was cited; its id is the value of its vote buttons.
+    db.table("answers").create(
+        {
+            "id": int,
+            "kind": str,  # mention | ask
+            "question": str,
+            "history": str,  # JSON list: the thread's earlier questions, which a follow-up is read with
+            "first_line": str,
+            "citations": str,  # JSON list of OWNER/NAME#N
+            "channel": str,
+            "asked_by": str,
+            "asked_at": str,  # UTC, like prs.merged_at
+        },
+        pk="id",
+        not_null={"kind", "question", "asked_at"},
+        defaults={"history": "[]", "citations": "[]"},
+    )
+    # One vote per person per answer: a second click changes it.
+    db.table("answer_votes").create(
+        {
+            "answer_id": int,
+            "user": str,
+            "vote": str,  # up | down
+            "comment": str,  # what was wrong, as typed in the modal
+            "expected": str,  # JSON list of OWNER/NAME#N it should have cited; null when not given
+            "voted_at": str,
+        },
+        pk=("answer_id", "user"),
+        not_null={"vote", "voted_at"},
+        foreign_keys=[("answer_id", "answers", "id")],
+    )
+    db.table("answer_votes").create_index(["voted_at"])
+
+
+@migrations()
+def m012_shared_replies(db: Database) -> None:
+    # A private reply to a command, kept for its "Share in channel" button: the id is the button's value,
+    # and shared_by is set once, by the first click, so the reply is posted once.
+    db.table("shared_replies").create(
+        {
+            "id": str,
+            "channel": str,
+            "user": str,
+            "messages": str,  # JSON list of {text, blocks}
+            "created_at": float,  # unix seconds
+            "shared_by": str,
+            "shared_at": float,
+        },
+        pk="id",
+        not_null={"messages", "created_at"},
+    )
+    db.table("shared_replies").create_index(["created_at"])
+
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""
     if not db[migrations.migrations_table].exists():

@@ -84,6 +84,46 @@ def slack() -> Iterator[FakeSlack]:
         yield server
 
 
+# ---------------------------------------------------------------- the app served in-process over HTTP
+
+class Served:
+    """The real bolt App behind the real HTTP server, in this process: signed requests to it, the fake Slack it
+    answers through. `runtime` is the test's own view of the store the app uses."""
+
+    def __init__(self, url: str, slack: FakeSlack, runtime: Runtime) -> None:
+        self.url, self.slack, self.runtime = url, slack, runtime
+
+    def send(self, body: str, content_type: str) -> httpx.Response:
+        # Generous: a test asserts what the answer is, and ordering by events, never how soon it came.
+        return httpx.post(self.url, content=body.encode(), headers=signed_headers(body, content_type), timeout=30)
+
+
+@contextmanager
+def serve_app(slack: FakeSlack, monkeypatch: pytest.MonkeyPatch, **env: str) -> Iterator[str]:
+    """The app on a free port over the settings of the environment (and `env`), talking to `slack`; its URL."""
+    from bot.slack.app import build_app
+    from bot.slack.http_server import EVENTS_PATH, http_server
+
+    for name, value in {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                        "PRDIGEST_SLACK_API_URL": slack.api_url, **env}.items():
+        monkeypatch.setenv(name, value)
+    runtime = Runtime(Settings.from_env())
+    server = http_server(build_app(runtime), SIGNING_SECRET, 0, "127.0.0.1")
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}{EVENTS_PATH}"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture
+def served(runtime: Runtime, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
+    """The app in-process over a store holding the fixture reports, with ingest configured (PRDIGEST_REPOS)."""
+    import_fixtures(runtime.db)
+    with serve_app(slack, monkeypatch) as url:
+        yield Served(url, slack, runtime)
+
+
 # ---------------------------------------------------------------- the real `prdigest serve --http` process
 
 ROOT = Path(__file__).resolve().parents[1]

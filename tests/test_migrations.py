@@ -22,6 +22,9 @@ ORDER = [
     "m007_post_claims",
     "m008_model_replies",
     "m009_live_alerts",
+    "m010_link_previews",
+    "m011_answer_feedback",
+    "m012_shared_replies",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [
@@ -40,7 +43,8 @@ def test_names_are_numbered_in_the_order_they_run():
 
 def test_every_released_name_maps_to_a_migration_of_today():
     assert set(RELEASED_NAMES.values()) <= set(ORDER)
-    assert [RELEASED_NAMES.get(name, name) for name in RELEASED_ORDER if name != "m080_relations_read_again"] == ORDER
+    released = [RELEASED_NAMES.get(name, name) for name in RELEASED_ORDER if name != "m080_relations_read_again"]
+    assert released == ORDER[: len(released)]  # the ones since are not released yet
 
 
 def released_store(path: Path, applied: int) -> None:

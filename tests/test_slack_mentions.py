@@ -12,7 +12,7 @@ import pytest
 from conftest import LA
 from servers.openai_api import FakeOpenAI, Reply
 from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, Fault, mention_event, signed_headers, slash_command
-from slack_helpers import LOUD_TITLE, import_fixtures, make_pr
+from slack_helpers import LOUD_TITLE, import_fixtures, make_pr, shown
 from waiting import wait_until
 
 from bot.answers.mentions import MODEL_DOWN
@@ -54,10 +54,6 @@ def app_url(runtime, slack, model, monkeypatch, app_env):
 def send(url: str, body: str, content_type: str) -> httpx.Response:
     # Generous: a test asserts what the answer is, and ordering by events, never how soon it came.
     return httpx.post(url, content=body.encode(), headers=signed_headers(body, content_type), timeout=30)
-
-
-def shown(params) -> str:
-    return "\n".join(block["text"]["text"] for block in params["blocks"])
 
 
 def test_a_model_answer_replaces_the_placeholder_with_links(app_url, slack, model):

@@ -23,6 +23,7 @@ from store.retrieval.choose import MAX_LISTED
 from store.retrieval.search import search_prs
 from store.retrieval.when import TimeRange, read_time
 from store.tables.posts import get_post
+from store.tables.previews import QUIET_SECONDS, previews_on, set_previews
 from store.tables.prs import get_pr, latest_merge
 from store.tables.subscriptions import (
     DAILY,
@@ -476,6 +477,32 @@ def cmd_subscriptions(call: Call) -> Reply:
     return _reply("\n".join(f"\u2022 {escape(sub.channel)}: {describe(sub, call.tz)}" for sub in subs))
 
 
+# ------------------------------------------------------------------ link previews
+
+def cmd_unfurl(call: Call) -> Reply:
+    word = call.args.strip().lower()
+    if word not in ("on", "off", ""):
+        raise CommandError("say `on` or `off`", "unfurl")
+    if not call.channel:
+        raise CommandError("link previews belong to a Slack channel: run this in the channel", "unfurl")
+    if not word:
+        state = "on" if previews_on(call.runtime.db, call.channel) else "off"
+        return _reply(f"PR link previews are {state} in this channel. `/prdigest unfurl on` or `off` changes it.")
+    changed = set_previews(call.runtime.db, call.channel, word == "on", call.user, call.now)
+    if not changed:
+        return _reply(f"PR link previews were already {word} in this channel.")
+    if word == "off":
+        return _reply("PR links pasted in this channel are no longer previewed by prdigest.", public=True)
+    who = f" (turned on by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
+    repos = escape(", ".join(followed(call.runtime)))
+    return _reply(
+        f"PR links of {repos} pasted in this channel now get a compact preview{who}: title, author, merged date,"
+        f" areas and what changed. A PR is previewed at most once in {QUIET_SECONDS // 60} minutes here."
+        " `/prdigest unfurl off` stops them.",
+        public=True,
+    )
+
+
 # ------------------------------------------------------------------ help and dispatch
 
 def cmd_help(call: Call) -> Reply:
@@ -505,6 +532,10 @@ COMMANDS: dict[str, Command] = {
         cmd_unsubscribe, reads_prs=False,
     ),
     "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions, reads_prs=False),
+    "unfurl": Command(
+        "unfurl on | off", "previews of PR links pasted in this channel (off unless turned on)", cmd_unfurl,
+        reads_prs=False, scoped=False,
+    ),
     "help": Command("help", "this list", cmd_help, reads_prs=False),
 }
 

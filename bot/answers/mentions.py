@@ -14,6 +14,7 @@ from bot.answers.scope import followed, not_followed, scope_of
 from bot.messages.blocks import (
     MAX_BLOCKS,
     MAX_FALLBACK_CHARS,
+    Asked,
     Message,
     grouped_message,
     mrkdwn_section,
@@ -100,8 +101,21 @@ def answer(
     history: Sequence[str] = (),
     channel: str | None = None,
 ) -> Message:
-    """The answer as a Slack message, grouped by repository when it covers several."""
-    return replies_message(reply_to(runtime, question, now, history, channel), runtime.settings.timezone)
+    """The answer as a Slack message, grouped by repository when it covers several, with what it answered."""
+    replies = reply_to(runtime, question, now, history, channel)
+    message = replies_message(replies, runtime.settings.timezone)
+    message.asked = asked(question, history, replies)
+    return message
+
+
+def asked(question: str, history: Sequence[str], replies: Replies) -> Asked | None:
+    """What the answers answered and cited; None for a refusal, which answers nothing."""
+    shown = replies.shown()
+    if replies.refusal or not shown:
+        return None
+    first_line = shown[0][1].text.strip().split("\n", 1)[0]
+    citations = tuple(f"{repo}#{number}" for repo, reply in shown for number in reply.citations)
+    return Asked(question, tuple(history), first_line, citations)
 
 
 def replies_message(replies: Replies, tz: ZoneInfo) -> Message:

@@ -27,10 +27,22 @@ SUMMARY_ACTION = "prdigest_pr_summary"
 MAX_HOME_BLOCKS = 100  # Slack's limit for a Home tab view
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What an answer answered, for its vote buttons: the question (after the thread's earlier ones),
+    the answer's first line and the PRs it cited."""
+
+    question: str
+    history: tuple[str, ...]
+    first_line: str
+    citations: tuple[str, ...]  # OWNER/NAME#N
+
+
 @dataclass
 class Message:
     text: str  # mrkdwn; also the notification fallback
     blocks: list[dict[str, Any]] = field(default_factory=list)
+    asked: Asked | None = None  # set on an answer to a question
 
     @property
     def shown(self) -> str:

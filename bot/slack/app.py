@@ -1,5 +1,7 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
 
+Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
+
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
 """
@@ -23,10 +25,15 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.answers.commands import Reply, execute, help_text, is_slow, pr_reply
+from bot.answers.feedback import votable
 from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
 from bot.runtime import Runtime
+from bot.slack.explain import Explain
+from bot.slack.feedback import Feedback
+from bot.slack.previews import LinkPreviews
+from bot.slack.sharing import Sharing, shareable
 from store.days import local_day
 from store.report.day import DailyReport, load_report
 from store.tables.prs import latest_merge
@@ -136,6 +143,8 @@ class Listeners:
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
         app.event("app_home_opened")(self.on_home_opened)
+        for kind in (LinkPreviews, Feedback, Sharing, Explain):
+            kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
         self.work.submit(_logged, job, *args)
@@ -153,8 +162,10 @@ class Listeners:
         self.later(self.answer_command, text, command, respond)
 
     def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
-        reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
-        send_reply(respond, reply)
+        channel, user = command.get("channel_id"), command.get("user_id")
+        reply = execute(self.runtime, text, channel=channel, user=user)
+        reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
+        send_reply(respond, shareable(self.runtime, reply, channel, user))
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
@@ -202,6 +213,7 @@ class Listeners:
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
+        message = votable(self.runtime, message, "mention", channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
 
     def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:

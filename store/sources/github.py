@@ -92,6 +92,21 @@ class Listing:
         return Listing(self.pulls + other.pulls, self.unreadable + other.unreadable)
 
 
+@dataclass
+class OpenPull:
+    """A PR GitHub has not merged: open, or closed without being merged."""
+
+    number: int
+    title: str
+    url: str
+    body: str
+    author: str
+    state: str  # open | closed
+    opened_at: datetime
+    labels: list[str]
+    files: list[str]
+
+
 class GitHubClient:
     """A small GitHub API client on httpx that retries what is worth retrying and waits out rate limits.
 
@@ -198,6 +213,23 @@ class GitHubClient:
             self.warn(f"{repo}#{pull.number}: kept the first {kept:,} of its {changed:,} files; "
                       f"GitHub lists at most {FILES_LIMIT:,} files of a PR")
         return detailed
+
+    def pull(self, repo: str, number: int) -> PullData | OpenPull | None:
+        """One PR by number, with its files, merged or not (REST: a token is not needed); None when there is none."""
+        with _expected_shapes(repo):
+            response = self._request("GET", f"repos/{repo}/pulls/{number}")
+            if response.status_code == 404:
+                return None
+            item = _json(response, f"GET /repos/{repo}/pulls/{number}")
+            files = [file["filename"] for file in self.pull_files(repo, number)]
+            if item.get("merged_at"):
+                return replace(_rest_pull(item), files=files)
+            return OpenPull(
+                **_rest_common(item),
+                state="open" if item["state"] == "open" else "closed",
+                opened_at=_moment(item["created_at"]),
+                files=files,
+            )
 
     def repository(self, repo: str) -> dict[str, Any]:
         response = self._request("GET", f"repos/{repo}")
@@ -552,19 +584,26 @@ def _rest_pull(item: dict[str, Any]) -> PullData:
     if not merged_at:
         raise GitHubError(f"PR #{item['number']} is not merged")
     return PullData(
-        number=_number(item["number"]),
-        title=_text(item["title"]),
-        url=_text(item["html_url"]),
-        body=_text(item.get("body") or ""),
-        author=_login(item.get("user")),
+        **_rest_common(item),
         merged_at=_moment(merged_at),
         updated_at=_text(item["updated_at"]),
-        labels=[_text(label["name"]) for label in _items(item.get("labels") or [], "labels")],
         merged_by=_login(item["merged_by"]) if "merged_by" in item else None,
         additions=_count(item.get("additions")),
         deletions=_count(item.get("deletions")),
         changed_files=_count(item.get("changed_files")),
     )
+
+
+def _rest_common(item: dict[str, Any]) -> dict[str, Any]:
+    """The fields every REST PR object has, merged or not."""
+    return {
+        "number": _number(item["number"]),
+        "title": _text(item["title"]),
+        "url": _text(item["html_url"]),
+        "body": _text(item.get("body") or ""),
+        "author": _login(item.get("user")),
+        "labels": [_text(label["name"]) for label in _items(item.get("labels") or [], "labels")],
+    }
 
 
 def _graphql_pull(node: dict[str, Any]) -> PullData:

@@ -18,7 +18,7 @@ from sqlite_utils import Database
 from store.days import day_bounds, from_utc_text, local_day, now_text, to_utc_text
 from store.db import write_transaction
 from store.model import PullRequest
-from store.sources.github import GitHubClient, GitHubError, Listing, PullData, UnusableAnswer
+from store.sources.github import GitHubClient, GitHubError, Listing, OpenPull, PullData, UnusableAnswer
 from store.tables.prs import get_pr, save_pr
 from store.understanding.areas import classify
 from store.understanding.summary import classify_type, extractive_summary
@@ -142,6 +142,58 @@ def _unreadable_from(client: GitHubClient, repo: str, listing: Listing, window: 
     return min((pr.merged_at or window.start for pr in listing.unreadable), default=None)
 
 
+@dataclass(frozen=True)
+class Unmerged:
+    """A PR GitHub has not merged, read for a preview; never stored, since the store holds merged PRs."""
+
+    state: str  # open | closed
+    pr: PullRequest  # with its areas and a summary written without a model; its merged_at is when it was opened
+
+
+def fetch_pull(db: Database, client: GitHubClient, repo: str, number: int) -> PullRequest | Unmerged | None:
+    """One PR asked for by number: a merged one is stored as ingest stores it (the cursor stays where it
+    is) and read back; one not merged is read, not stored. None when GitHub has no such PR."""
+    found = client.pull(repo, number)
+    if isinstance(found, OpenPull):
+        return Unmerged(found.state, _unmerged_pr(repo, found))
+    if found is None:
+        return None
+    with write_transaction(db):
+        _store(db, repo, found)
+    return get_pr(db, repo, number)
+
+
+def _unmerged_pr(repo: str, pull: OpenPull) -> PullRequest:
+    pr = _as_pr(repo, pull)
+    pr.type, pr.summary = classify_type(pr), extractive_summary(pr)
+    return pr
+
+
+def _as_pr(repo: str, pull: PullData | OpenPull) -> PullRequest:
+    """GitHub's PR as the store keeps it, without type or summary yet; one not merged holds when it was opened."""
+    if isinstance(pull, PullData):
+        merged_by, merged_at, counts = pull.merged_by, pull.merged_at, (pull.changed_files, pull.additions, pull.deletions)
+    else:
+        merged_by, merged_at, counts = None, pull.opened_at, (None, None, None)
+    return PullRequest(
+        repo=repo,
+        number=pull.number,
+        title=pull.title,
+        url=pull.url,
+        author=pull.author,
+        merged_by=merged_by,
+        merged_at=merged_at,
+        type="",
+        files=pull.files or [],
+        changed_files=counts[0],
+        labels=pull.labels,
+        areas=classify(pull.title, pull.files or [], pull.labels, repo),
+        body=pull.body,
+        additions=counts[1],
+        deletions=counts[2],
+    )
+
+
 def _stored_version(db: Database, repo: str, number: int) -> str | None:
     row = db.execute(
         "select github_updated_at from prs where repo = ? and number = ?", [repo, number]
@@ -152,23 +204,7 @@ def _stored_version(db: Database, repo: str, number: int) -> str | None:
 def _store(db: Database, repo: str, pull: PullData) -> bool:
     """Write one PR (inside the caller's transaction); True when it is new to the store."""
     existing = get_pr(db, repo, pull.number)
-    pr = PullRequest(
-        repo=repo,
-        number=pull.number,
-        title=pull.title,
-        url=pull.url,
-        author=pull.author,
-        merged_by=pull.merged_by,
-        merged_at=pull.merged_at,
-        type="",
-        files=pull.files or [],
-        changed_files=pull.changed_files,
-        labels=pull.labels,
-        areas=classify(pull.title, pull.files or [], pull.labels, repo),
-        body=pull.body,
-        additions=pull.additions,
-        deletions=pull.deletions,
-    )
+    pr = _as_pr(repo, pull)
     if existing and existing.summary and existing.summary.source != "extractive":
         # An imported report's or a model's summary, and the type judged with
         # it, are better than what can be extracted here: refresh the rest only.

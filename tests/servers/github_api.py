@@ -33,7 +33,7 @@ def _iso(moment: datetime | None) -> str | None:
 class FakePull:
     number: int
     title: str
-    merged_at: datetime | None  # None: closed without being merged
+    merged_at: datetime | None  # None: closed without being merged, or still open
     author: str = "ada-l"
     merged_by: str | None = "merge-bot"
     body: str = ""
@@ -44,10 +44,11 @@ class FakePull:
     updated_at: datetime | None = None
     created_at: datetime | None = None
     closed_at: datetime | None = None
+    open: bool = False  # not merged and not closed: under review
 
     def __post_init__(self) -> None:
         anchor = self.merged_at or self.closed_at or datetime(2026, 1, 1, tzinfo=UTC)
-        self.closed_at = self.closed_at or anchor
+        self.closed_at = None if self.open else self.closed_at or anchor
         self.created_at = self.created_at or anchor - timedelta(days=2)
         self.updated_at = self.updated_at or anchor + timedelta(minutes=1)
 
@@ -203,7 +204,7 @@ def rest_pull(repo: str, pull: FakePull, full: bool) -> dict[str, Any]:
         "number": pull.number,
         "title": pull.title,
         "html_url": html,
-        "state": "closed",
+        "state": "open" if pull.open else "closed",
         "user": _user(pull.author),
         "body": pull.body or None,
         "labels": [{"name": name} for name in pull.labels],

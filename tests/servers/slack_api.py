@@ -1,14 +1,15 @@
 """A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
 
-It answers auth.test, chat.postMessage, chat.update, chat.delete, conversations.history,
-conversations.replies (with message metadata), reactions.add, views.publish and
+It answers auth.test, chat.postMessage, chat.update, chat.delete, chat.unfurl, conversations.history,
+conversations.replies (with message metadata), reactions.add, views.publish, views.open and
 apps.connections.open (when a Socket Mode server is attached) the way Slack
 does, records every call, and can answer a method with 429 + Retry-After, an
 HTTP error or a Slack error ({"ok": false, "error": ...}). A fault may also
 come after the message was accepted: an HTTP error, a dropped connection, or
 no answer at all until the test ends (so a poster can be killed right there).
-It also builds the signed requests Slack sends to an app over HTTP: slash
-commands, events and button clicks.
+A test may delete a message (`delete`), as a person can: updating it then fails as in Slack.
+It also builds the requests Slack sends to an app, signed over HTTP or as Socket Mode payloads:
+slash commands, events (mentions, link_shared), button clicks, modal submissions and message shortcuts.
 """
 from __future__ import annotations
 
@@ -64,6 +65,7 @@ class FakeSlack(LoopbackServer):
         self._faults: dict[str, list[Fault]] = {}
         self._held: dict[str, threading.Event] = {}  # response_url hook -> set when its calls may go through
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages in the order posted
+        self.deleted: set[tuple[str, str]] = set()  # (channel, ts) of messages deleted in Slack
         self._last_ts = 0.0
         self._changed = threading.Condition()
         self._closing = threading.Event()
@@ -83,7 +85,8 @@ class FakeSlack(LoopbackServer):
         return f"{self.base}/respond/{name}"
 
     def fail(self, method: str, *faults: Fault | None) -> None:
-        """Answer the next calls of `method` with these faults in order (None: normally), then normally again."""
+        """Answer the next calls of `method` with these faults in order (None: normally), then normally again.
+        `response_url:HOOK` names what is sent to response_url(HOOK)."""
         with self._changed:
             self._faults.setdefault(method, []).extend(faults)
 
@@ -101,11 +104,18 @@ class FakeSlack(LoopbackServer):
         if release is not None:
             release.wait(120)  # a test that forgot to set it still ends
 
+    def delete(self, channel: str, ts: str) -> None:
+        """A person deletes a message: it leaves the channel, and chat.update of it fails."""
+        self._delete({"channel": channel, "ts": ts})
+        with self._changed:
+            self.deleted.add((channel, ts))
+
     def reset(self) -> None:
         with self._changed:
             self.calls.clear()
             self._faults.clear()
             self.messages.clear()
+            self.deleted.clear()
             for release in self._held.values():
                 release.set()
             self._held.clear()
@@ -220,12 +230,52 @@ class FakeSlack(LoopbackServer):
         if method in ("conversations.history", "conversations.replies"):
             return self._read(method, params)
         if method == "chat.update":
+            if (params.get("channel"), params.get("ts")) in self.deleted:
+                return {"ok": False, "error": "message_not_found"}
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
+        if method == "chat.unfurl":
+            return _unfurl(params)
+        if method == "views.open":
+            return _view_opened(params)
         if method == "chat.delete":
             return self._delete(params)
         if method in ("reactions.add", "views.publish"):
             return {"ok": True}
         return {"ok": False, "error": "unknown_method"}
+
+
+def _blocks_problem(blocks: Any, most: int) -> str | None:
+    """Slack's answer to blocks it will not show: not a list of typed objects, or too many."""
+    if not isinstance(blocks, list) or not all(isinstance(block, dict) and "type" in block for block in blocks):
+        return "invalid_blocks"
+    return "invalid_blocks" if len(blocks) > most else None
+
+
+def _unfurl(params: dict[str, Any]) -> dict[str, Any]:
+    """chat.unfurl: a channel and ts (or unfurl_id and source), and unfurls mapping each URL to blocks."""
+    unfurls = params.get("unfurls")
+    unfurls = json.loads(unfurls) if isinstance(unfurls, str) else unfurls
+    if not (params.get("channel") and params.get("ts")) and not (params.get("unfurl_id") and params.get("source")):
+        return {"ok": False, "error": "invalid_arguments"}
+    if not isinstance(unfurls, dict) or not unfurls:
+        return {"ok": False, "error": "invalid_unfurls_format"}
+    problems = [_blocks_problem((value or {}).get("blocks"), 50) if isinstance(value, dict) else "invalid_unfurls_format"
+                for value in unfurls.values()]
+    problem = next((problem for problem in problems if problem), None)
+    return {"ok": False, "error": problem} if problem else {"ok": True}
+
+
+def _view_opened(params: dict[str, Any]) -> dict[str, Any]:
+    """views.open: a trigger_id, and a modal with a title, at most 100 blocks and private_metadata of 3,000 characters."""
+    view = params.get("view")
+    view = json.loads(view) if isinstance(view, str) else view
+    if not params.get("trigger_id"):
+        return {"ok": False, "error": "invalid_trigger_id"}
+    if not isinstance(view, dict) or view.get("type") != "modal" or not view.get("title"):
+        return {"ok": False, "error": "invalid_arguments"}
+    if _blocks_problem(view.get("blocks"), 100) or len(view.get("private_metadata", "")) > 3000:
+        return {"ok": False, "error": "invalid_arguments"}
+    return {"ok": True, "view": {**view, "id": "V0MODAL", "state": {"values": {}}}}
 
 
 def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
@@ -246,7 +296,10 @@ def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
             if path.startswith("/respond/"):
                 hook = path[len("/respond/"):]
                 slack._wait_if_held(hook)
-                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
+                fault = slack._next_fault(f"response_url:{hook}")
+                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook, ok=fault is None))
+                if fault:  # Slack answers a response_url it will not take with a status and a word
+                    return self._send(fault.status, fault.error or "expired_url", "text/plain")
                 return self._send(200, "ok", "text/plain")
             if not path.startswith("/api/"):
                 return self._send(404, "not found", "text/plain")
@@ -342,7 +395,45 @@ def click_payload(action_id: str, value: str, response_url: str, channel: str = 
     }
 
 
+def link_shared_payload(urls: list[str], message_ts: str, channel: str = "C0REPORTS", user: str = "U0ALICE",
+                        source: str = "conversations_history") -> dict[str, Any]:
+    """An event_callback carrying link_shared: a message linking `urls` (of the app's unfurl domains)."""
+    event = {"type": "link_shared", "channel": channel, "is_bot_user_member": True, "user": user,
+             "message_ts": message_ts, "unfurl_id": f"{channel}.{message_ts}.unfurl", "source": source,
+             "event_ts": message_ts, "links": [{"domain": url.split("/")[2], "url": url} for url in urls]}
+    if source == "composer":
+        event["channel"], event["message_ts"] = "COMPOSER", f"{user}-draft"
+    return {"token": "legacy", "team_id": TEAM, "api_app_id": "A0PRDIGEST", "type": "event_callback",
+            "event_id": f"EvL{message_ts.replace('.', '')}{len(urls)}", "event_time": int(time.time()), "event": event,
+            "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}]}
+
+
+def submission_payload(view: dict[str, Any], values: dict[str, str | None], user: str = "U0ALICE") -> dict[str, Any]:
+    """A view_submission: `view` as the app opened it, with each input block's one input answered."""
+    state = {block["block_id"]: {block["element"]["action_id"]: {"type": "plain_text_input", "value": values.get(block["block_id"])}}
+             for block in view["blocks"] if block["type"] == "input"}
+    return {"type": "view_submission", "team": {"id": TEAM}, "user": {"id": user, "team_id": TEAM}, "api_app_id": "A0PRDIGEST",
+            "token": "legacy", "trigger_id": "4.5.6",
+            "view": {**view, "id": "V0MODAL", "team_id": TEAM, "state": {"values": state}, "hash": "1.abc"}}
+
+
+def shortcut_payload(callback_id: str, text: str, ts: str, response_url: str, channel: str = "C0REPORTS",
+                     thread_ts: str | None = None, user: str = "U0ALICE") -> dict[str, Any]:
+    """A message_action: a message shortcut chosen on a message."""
+    message = {"type": "message", "user": "U0BOB", "text": text, "ts": ts}
+    if thread_ts:
+        message["thread_ts"] = thread_ts
+    return {"type": "message_action", "callback_id": callback_id, "team": {"id": TEAM}, "user": {"id": user},
+            "channel": {"id": channel, "name": "reports"}, "message": message, "message_ts": ts,
+            "trigger_id": "7.8.9", "response_url": response_url, "token": "legacy", "action_ts": str(time.time())}
+
+
 FORM, JSON = "application/x-www-form-urlencoded", "application/json"
+
+
+def interactive(payload: dict[str, Any]) -> tuple[str, str]:
+    """The HTTP body and content type of an interaction (a click, a modal submitted, a shortcut)."""
+    return urlencode({"payload": json.dumps(payload)}), FORM
 
 
 def slash_command(text: str, response_url: str, **where: str) -> tuple[str, str]:
@@ -364,7 +455,7 @@ def home_opened(event_id: str, user: str = "U0ALICE") -> tuple[str, str]:
 
 
 def button_click(action_id: str, value: str, response_url: str, **where: str) -> tuple[str, str]:
-    return urlencode({"payload": json.dumps(click_payload(action_id, value, response_url, **where))}), FORM
+    return interactive(click_payload(action_id, value, response_url, **where))
 
 
 def signed_raw(body: bytes, content_type: str, timestamp: str | None = None) -> dict[str, str]:
@@ -401,6 +492,14 @@ MALFORMED = [
     (b"payload=" + json.dumps(click_payload("prdigest_pr_summary", f"acme/engine#{'9' * 4000}", "http://127.0.0.1:9/x")).encode(),
      FORM),
     (json.dumps({"command": "/prdigest", "text": "today", "response_url": 5, "channel_id": ["C1"]}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "link_shared", "channel": "C1", "message_ts": "1.2", "links": "x"}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "link_shared", "channel": "C1", "message_ts": 1, "links": [{"url": 7}]}}).encode(), JSON),
+    (b"payload=" + json.dumps({"type": "view_submission", "user": {"id": "U1"}, "team": {"id": "T1"}, "view": {
+        "callback_id": "prdigest_feedback", "private_metadata": "{", "state": {"values": {}}}}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "message_action", "callback_id": "prdigest_explain", "team": {"id": "T1"},
+                               "user": {"id": "U1"}, "channel": {"id": "C1"}, "response_url": "http://127.0.0.1:9/x"}).encode(), FORM),
+    (b"payload=" + json.dumps(click_payload("prdigest_share", "../../x", "http://127.0.0.1:9/x")).encode(), FORM),
+    (b"payload=" + json.dumps(click_payload("prdigest_vote_up", "1e99", "http://127.0.0.1:9/x")).encode(), FORM),
 ]
 # Header values that are not a short run of ASCII digits ("²" passes str.isdigit() and fails int()), each worth a 400.
 BAD_LENGTHS = ["5e10", "9" * 5000, "9" * 20, "-1", "0x10", "\xb2"]
