@@ -9,6 +9,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from store.db import BUSY_TIMEOUT_SECONDS
+from store.subscription.logins import is_login
 
 DEFAULT_REPO = "vllm-project/vllm"
 GITHUB_MAX_WAIT_SECONDS = 900  # a GitHub rate limit may be waited out this long before ingest gives up
@@ -24,7 +25,7 @@ VARIABLES = (
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS", "XDG_DATA_HOME",
+    "PRDIGEST_AREAS", "PRDIGEST_BOTS", "XDG_DATA_HOME",
 )
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -58,6 +59,7 @@ class Settings:
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
+    bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
     slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
 
     @property
@@ -99,6 +101,7 @@ class Settings:
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
             areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
+            bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
         )
 
@@ -120,6 +123,15 @@ def parse_repos(text: str, source: str) -> tuple[str, ...]:
     if bad or not repos:
         raise ConfigError(f"{source}: expected OWNER/NAME[,OWNER/NAME...], got {text!r}")
     return repos
+
+
+def parse_logins(text: str, source: str) -> frozenset[str]:
+    """Comma-separated GitHub logins, lowercase (GitHub compares them without case)."""
+    logins = [part.strip().removeprefix("@") for part in text.split(",") if part.strip()]
+    bad = [login for login in logins if not is_login(login)]
+    if bad:
+        raise ConfigError(f"{source}: expected GitHub logins separated by commas, got {bad[0]!r}")
+    return frozenset(login.lower() for login in logins)
 
 
 def _zone(name: str) -> ZoneInfo:

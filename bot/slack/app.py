@@ -1,4 +1,4 @@
-"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
+"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab (bot.slack.home).
 
 Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
 
@@ -24,19 +24,17 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
-from bot.answers.commands import Reply, execute, help_text, is_slow, pr_reply
+from bot.answers.commands import Reply, execute, is_slow, pr_reply
 from bot.answers.feedback import votable
 from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
 from bot.config import Settings
-from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
+from bot.messages.blocks import SUMMARY_ACTION, Message, text_message
 from bot.runtime import Runtime
 from bot.slack.explain import Explain
 from bot.slack.feedback import Feedback
+from bot.slack.home import HomeTab
 from bot.slack.previews import LinkPreviews
 from bot.slack.sharing import Sharing, shareable
-from store.days import local_day
-from store.report.day import DailyReport, load_report
-from store.tables.prs import latest_merge
 from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
@@ -142,8 +140,7 @@ class Listeners:
         app.command(re.compile(r"^/"))(self.on_command)
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
-        app.event("app_home_opened")(self.on_home_opened)
-        for kind in (LinkPreviews, Feedback, Sharing, Explain):
+        for kind in (HomeTab, LinkPreviews, Feedback, Sharing, Explain):
             kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
@@ -215,33 +212,6 @@ class Listeners:
             message = apology()
         message = votable(self.runtime, message, "mention", channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
-
-    def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab") != "home":
-            return
-        if not isinstance(event.get("user"), str):
-            log.warning("a Home tab opened by no user; nothing to publish")
-            return
-        self.later(self.publish_home, event["user"], client)
-
-    def publish_home(self, user: str, client: WebClient) -> None:
-        client.views_publish(user_id=user, view={"type": "home", "blocks": self.home_blocks()})
-
-    def home_blocks(self) -> list[dict[str, Any]]:
-        """The Home tab: the latest day of each configured repository, then how to use the bot."""
-        repos = self.runtime.settings.repos
-        reports = [report for report in map(self._latest_report, repos) if report is not None]
-        return home_blocks(reports, help_text(repos))
-
-    def _latest_report(self, repo: str) -> DailyReport | None:
-        """The report of `repo`'s latest day with merges; None when it has none or it cannot be read."""
-        db, tz = self.runtime.db, self.runtime.settings.timezone
-        try:
-            latest = latest_merge(db, repo)
-            return None if latest is None else load_report(db, repo, local_day(latest, tz), tz)
-        except Exception:  # the rest of the Home tab is still useful
-            log.exception("could not read the latest report of %s for the Home tab", repo)
-            return None
 
 
 def _logged(job: Callable[..., None], *args: Any) -> None:
