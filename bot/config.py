@@ -145,7 +145,7 @@ def _positive_int(env: Mapping[str, str], name: str, default: int, least: int = 
     raw = (env.get(name) or "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < least:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < least:
         expected = "a positive whole number" if least == 1 else f"a whole number of at least {least:,}"
         raise ConfigError(f"{name}: expected {expected}, got {raw!r}")
     return int(raw)
