@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.request import Request
 
 from slack_bolt import Ack, App, BoltResponse, Respond
 from slack_bolt.error import BoltUnhandledRequestError
@@ -54,13 +55,29 @@ def slack_client(settings: Settings) -> WebClient:
     so those are read back (bot.slack.posted) instead of sent again.
     """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    client = WebClient(token=settings.slack_bot_token, base_url=base_url)
+    client = _TokenStaysClient(token=settings.slack_bot_token, base_url=base_url)
     client.retry_handlers = [
         RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
         _ServerErrors(max_retry_count=2),
         _ConnectionErrors(max_retry_count=1),
     ]
     return client
+
+
+class _TokenStaysClient(WebClient):
+    """slack_sdk's WebClient, its token kept from redirects.
+
+    It sends through urllib, which follows a redirect of a POST (301, 302, 303) as a GET to
+    wherever Location says, with every header it was given, Authorization included. A header
+    added as "unredirected" is urllib's own way to send one with the first request only.
+    Slack's Web API does not redirect, so nothing that works is lost.
+    """
+
+    def _perform_urllib_http_request_internal(self, url: str, req: Request) -> dict[str, Any]:
+        token = req.headers.pop("Authorization", None)
+        if token:
+            req.add_unredirected_header("Authorization", token)
+        return super()._perform_urllib_http_request_internal(url, req)
 
 
 def _creates_message(request: HttpRequest) -> bool:
