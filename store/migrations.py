@@ -364,7 +364,17 @@ def m013_subscription_filters(db: Database) -> None:
 
 
 @migrations()
-def m014_releases(db: Database) -> None:
+def m014_signed_requests(db: Database) -> None:
+    # The signatures of signed Slack requests handled within their freshness window, so that one
+    # delivered again is handled once: after a restart too, and by any process sharing the store.
+    # Keyed by the signature alone, without a rowid, so recording one writes one b-tree.
+    db.execute(
+        "create table signed_requests (signature text primary key, fresh_until integer not null) without rowid"
+    )
+
+
+@migrations()
+def m015_releases(db: Database) -> None:
     # A repository's published releases (drafts are never stored). A release's range, the commits
     # from its previous release's tag to its own, is read once: mapped_at is set in the transaction
     # that writes its PRs, so a killed run maps it again from the start and never half.
@@ -397,7 +407,7 @@ def m014_releases(db: Database) -> None:
 
 
 @migrations()
-def m015_release_posts(db: Database) -> None:
+def m016_release_posts(db: Database) -> None:
     # A release's thread is a post of its own (kind "releases"), keyed by its tag beside the day it came
     # out; every other post has none. The key is read from the table, whatever the migrations before made it.
     posts = db.table("daily_posts")

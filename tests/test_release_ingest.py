@@ -164,7 +164,7 @@ def test_an_unknown_tag_is_skipped_and_the_others_map(run_cli, db, line):
     del github.tags[REPO]["v0.1.1"]  # deleted on GitHub after it was released
     result = ingest(run_cli, built)
     assert result.code == 0, result.err
-    assert "cannot compare v0.1.1: GET /repos/acme/engine/compare/v0.1.0...v0.1.1: 404 Not Found" in result.out
+    assert "; v0.1.1 not mapped (GET /repos/acme/engine/compare/v0.1.0...v0.1.1: 404 Not Found)" in result.out
     assert set(ranges(db)) == set(built.ranges) - {"v0.1.1", "v0.2.0", "v0.2.0rc1"}  # they start from it
     assert ranges(db)["v0.3.0"] == built.ranges["v0.3.0"]
 
@@ -189,3 +189,44 @@ def test_serves_polling_reads_releases_too(db, line):
         ingest_now(REPO)
     runtime.close()
     assert ranges(db) == {"v0.3.0": built.ranges["v0.3.0"]}
+
+
+def test_a_listing_cut_short_maps_nothing_it_cannot_place_and_the_next_run_finishes(run_cli, db, line, monkeypatch):
+    _, built = line
+    monkeypatch.setattr("store.sources.github.LIST_PAGE", 2)  # two releases a page (the draft's page holds one)
+    monkeypatch.setattr("store.sources.github.RELEASE_PAGES", 1)
+    cut = ingest(run_cli, built)
+    assert cut.code == 0, cut.err
+    assert "GitHub offered more than 1 pages; the oldest releases are left unlisted" in cut.err
+    assert set(releases(db)) == {"v0.3.0"} and ranges(db) == {}  # its previous release is not known yet
+    monkeypatch.setattr("store.sources.github.RELEASE_PAGES", 20)
+    assert ingest(run_cli, built).code == 0
+    assert ranges(db) == built.ranges
+
+
+def test_a_range_past_the_pages_read_or_of_no_known_shape_is_left_for_the_next_run(run_cli, db, line, monkeypatch):
+    github, built = line
+    monkeypatch.setattr("store.sources.github.RANGE_PAGES", 1)  # a range of 100 commits at most
+    malformed = Fault(200, payload={"total_commits": 1, "commits": {"sha": "not a list"}})
+    github.fail(malformed, match="/compare/v0.1.0...v0.1.1")
+    result = ingest(run_cli, built)
+    assert result.code == 0, result.err
+    assert "v0.3.0 not mapped (GET /repos/acme/engine/compare/v0.2.0...v0.3.0: GitHub offered more than 1 pages:" in result.out
+    assert "v0.2.0...v0.3.0 is longer than 100 commits and is not mapped)" in result.out
+    assert "v0.1.1 not mapped (unexpected answer from GitHub about acme/engine v0.1.0...v0.1.1: TypeError" in result.out
+    assert ranges(db) == {"v0.2.0rc1": built.ranges["v0.2.0rc1"]}  # exactly 100 commits: one page
+    monkeypatch.setattr("store.sources.github.RANGE_PAGES", 100)
+    assert ingest(run_cli, built).code == 0
+    assert ranges(db) == built.ranges
+
+
+def test_a_next_page_on_another_origin_is_not_followed(run_cli, db, line):
+    github, built = line
+    page = {"total_commits": 103, "commits": [], "status": "ahead"}
+    elsewhere = Fault(200, {"Link": '<https://elsewhere.example/repos/acme/engine/compare?page=2>; rel="next"'},
+                      payload=page)
+    github.fail(elsewhere, match="/compare/v0.1.1...v0.2.0?")
+    result = ingest(run_cli, built)
+    assert result.code == 0, result.err
+    assert "v0.2.0 not mapped (" in result.out and "elsewhere.example" in result.out
+    assert "v0.2.0" not in ranges(db) and ranges(db)["v0.3.0"] == built.ranges["v0.3.0"]

@@ -19,7 +19,7 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from store.db import write_transaction
-from store.sources.github import GitHubClient, GitHubError, NotFound, ReleaseData
+from store.sources.github import GitHubClient, GitHubError, NotFound, TooLong, UnusableAnswer
 from store.sources.ingest import store_pull
 from store.tables.prs import earliest_merge
 from store.tables.releases import (
@@ -40,7 +40,7 @@ class ReleasesIngested:
     repo: str
     new: int = 0  # releases listed for the first time
     mapped: list[Release] = field(default_factory=list)  # releases whose range this run read, as stored
-    missing: list[str] = field(default_factory=list)  # one line per release whose range GitHub cannot compare
+    missing: list[tuple[str, str]] = field(default_factory=list)  # (tag, why) of each release whose range was not read
 
 
 def ingest_releases(db: Database, client: GitHubClient, repo: str, since: datetime) -> ReleasesIngested:
@@ -51,8 +51,10 @@ def ingest_releases(db: Database, client: GitHubClient, repo: str, since: dateti
     for release in todo:
         try:
             mapped = map_release(db, client, release)
-        except NotFound as exc:  # a tag deleted on GitHub: the other releases still map
-            done.missing.append(f"{release.tag}: {exc}")
+        except (NotFound, UnusableAnswer, TooLong) as exc:
+            # A tag deleted on GitHub, an answer of no known shape, a range too long to read: the others
+            # still map, and the next run tries this one again.
+            done.missing.append((release.tag, str(exc)))
             continue
         except GitHubError as exc:
             raise GitHubError(
@@ -92,17 +94,8 @@ def list_new(db: Database, client: GitHubClient, repo: str) -> int:
     """Store the releases GitHub lists that the store lacks; how many. A listing stops at the first page
     holding a stored release once a listing has reached the end: everything after it is stored already."""
     known, complete = known_tags(db, repo), listed_completely(db, repo)
-    listed: list[ReleaseData] = []
-    pages = client.releases(repo)
-    reached_end = True
-    for page in pages:
-        listed += page
-        if complete and any(item.tag in known for item in page):
-            pages.close()
-            reached_end = False
-            break
+    listed, ended = client.releases(repo, lambda page: complete and any(item.tag in known for item in page))
     releases = [
         Release(repo, item.tag, item.name, item.url, item.published_at, item.prerelease) for item in reversed(listed)
     ]
-    return save_listed(db, repo, releases, complete=reached_end)
-
+    return save_listed(db, repo, releases, complete=ended)
