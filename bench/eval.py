@@ -1,6 +1,7 @@
 """How well search finds and answers choose: search recall@10 and hit@3, and the precision and recall of citations.
 
     python bench/eval.py [--set own|tune|tune2|measure|measure32 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
+    python bench/eval.py --questions feedback.jsonl [--db PATH] [--misses]
 
 Imports the seed reports and our own reports (tests/eval/reports) into a fresh
 store, asks every question of the set without a model, and compares with the
@@ -30,8 +31,17 @@ days of reports of their own. "said none merged" counts first lines that say no
 PR merged in the time asked while PRs did. Sets named together are also scored
 as one. The figures to quote are those four's, together, which nothing was
 tuned on; the README says which sets were read and how often.
+
+A team's own questions come from `prdigest feedback export --format jsonl`: one line per answer
+its people marked 👎, {"q", "cited", "expected", "comment", "repo", "now"}. They are asked of a
+copy of the team's store (--db, default PRDIGEST_DB) as it stood when each was asked. A line
+whose "expected" lists PRs is scored like any question; one whose "expected" is null (the person
+did not say which PRs) counts as fixed when the answer no longer cites exactly what it cited then.
+
 Every tests/eval/blindN folder is a set as soon as it is there: named measureN,
-or tuneN and measureN for a batch whose questions are marked in halves.
+or tuneN and measureN for a batch whose questions are marked in halves. A
+question asked in a thread is asked after its earlier questions, each answered
+in its turn, as in Slack.
 
 `--dump FILE` writes, for every question scored, one JSON line: its set, the
 question and its thread, the first 10 PRs search ranks, the PRs the answer
@@ -44,6 +54,7 @@ import argparse
 import hashlib
 import json
 import re
+import sqlite3
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -139,6 +150,8 @@ class Report:
     baseline: Scores = field(default_factory=Scores)
     by_kind: dict[str, Scores] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+    unspecified: int = 0  # answers marked wrong without the PRs they should have cited
+    repeated: int = 0  # of those, the ones still answered with exactly the same citations
     # What each question got, in the order asked, for --dump.
     answered: list[dict] = field(default_factory=list)
 
@@ -148,6 +161,8 @@ class Report:
         for kind, scores in other.by_kind.items():
             self.by_kind.setdefault(kind, Scores()).merge(scores)
         self.misses.extend(other.misses)
+        self.unspecified += other.unspecified
+        self.repeated += other.repeated
         self.answered.extend(other.answered)
 
 
@@ -238,6 +253,69 @@ def evaluate(seeds: list[Path], questions_path: Path = QUESTIONS, reports: Path 
     return report
 
 
+def read_lines(path: Path) -> list[dict]:
+    """The evaluation lines of a JSON Lines file (`prdigest feedback export`); SystemExit naming a bad line."""
+    lines = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+            assert isinstance(line, dict) and isinstance(line["q"], str) and isinstance(line["repo"], str)
+            assert line.get("expected") is None or all(isinstance(n, int) for n in line["expected"])
+            datetime.fromisoformat(line["now"])
+        except (ValueError, KeyError, TypeError, AssertionError):
+            raise SystemExit(f"{path}:{number}: not an evaluation line with q, repo, now and expected (null or PR numbers)") from None
+        lines.append(line)
+    return lines
+
+
+def is_lines(path: Path) -> bool:
+    """Whether `path` holds evaluation lines, one JSON object a line, rather than one questions file."""
+    if path.suffix == ".jsonl":
+        return True
+    try:
+        return not isinstance(json.loads(path.read_text(encoding="utf-8")).get("questions"), list)
+    except (ValueError, AttributeError):
+        return True
+
+
+def evaluate_lines(lines: list[dict], store: Path) -> Report:
+    """The lines asked of a copy of `store`, each as the store stood when it was asked: newest first, the copy
+    losing the PRs merged after each time in turn, so one copy serves every line."""
+    report = Report()
+    tz = Settings.from_env().timezone
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / "feedback.db"
+        source = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        target = sqlite3.connect(copy)
+        source.backup(target)
+        source.close()
+        target.close()
+        db = open_db(copy)
+        for line in sorted(lines, key=lambda line: datetime.fromisoformat(line["now"]), reverse=True):
+            now = datetime.fromisoformat(line["now"])
+            db.execute("delete from prs where merged_at > ?", [to_utc_text(now)])
+            db.conn.commit()
+            settings = Settings.from_env({"PRDIGEST_REPOS": line["repo"], "PRDIGEST_TIMEZONE": tz.key, "PRDIGEST_DB": "unused"})
+            if line.get("expected") is None:
+                ask_again(db, settings, line, now, report)
+            else:
+                ask(db, settings, line["repo"], tz, now, {**line, "kind": "feedback"}, report)
+        db.close()
+    return report
+
+
+def ask_again(db, settings: Settings, line: dict, now: datetime, report: Report) -> None:
+    """A question marked wrong with no PRs named: it counts as fixed when its citations changed."""
+    _, answer = asked_in_thread(db, settings, line["repo"], line["q"], _thread(db, settings, line["repo"], line, now), now)
+    report.unspecified += 1
+    if sorted(set(answer.citations)) == sorted(set(line.get("cited", []))):
+        report.repeated += 1
+        comment = f" (comment: {line['comment'][:120]!r})" if line.get("comment") else ""
+        report.misses.append(f"[feedback, no PRs named] {line['q']!r}: cites {sorted(set(answer.citations))} again{comment}")
+
+
 def store_as_of(path: Path, files: list[Path], now: datetime, tz: ZoneInfo, repo: str):
     """A store holding what had merged by `now`: a question never sees PRs merged after it was asked."""
     db = open_db(path)
@@ -250,11 +328,7 @@ def store_as_of(path: Path, files: list[Path], now: datetime, tz: ZoneInfo, repo
 
 def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: dict, report: Report) -> None:
     expected = set(item["expected"])
-    # Earlier questions of the thread, as text or as {"q": text} (one writer wrote them so).
-    history = [turn["q"] if isinstance(turn, dict) else turn for turn in item.get("history", [])]
-    turns: list[Turn] = []
-    for earlier in history:  # the thread as it went: each earlier question answered in turn
-        turns.append(Turn(earlier, {repo: asked_in_thread(db, settings, repo, earlier, turns, now)[1].answered}))
+    turns = _thread(db, settings, repo, item, now)
     reading, answer = asked_in_thread(db, settings, repo, item["q"], turns, now)
     question = reading.asked
     found = search_shown(db, repo, question, limit=10).numbers
@@ -265,8 +339,8 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
         scores.add(figures, line_right)
         scores.false_empty += false_empty
     report.answered.append({
-        "q": item["q"], "history": history, "now": now.isoformat(), "search": found[:10], "cites": answer.citations,
-        "line": answer.text.split("\n", 1)[0], "text": hashlib.sha1(answer.text.encode()).hexdigest()[:16],
+        "q": item["q"], "history": [turn.text for turn in turns], "now": now.isoformat(), "search": found[:10],
+        "cites": answer.citations, "line": answer.text.split("\n", 1)[0], "text": hashlib.sha1(answer.text.encode()).hexdigest()[:16],
     })
     ranked = baseline_ranking(db, repo, item["q"])
     report.baseline.add({**search_figures(ranked, expected), **citation_figures(ranked[:BASELINE_CITES], expected)}, None)
@@ -282,9 +356,17 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
         )
 
 
-def asked_in_thread(
-    db, settings: Settings, repo: str, text: str, turns: list[Turn], now: datetime
-) -> tuple[Reading, Answer]:
+def _thread(db, settings: Settings, repo: str, item: dict, now: datetime) -> list[Turn]:
+    """The thread a question was asked in, as it went: each earlier question answered in its turn. Earlier questions
+    are text, or {"q": text} (one writer wrote them so)."""
+    turns: list[Turn] = []
+    for earlier in item.get("history", []):
+        text = earlier["q"] if isinstance(earlier, dict) else earlier
+        turns.append(Turn(text, {repo: asked_in_thread(db, settings, repo, text, turns, now)[1].answered}))
+    return turns
+
+
+def asked_in_thread(db, settings: Settings, repo: str, text: str, turns: list[Turn], now: datetime) -> tuple[Reading, Answer]:
     """A question read after the turns of its thread, and its answer."""
     reading = read_in_thread(db, text, turns, repo, settings.timezone, now)
     return reading, answer_reading(db, settings, repo, reading)
@@ -293,11 +375,20 @@ def asked_in_thread(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", choices=sorted(SETS), help="the sets to score (default: all)")
-    parser.add_argument("--questions", type=Path, help="score this questions file instead of the sets")
+    parser.add_argument("--questions", type=Path, help="score this questions file (or feedback.jsonl) instead of the sets")
     parser.add_argument("--seeds", type=Path, default=SEEDS)
+    parser.add_argument("--db", type=Path, help="the store evaluation lines are asked of (default: PRDIGEST_DB)")
     parser.add_argument("--misses", action="store_true", help="list the questions not answered exactly")
     parser.add_argument("--dump", type=Path, metavar="FILE", help="write what each question got to FILE, one JSON line each")
     args = parser.parse_args()
+    if args.questions and args.questions.exists() and is_lines(args.questions):
+        store = args.db or Settings.from_env().db_path
+        if not store.exists():
+            raise SystemExit(f"there is no store at {store}: give the store the answers came from with --db")
+        lines = read_lines(args.questions)
+        print(f"\n== {args.questions}: {len(lines)} answers marked wrong, asked of {store}")
+        print_report(evaluate_lines(lines, store), args.misses)
+        return
     seeds = sorted(args.seeds.glob("*.md")) if args.seeds.is_dir() else []
     if not seeds:
         print(f"no seed reports in {args.seeds}; skipping the evaluation")
@@ -334,6 +425,8 @@ def print_report(report: Report, misses: bool) -> None:
         shown = {name: "" if value != value else f"{value:.3f}" for name, value in m.items()}  # NaN: nothing to score
         print(f"{kind:<12} {m['questions']:>4} {shown['recall@10']:>10} {shown['hit@3']:>7} "
               f"{shown['precision']:>10} {shown['recall']:>7} {shown['first line']:>11} {m['said none merged']:>17}")
+    if report.unspecified:
+        print(f"marked wrong without the PRs to cite: {report.unspecified}; still citing exactly the same: {report.repeated}")
     if misses:
         print("\n".join(["", *report.misses]))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -24,6 +24,7 @@ from store.text.safe import neutralize, to_json, use_secrets
 if TYPE_CHECKING:
     from bot.answers.mentions import Replies
     from bot.runtime import Runtime
+    from store.tables.subscriptions import Subscription
 
 
 @dataclass
@@ -255,22 +256,50 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
 
 @cli.command()
 @click.option("--days", type=click.IntRange(1, 366), default=7, show_default=True, help="Days of model calls to show, ending today.")
+@click.option("--weeks", type=click.IntRange(1, 520), default=8, show_default=True,
+              help="Weeks of votes on answers to show, ending with this one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @repo_option
 @pass_app(creates=False)
-def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
-    """PRs by summary source, model calls and tokens per day, PRs waiting for a summary retry."""
+def stats(app: AppContext, days: int, weeks: int, as_json: bool, repo: str | None) -> None:
+    """PRs by summary source, model calls and tokens per day, PRs waiting for a summary retry, and the
+    votes on answers per week."""
+    from bot.answers.feedback import votes_json, votes_text
     from bot.model.cost import stats_json, stats_text
     from bot.model.prompt import PROMPT_VERSION
+    from store.tables.feedback import weekly_votes
     from store.tables.summaries import summary_stats
 
     settings = app.settings
     figures = summary_stats(app.db, app.repo(repo), settings.timezone, app.today(), days, settings.model, PROMPT_VERSION)
+    since = app.today() - timedelta(days=app.today().weekday() + 7 * (weeks - 1))
+    votes = weekly_votes(app.db, settings.timezone, since)
     # Errors stored before they were masked on the way in are masked on the way out, as every output is.
     if as_json:
-        click.echo(to_json(stats_json(figures, settings), indent=2))
+        click.echo(to_json({**stats_json(figures, settings), "votes": votes_json(votes)}, indent=2))
     else:
-        click.echo(neutralize(stats_text(figures, settings)))
+        click.echo(neutralize("\n".join([stats_text(figures, settings), *votes_text(votes, since, settings.timezone.key)])))
+
+
+@cli.group()
+def feedback() -> None:
+    """The 👍/👎 people gave the bot's answers in Slack."""
+
+
+@feedback.command(name="export")
+@click.option("--since", help="Only votes cast from this local day YYYY-MM-DD on (default: all).")
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
+              help='jsonl: one evaluation line per answer marked 👎, {"q", "cited", "expected", "comment", ...}.')
+@pass_app(creates=False)
+def feedback_export(app: AppContext, since: str | None, fmt: str) -> None:
+    """Write the answers marked 👎 as evaluation lines, which `python bench/eval.py --questions FILE` scores."""
+    from bot.answers.feedback import evaluation_lines
+    from store.days import day_bounds
+
+    first = parse_day(since, "--since")
+    start = day_bounds(first, app.settings.timezone)[0] if first else None
+    for line in evaluation_lines(app.runtime(), start):
+        click.echo(to_json(line))  # masked, as every output is: a question or comment may hold a pasted token
 
 
 @cli.command()
@@ -279,12 +308,13 @@ def stats(app: AppContext, days: int, as_json: bool, repo: str | None) -> None:
 @click.option("--until", help="Last local day YYYY-MM-DD (default: today).")
 @pass_app(creates=True)
 def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
-    """Fetch merged PRs from GitHub into the store. Cheap to run every few minutes."""
-    from bot.ingest import describe, github_client
+    """Fetch merged PRs and releases from GitHub into the store. Cheap to run every few minutes."""
+    from bot.ingest import describe, describe_releases, github_client
     from bot.model.summarize import summarize_ingested
     from bot.terminal.progress import TerminalProgress
     from store.sources.github import BadToken, GitHubError
     from store.sources.ingest import ingest_repo, plan_window
+    from store.sources.releases import ingest_releases
 
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     if first and last and first > last:
@@ -292,7 +322,7 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
     repos = [app.repo(repo)] if repo else list(app.settings.repos)
     progress = TerminalProgress()
     failed = 0
-    with github_client(app.settings, on_wait=progress.waiting) as client:
+    with github_client(app.settings, on_wait=progress.waiting, on_warning=progress.warn) as client:
         for name in repos:
             window = plan_window(app.db, name, app.settings.timezone, first, last, datetime.now(app.settings.timezone))
             before = client.requests
@@ -311,8 +341,42 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
             summarized = summarize_ingested(app.db, app.settings, name, window.start, window.end, client)
             if summarized and summarized.calls:
                 click.echo(neutralize(f"{name}: {summarized.describe()}"))
+            before = client.requests
+            try:
+                releases = ingest_releases(app.db, client, name, window.start)
+            except GitHubError as exc:  # a bad token was refused above, by the PRs' first request
+                progress.clear()
+                print_error(f"{name}: {exc}")
+                failed += 1
+                continue
+            progress.clear()
+            click.echo(neutralize(describe_releases(releases, client.requests - before)))
     if failed:
         sys.exit(1)
+
+
+@cli.command(name="release-notes")
+@click.argument("tag")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--offline", is_flag=True, help="Only what the store holds: map nothing and fetch no PR from GitHub.")
+@repo_option
+@pass_app(creates=False)
+def release_notes(app: AppContext, tag: str, fmt: str, offline: bool, repo: str | None) -> None:
+    """Draft the notes of release TAG (or `latest`) from the exact list of PRs its range names."""
+    from bot.answers.release_notes import NotesError, draft_notes, notes_json, notes_markdown
+
+    name, settings = app.repo(repo), app.settings
+    online = settings.github_configured and not offline
+    try:
+        notes = draft_notes(app.db, settings, name, tag, online=online, lead=fmt == "markdown")
+    except NotesError as exc:
+        raise click.ClickException(str(exc)) from None
+    for warning in notes.warnings:
+        click.echo(f"prdigest: warning: {one_line(warning)}", err=True)
+    if fmt == "json":
+        click.echo(to_json(notes_json(notes, settings.timezone), indent=2))
+    else:
+        click.echo(neutralize(notes_markdown(notes, settings.timezone)), nl=False)
 
 
 @cli.command()
@@ -361,25 +425,34 @@ def shell(app: AppContext, channel: str | None) -> None:
 
 
 @cli.command(name="post-daily")
-@click.option("--channel", required=True, help="Slack channel ID (C...).")
-@click.option("--date", "day", help="Local day YYYY-MM-DD (default: yesterday in PRDIGEST_TIMEZONE).")
-@click.option("--area", "areas", multiple=True, help="Only PRs in this area; repeatable (default: the channel's subscription).")
+@click.option("--channel", required=True, help="Slack channel ID (C...), or a user ID (U...) for their direct messages.")
+@click.option("--date", "day", help="The report's last local day YYYY-MM-DD (default: yesterday); for --weekly, the week's.")
+@click.option("--area", "areas", multiple=True, help="Only PRs in this area; repeatable (replaces the subscription's filter).")
+@click.option("--filter", "rule", help="A filter, as `subscribe` takes it: 'rocm -bots path:docs/**' (replaces the subscription's).")
+@click.option("--weekly", is_flag=True, help="The weekly report (the default when the channel subscribes to it alone).")
 @click.option("--dry-run", is_flag=True, help="Print the messages; post and record nothing.")
 @repo_option
 @pass_app(creates=True)
-def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str, ...], dry_run: bool, repo: str | None) -> None:
-    """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
+def post_daily(
+    app: AppContext, channel: str, day: str | None, areas: tuple[str, ...], rule: str | None, weekly: bool, dry_run: bool,
+    repo: str | None,
+) -> None:
+    """Post the channel's report to it as a thread, exactly once: a second run posts nothing, a broken one resumes.
+
+    It posts what the channel's subscription would: its filter, and for `weekdays` the days since the last
+    report (a Friday is in Monday's)."""
     from slack_sdk.errors import SlackApiError
 
     from bot.slack.app import slack_client
-    from bot.slack.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
+    from bot.slack.daily import ClaimLost, DailyPoster, repo_ingester, report_messages, subscription_report
 
     runtime = app.runtime()
     name = app.repo(repo)
     target = parse_day(day) or app.today() - timedelta(days=1)
-    chosen = [area_name(area) for area in areas] or channel_areas(runtime.db, channel, name)
+    sub = _subscription_for(runtime.db, channel, name, weekly, [area_name(area) for area in areas], rule)
+    last = sub.cadence.report_for(target)
     if dry_run:
-        messages = report_messages(channel_report(runtime.db, app.settings, name, target, chosen), chosen)
+        messages = report_messages(subscription_report(runtime.db, app.settings, sub, last), sub)
         click.echo(neutralize("\n\n".join(message.shown for message in messages)))
         click.echo(f"dry run: {len(messages)} message(s) for {channel}; nothing posted", err=True)
         return
@@ -392,7 +465,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
         except Exception as exc:  # post from the store as it is; the report says what it holds
             click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {one_line(exc)}", err=True)
     try:
-        outcome = DailyPoster(slack_client(app.settings), runtime).post(channel, name, target, chosen)
+        outcome = DailyPoster(slack_client(app.settings), runtime).post(sub, last)
     except SlackApiError as exc:
         raise click.ClickException(
             f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "
@@ -401,6 +474,27 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     except ClaimLost as exc:
         raise click.ClickException(f"{exc}; it finishes the thread") from None
     click.echo(neutralize(outcome.describe()))
+
+
+def _subscription_for(
+    db: Database, channel: str, repo: str, weekly: bool, areas: list[str], rule: str | None
+) -> Subscription:
+    """The channel's daily (or weekdays) subscription, else its weekly one (or that with --weekly), else a daily report
+    of everything; --area and --filter replace its filter."""
+    from store.subscription.cadence import DAILY, WEEKLY, Cadence
+    from store.subscription.filter import FilterError, parse_filter, split_terms
+    from store.tables.subscriptions import Subscription, get_subscription
+
+    daily, every_week = get_subscription(db, channel, repo, DAILY), get_subscription(db, channel, repo, WEEKLY)
+    sub = (every_week if weekly or daily is None else daily) or daily or Subscription(channel, repo, datetime.now(UTC))
+    if weekly and sub.cadence.name != WEEKLY:
+        sub = replace(sub, cadence=Cadence(WEEKLY))
+    if areas or rule:
+        try:
+            sub = replace(sub, filter=parse_filter([*areas, *split_terms(rule or "")], repo))
+        except FilterError as exc:
+            raise click.BadParameter(str(exc), param_hint="--filter") from None
+    return sub
 
 
 @cli.command()

@@ -8,6 +8,7 @@ whenever the code that derives it changes.
 """
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from sqlite_utils import Database, Migrations
@@ -250,7 +251,172 @@ def m009_live_alerts(db: Database) -> None:
 
 
 @migrations()
-def m010_thread_turn_answers(db: Database) -> None:
+def m010_link_previews(db: Database) -> None:
+    # Channels that asked for PR link previews. None does by default: a workspace may also run
+    # GitHub's own app, whose preview of the same link would come beside ours.
+    db.table("preview_channels").create(
+        {"channel": str, "enabled_by": str, "enabled_at": str},
+        pk="channel",
+        not_null={"enabled_at"},
+    )
+    # When each PR was last previewed in each channel (unix seconds), so every process agrees that a
+    # link pasted again soon after is previewed once.
+    db.table("link_previews").create(
+        {"channel": str, "repo": str, "number": int, "at": float},
+        pk=("channel", "repo", "number"),
+        not_null={"at"},
+    )
+
+
+@migrations()
+def m011_answer_feedback(db: Database) -> None:
+    # Each answer given in Slack (to a mention or `/prdigest ask`), so a vote on it knows what was asked
+    # and what was cited; its id is the value of its vote buttons.
+    db.table("answers").create(
+        {
+            "id": int,
+            "kind": str,  # mention | ask
+            "question": str,
+            "history": str,  # JSON list: the thread's earlier questions, which a follow-up is read with
+            "first_line": str,
+            "citations": str,  # JSON list of OWNER/NAME#N
+            "channel": str,
+            "asked_by": str,
+            "asked_at": str,  # UTC, like prs.merged_at
+        },
+        pk="id",
+        not_null={"kind", "question", "asked_at"},
+        defaults={"history": "[]", "citations": "[]"},
+    )
+    # One vote per person per answer: a second click changes it.
+    db.table("answer_votes").create(
+        {
+            "answer_id": int,
+            "user": str,
+            "vote": str,  # up | down
+            "comment": str,  # what was wrong, as typed in the modal
+            "expected": str,  # JSON list of OWNER/NAME#N it should have cited; null when not given
+            "voted_at": str,
+        },
+        pk=("answer_id", "user"),
+        not_null={"vote", "voted_at"},
+        foreign_keys=[("answer_id", "answers", "id")],
+    )
+    db.table("answer_votes").create_index(["voted_at"])
+
+
+@migrations()
+def m012_shared_replies(db: Database) -> None:
+    # A private reply to a command, kept for its "Share in channel" button: the id is the button's value,
+    # and shared_by is set once, by the first click, so the reply is posted once.
+    db.table("shared_replies").create(
+        {
+            "id": str,
+            "channel": str,
+            "user": str,
+            "messages": str,  # JSON list of {text, blocks}
+            "created_at": float,  # unix seconds
+            "shared_by": str,
+            "shared_at": float,
+        },
+        pk="id",
+        not_null={"messages", "created_at"},
+    )
+    db.table("shared_replies").create_index(["created_at"])
+
+
+@migrations()
+def m013_subscription_filters(db: Database) -> None:
+    # A subscription keeps a filter (its canonical text, "rocm nvidia -bots path:docs/**") rather than a list
+    # of areas, and a cadence: daily or weekdays (one slot, the `mode` "daily"), weekly on a day, live, or
+    # my-prs (a person's own PRs). An areas list is the filter of those areas, which means the same.
+    def joined(areas: str | None) -> str:
+        return " ".join(json.loads(areas or "[]"))
+
+    subscriptions = db.table("subscriptions")
+    subscriptions.add_column("filter", str, not_null_default="")
+    subscriptions.add_column("cadence", str, not_null_default="daily")
+    subscriptions.add_column("weekday", int, not_null_default=0)
+    for row in list(subscriptions.rows):
+        subscriptions.update((row["channel"], row["repo"], row["mode"]), {"filter": joined(row["areas"]), "cadence": row["mode"]})
+    subscriptions.transform(drop={"areas"})
+    # A post is keyed by its kind (the slot of the subscription: daily, weekly, live, my-prs) and the filter's
+    # text; batch 0 was a daily report and a later batch a live alert.
+    posts = db.table("daily_posts")
+    posts.add_column("kind", str, not_null_default="daily")
+    posts.add_column("filter", str, not_null_default="")
+    for row in list(posts.rows):
+        posts.update((row["channel"], row["repo"], row["date"], row["areas"], row["batch"]),
+                     {"kind": "live" if row["batch"] else "daily", "filter": joined(row["areas"])})
+    posts.transform(pk=("channel", "repo", "kind", "date", "filter", "batch"), drop={"areas"})
+    alerts = db.table("live_alerts")
+    alerts.add_column("kind", str, not_null_default="live")
+    alerts.add_column("filter", str, not_null_default="")
+    for row in list(alerts.rows):
+        alerts.update((row["channel"], row["repo"], row["number"]), {"filter": joined(row["areas"])})
+    alerts.transform(pk=("channel", "repo", "kind", "number"), drop={"areas"})
+    # A Slack user's GitHub login (for my-prs), and the direct-message channel Slack opened with them.
+    db.table("people").create(
+        {"user": str, "github": str, "dm_channel": str, "updated_at": str},
+        pk="user",
+        not_null={"updated_at"},
+    )
+
+
+@migrations()
+def m014_signed_requests(db: Database) -> None:
+    # The signatures of signed Slack requests handled within their freshness window, so that one
+    # delivered again is handled once: after a restart too, and by any process sharing the store.
+    # Keyed by the signature alone, without a rowid, so recording one writes one b-tree.
+    db.execute(
+        "create table signed_requests (signature text primary key, fresh_until integer not null) without rowid"
+    )
+
+
+@migrations()
+def m015_releases(db: Database) -> None:
+    # A repository's published releases (drafts are never stored). A release's range, the commits
+    # from its previous release's tag to its own, is read once: mapped_at is set in the transaction
+    # that writes its PRs, so a killed run maps it again from the start and never half.
+    db.table("releases").create(
+        {
+            "repo": str,
+            "tag": str,
+            "name": str,
+            "url": str,
+            "published_at": str,  # UTC, like prs.merged_at
+            "prerelease": int,
+            "previous_tag": str,  # where its range starts; null for the first release, or until mapped
+            "range_commits": int,  # commits in the range, once mapped
+            "mapped_at": str,  # null until its PRs are recorded
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk=("repo", "tag"),
+        not_null={"name", "published_at", "prerelease", "created_at"},
+        defaults={"name": "", "prerelease": 0},
+    )
+    db.table("releases").create_index(["repo", "published_at"])
+    # Every PR number a release's range names, stored or not, so a PR the store lacks is still
+    # listed by its number. A PR's first release is the one of these published first.
+    db.table("release_prs").create({"repo": str, "tag": str, "number": int}, pk=("repo", "tag", "number"))
+    db.table("release_prs").create_index(["repo", "number"])
+    # When a listing of the repository's releases last reached its end: until then the oldest
+    # release listed may not be the first, so no release is mapped without a previous one.
+    db.table("repos").add_column("releases_listed_at", str)
+
+
+@migrations()
+def m016_release_posts(db: Database) -> None:
+    # A release's thread is a post of its own (kind "releases"), keyed by its tag beside the day it came
+    # out; every other post has none. The key is read from the table, whatever the migrations before made it.
+    posts = db.table("daily_posts")
+    posts.add_column("release", str, not_null_default="")
+    posts.transform(pk=(*posts.pks, "release"))
+
+
+@migrations()
+def m017_thread_turn_answers(db: Database) -> None:
     # What each question of a thread was read as, and the PRs its answer cited, by repository (JSON), so a
     # follow-up is read against what was shown instead of being worked out again.
     db.table("thread_turns").add_column("answered", str)

@@ -25,9 +25,13 @@ from waiting import wait_until
 
 from bot.config import Settings
 from bot.runtime import Runtime
+from store.db import open_db
 from store.model import PullRequest, Summary
 from store.sources.importer import import_file
+from store.subscription.cadence import EVERY_DAY, Cadence
+from store.subscription.filter import parse_filter, split_terms
 from store.tables.prs import save_prs
+from store.tables.subscriptions import Subscription
 
 LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
 
@@ -57,6 +61,22 @@ def seed_day(db, day: date, count: int, start: int = 1000, **fields) -> list[Pul
     return prs
 
 
+def of_channel(channel: str, rule: str = "", cadence: Cadence = EVERY_DAY, repo: str = REPO) -> Subscription:
+    """A subscription of `channel` made long ago, its filter `rule` as `subscribe` takes it."""
+    return Subscription(channel, repo, datetime(2026, 1, 1, tzinfo=LA), parse_filter(split_terms(rule), repo), cadence)
+
+
+def replicas_at_once(replicas: list, now: datetime) -> None:
+    """Live alerts looked for by each replica at once, each on its own thread, then once more one after another."""
+    threads = [threading.Thread(target=replica.run, args=(now,)) for replica in replicas]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for replica in replicas:
+        replica.run(now)
+
+
 def import_fixtures(db) -> None:
     for name in ("report-2026-03-07.md", "report-2026-03-08.md"):
         import_file(db, FIXTURES / name, LA, REPO)
@@ -84,6 +104,46 @@ def slack() -> Iterator[FakeSlack]:
         yield server
 
 
+# ---------------------------------------------------------------- the app served in-process over HTTP
+
+class Served:
+    """The real bolt App behind the real HTTP server, in this process: signed requests to it, the fake Slack it
+    answers through. `runtime` is the test's own view of the store the app uses."""
+
+    def __init__(self, url: str, slack: FakeSlack, runtime: Runtime) -> None:
+        self.url, self.slack, self.runtime = url, slack, runtime
+
+    def send(self, body: str, content_type: str) -> httpx.Response:
+        # Generous: a test asserts what the answer is, and ordering by events, never how soon it came.
+        return httpx.post(self.url, content=body.encode(), headers=signed_headers(body, content_type), timeout=30)
+
+
+@contextmanager
+def serve_app(slack: FakeSlack, monkeypatch: pytest.MonkeyPatch, **env: str) -> Iterator[str]:
+    """The app on a free port over the settings of the environment (and `env`), talking to `slack`; its URL."""
+    from bot.slack.app import build_app
+    from bot.slack.http_server import EVENTS_PATH, http_server
+
+    for name, value in {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                        "PRDIGEST_SLACK_API_URL": slack.api_url, **env}.items():
+        monkeypatch.setenv(name, value)
+    runtime = Runtime(Settings.from_env())
+    server = http_server(build_app(runtime), SIGNING_SECRET, runtime.settings.db_path, 0, "127.0.0.1")
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}{EVENTS_PATH}"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture
+def served(runtime: Runtime, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
+    """The app in-process over a store holding the fixture reports, with ingest configured (PRDIGEST_REPOS)."""
+    import_fixtures(runtime.db)
+    with serve_app(slack, monkeypatch) as url:
+        yield Served(url, slack, runtime)
+
+
 # ---------------------------------------------------------------- the real `prdigest serve --http` process
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,8 +153,8 @@ _LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/eve
 class Bot:
     """A running `prdigest serve --http`: signed requests to it, what it logged, the fake Slack it answers through."""
 
-    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str]) -> None:
-        self.url, self.slack, self.db_path, self._lines = url, slack, db_path, lines
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str], process: subprocess.Popen) -> None:
+        self.url, self.slack, self.db_path, self._lines, self.process = url, slack, db_path, lines, process
 
     def log(self) -> list[str]:
         """What the bot logged since the last call."""
@@ -149,10 +209,21 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
     try:
         port = _wait_for_port(process, lines)
-        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines)
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, process)
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@contextmanager
+def serving_fixtures(db_path: Path, **env: str) -> Iterator[Bot]:
+    """`serve --http` over a store holding the fixture reports, with a fake Slack and an empty fake GitHub."""
+    db = open_db(db_path)
+    import_fixtures(db)
+    db.close()
+    with FakeSlack() as slack, FakeGitHub({REPO: []}) as github:
+        with serve_http(db_path, slack, PRDIGEST_REPOS=REPO, PRDIGEST_GITHUB_API_URL=github.url, **env) as served:
+            yield served
 
 
 def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:

@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.config import VARIABLES, Settings
+import pytest
+
+from bot.config import VARIABLES, ConfigError, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = re.compile(r'"((?:PRDIGEST|SLACK|OPENAI|GITHUB|XDG)_[A-Z_]+)"')
@@ -37,3 +39,15 @@ def test_every_variable_is_in_the_readme():
 def test_defaults_come_from_the_fields():
     assert Settings.from_env({}).github_max_wait == Settings.github_max_wait
     assert Settings.from_env({}).busy_timeout == Settings.busy_timeout
+
+
+def test_bots_are_github_logins_compared_without_case():
+    assert Settings.from_env({"PRDIGEST_BOTS": " vllm-bot, @Acme-Release ,"}).bots == {"vllm-bot", "acme-release"}
+    with pytest.raises(ConfigError, match=r"^PRDIGEST_BOTS: expected GitHub logins separated by commas, got 'vllm bot'$"):
+        Settings.from_env({"PRDIGEST_BOTS": "vllm bot"})
+
+
+@pytest.mark.parametrize("raw", ["²", "١٠", "5e1", "-3"])
+def test_a_count_is_written_in_ascii_digits(raw):
+    with pytest.raises(ConfigError, match="PRDIGEST_POLL_MINUTES: expected a positive whole number"):
+        Settings.from_env({"PRDIGEST_POLL_MINUTES": raw})

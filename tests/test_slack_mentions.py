@@ -13,7 +13,7 @@ import pytest
 from conftest import LA
 from servers.openai_api import FakeOpenAI, Reply
 from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, Fault, mention_event, signed_headers, slash_command
-from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr, shown
 from waiting import wait_until
 
 from bot.answers.mentions import MODEL_DOWN
@@ -46,7 +46,7 @@ def app_url(runtime, slack, model, monkeypatch, app_env):
                         "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "sk-test", **app_env}.items():
         monkeypatch.setenv(name, value)
     settings = Settings.from_env()
-    server = http_server(build_app(Runtime(settings)), settings.slack_signing_secret, 0, "127.0.0.1")
+    server = http_server(build_app(Runtime(settings)), settings.slack_signing_secret, settings.db_path, 0, "127.0.0.1")
     threading.Thread(target=server.run, daemon=True).start()
     yield f"http://127.0.0.1:{server.effective_port}{EVENTS_PATH}"
     server.shutdown()
@@ -55,10 +55,6 @@ def app_url(runtime, slack, model, monkeypatch, app_env):
 def send(url: str, body: str, content_type: str) -> httpx.Response:
     # Generous: a test asserts what the answer is, and ordering by events, never how soon it came.
     return httpx.post(url, content=body.encode(), headers=signed_headers(body, content_type), timeout=30)
-
-
-def shown(params) -> str:
-    return "\n".join(block["text"]["text"] for block in params["blocks"])
 
 
 def test_a_model_answer_replaces_the_placeholder_with_links(app_url, slack, model):

@@ -14,6 +14,7 @@ from bot.answers.scope import followed, not_followed, scope_of
 from bot.messages.blocks import (
     MAX_BLOCKS,
     MAX_FALLBACK_CHARS,
+    Asked,
     Message,
     grouped_message,
     mrkdwn_section,
@@ -110,9 +111,32 @@ def reply_to(
         return Replies(ask(None), model_down=str(exc))
 
 
-def answer(runtime: Runtime, question: str, now: datetime | None = None, channel: str | None = None) -> Message:
-    """The answer to a question on its own, as a Slack message, grouped by repository when it covers several."""
-    return replies_message(reply_to(runtime, question, now, channel=channel), runtime.settings.timezone)
+def answer(
+    runtime: Runtime,
+    question: str,
+    now: datetime | None = None,
+    history: Sequence[Turn] = (),
+    channel: str | None = None,
+) -> Message:
+    """The answer as a Slack message, grouped by repository when it covers several, with what it answered."""
+    return answered_message(runtime, question, reply_to(runtime, question, now, history, channel), history)
+
+
+def answered_message(runtime: Runtime, question: str, replies: Replies, history: Sequence[Turn] = ()) -> Message:
+    """The replies as a Slack message, with what they answered."""
+    message = replies_message(replies, runtime.settings.timezone)
+    message.asked = asked(question, [turn.text for turn in history], replies)
+    return message
+
+
+def asked(question: str, history: Sequence[str], replies: Replies) -> Asked | None:
+    """What the answers answered and cited; None for a refusal, which answers nothing."""
+    shown = replies.shown()
+    if replies.refusal or not shown:
+        return None
+    first_line = shown[0][1].text.strip().split("\n", 1)[0]
+    citations = tuple(f"{repo}#{number}" for repo, reply in shown for number in reply.citations)
+    return Asked(question, tuple(history), first_line, citations)
 
 
 def replies_message(replies: Replies, tz: ZoneInfo) -> Message:

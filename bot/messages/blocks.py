@@ -13,6 +13,7 @@ from store.model import PullRequest
 from store.report.day import DailyReport
 from store.report.markdown import SECTIONS
 from store.retrieval.choose import MAX_LISTED
+from store.subscription.filter import Filter
 from store.understanding.areas import area_names, resolve_area, title_tags
 
 # Slack allows 50 blocks and 3000 characters per section; leave headroom for the
@@ -27,10 +28,22 @@ SUMMARY_ACTION = "prdigest_pr_summary"
 MAX_HOME_BLOCKS = 100  # Slack's limit for a Home tab view
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What an answer answered, for its vote buttons: the question (after the thread's earlier ones),
+    the answer's first line and the PRs it cited."""
+
+    question: str
+    history: tuple[str, ...]
+    first_line: str
+    citations: tuple[str, ...]  # OWNER/NAME#N
+
+
 @dataclass
 class Message:
     text: str  # mrkdwn; also the notification fallback
     blocks: list[dict[str, Any]] = field(default_factory=list)
+    asked: Asked | None = None  # set on an answer to a question
 
     @property
     def shown(self) -> str:
@@ -101,12 +114,13 @@ def touching(prs: list[PullRequest]) -> Counter[str]:
     return Counter(area for pr in prs for area in pr.areas)
 
 
-def top_areas(prs: list[PullRequest], repo: str, limit: int = 3) -> list[tuple[str, int]]:
+def top_areas(prs: list[PullRequest], repo: str, limit: int | None = 3) -> list[tuple[str, int]]:
     order = area_order(repo)
     return sorted(touching(prs).items(), key=lambda item: (-item[1], order(item[0])))[:limit]
 
 
 HIGHLIGHTS = 3
+WEEKLY_HIGHLIGHTS = 5
 # A reply lists its PRs right below its summary: a list this short is read whole, and highlights would repeat it.
 SHORT_LIST = 6
 
@@ -122,11 +136,12 @@ def highlights(prs: list[PullRequest], limit: int = HIGHLIGHTS) -> list[PullRequ
     )[:limit]
 
 
-def report_headline(report: DailyReport, scope: str | None = None, as_of: datetime | None = None) -> str:
+def report_headline(report: DailyReport, scope: str | None = None, as_of: datetime | None = None, week: bool = False) -> str:
     """"vLLM: merged PRs [scope ]for DAY (PST)[, as of HH:MM]"; scope is e.g. "in rocm"."""
     name = report.title.replace(" Merged PR Report", "")
     scoped = f" {scope}" if scope else ""
-    headline = f"{name}: merged PRs{scoped} for {report.label} ({report.tz_label})"
+    span = f"the week {report.label}" if week else report.label
+    headline = f"{name}: merged PRs{scoped} for {span} ({report.tz_label})"
     if as_of is not None:
         headline += f", as of {as_of.astimezone(report.tz).strftime('%H:%M')}"
     return headline
@@ -138,17 +153,21 @@ def is_range(report: DailyReport) -> bool:
 
 def parent_message(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, in_thread: bool = True,
-    highlighted: bool = True,
+    highlighted: bool = True, week: bool = False, headline: str | None = None, notes: Sequence[str] = (),
 ) -> Message:
-    """The thread's parent: date, counts by type, top areas, and three highlights unless not `highlighted`."""
+    """The thread's parent: date (or `headline`, our mrkdwn), counts by type, `notes` (our mrkdwn lines), top
+    areas, and three highlights unless not `highlighted`. A week's parent counts every area and has up to five
+    highlights."""
     prs = report.prs
     kinds = Counter(pr.type for pr in prs)
-    lines = [f"*{escape(report_headline(report, scope, as_of))}*"]
+    lines = [headline or f"*{escape(report_headline(report, scope, as_of, week))}*"]
     lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
-    areas = top_areas(prs, report.repo)
+    lines.extend(notes)
+    areas = top_areas(prs, report.repo, limit=None if week else 3)
     if areas:
-        lines.append("Top areas, by PRs touching each: " + ", ".join(f"{area} ({count})" for area, count in areas))
-    picks = highlights(prs) if highlighted else []
+        lead = "PRs by area, each counting every PR touching it" if week else "Top areas, by PRs touching each"
+        lines.append(f"{lead}: " + ", ".join(f"{area} ({count})" for area, count in areas))
+    picks = highlights(prs, WEEKLY_HIGHLIGHTS if week else HIGHLIGHTS) if highlighted else []
     if picks:
         lines.append("Highlights:")
         lines.extend(pr_line(pr, report.tz, with_date=is_range(report)) for pr in picks)
@@ -157,9 +176,11 @@ def parent_message(
     return Message(text=truncate("\n".join(lines), MAX_FALLBACK_CHARS), blocks=text_sections(lines))
 
 
-def home_blocks(reports: Sequence[DailyReport], help_text: str) -> list[dict[str, Any]]:
-    """The Home tab: each repository's latest day, as many as fit, then how to use the bot."""
-    blocks: list[dict[str, Any]] = []
+def home_blocks(
+    reports: Sequence[DailyReport], help_text: str, before: Sequence[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """The Home tab: what comes `before`, each repository's latest day, as many as fit, then how to use the bot."""
+    blocks: list[dict[str, Any]] = list(before)
     for report in reports:
         more = parent_message(report, in_thread=False).blocks
         if len(blocks) + len(more) < MAX_HOME_BLOCKS:  # one left for the help
@@ -167,25 +188,21 @@ def home_blocks(reports: Sequence[DailyReport], help_text: str) -> list[dict[str
     return [*blocks, mrkdwn_section(help_text)]
 
 
-def thread_messages(report: DailyReport, limit: int | None = None) -> list[Message]:
+def thread_messages(report: DailyReport, limit: int | None = None, more: Callable[[int], str] | None = None) -> list[Message]:
     """Every PR of the day, grouped by area; trivial PRs compact at the end.
 
     With `limit`, at most that many substantial and that many trivial PRs are
-    listed, and a last line says how many were left out.
+    listed, and a last line says how many were left out (`more`, by default how to narrow the list down).
     """
     with_date = is_range(report)
     substantial = [pr for pr in report.prs if pr.type != "trivial"]
     trivial = [pr for pr in report.prs if pr.type == "trivial"]
     shown, shown_trivial = substantial[:limit], trivial[:limit]
-    groups: dict[str, list[PullRequest]] = {}
-    for pr in shown:
-        groups.setdefault(primary_area(pr), []).append(pr)
-    position, touched = area_order(report.repo), touching(report.prs)
-    order = sorted(groups, key=lambda a: (-len(groups[a]), position(a)))
+    touched = touching(report.prs)
     blocks: list[dict[str, Any]] = []
-    for area in order:
-        blocks.append(mrkdwn_section(group_heading(area, len(groups[area]), touched[area])))
-        for pr in groups[area]:
+    for area, prs in by_area(shown, report.repo):
+        blocks.append(mrkdwn_section(group_heading(area, len(prs), touched[area])))
+        for pr in prs:
             blocks.append(mrkdwn_section(pr_line(pr, report.tz, with_date), accessory=summary_button(pr)))
     if shown_trivial:
         lines = [f"*trivial* ({len(trivial)}) _\u2014 any PR's full summary: `/prdigest pr N`_"] + [
@@ -194,8 +211,17 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
         blocks.extend(text_sections(lines))
     left_out = len(substantial) - len(shown) + len(trivial) - len(shown_trivial)
     if left_out:
-        blocks.append(mrkdwn_section(f"_{more_note(left_out)}_"))
+        blocks.append(mrkdwn_section(f"_{(more or more_note)(left_out)}_"))
     return split_blocks(blocks)
+
+
+def by_area(prs: list[PullRequest], repo: str) -> list[tuple[str, list[PullRequest]]]:
+    """PRs grouped under their main areas, in their order within each; the largest group first, ties in areas.toml's order."""
+    groups: dict[str, list[PullRequest]] = {}
+    for pr in prs:
+        groups.setdefault(primary_area(pr), []).append(pr)
+    position = area_order(repo)
+    return sorted(groups.items(), key=lambda group: (-len(group[1]), position(group[0])))
 
 
 def group_heading(area: str, listed: int, touched: int) -> str:
@@ -211,17 +237,32 @@ def more_note(left_out: int) -> str:
     return f"\u2026and {left_out} more; narrow it down with an area, an author or a shorter period."
 
 
-def daily_report_messages(report: DailyReport, scope: str | None = None) -> list[Message]:
-    """The parent message followed by the thread replies."""
-    return [parent_message(report, scope)] + thread_messages(report)
+def daily_report_messages(report: DailyReport, scope: str | None = None, week: bool = False) -> list[Message]:
+    """The parent message followed by the thread replies; a week's parent counts every area."""
+    return [parent_message(report, scope, week=week)] + thread_messages(report)
+
+
+def filter_scope(rule: Filter) -> str | None:
+    """How a report names what its subscription's filter keeps: "in rocm, nvidia", or the rule itself
+    (plain text, escaped where it is shown, as a headline is)."""
+    if rule.everything:
+        return None
+    if rule.only_areas:
+        return f"in {', '.join(rule.areas)}"
+    return f"matching `{rule.text}`"
 
 
 def reply_messages(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, limit: int = MAX_LISTED
 ) -> list[Message]:
     """A day or a period as the answer to a command: the summary, then its PRs (at most `limit` of each type)."""
-    highlighted = sum(pr.type != "trivial" for pr in report.prs) > SHORT_LIST
-    return [parent_message(report, scope, as_of, in_thread=False, highlighted=highlighted)] + thread_messages(report, limit=limit)
+    parent = parent_message(report, scope, as_of, in_thread=False, highlighted=worth_highlighting(report))
+    return [parent] + thread_messages(report, limit=limit)
+
+
+def worth_highlighting(report: DailyReport) -> bool:
+    """Whether a reply's summary picks highlights: not when the list right below it is short enough to read whole."""
+    return sum(pr.type != "trivial" for pr in report.prs) > SHORT_LIST
 
 
 def pack_lines(lines: list[str], limit: int) -> list[str]:
@@ -262,13 +303,15 @@ def _message(blocks: list[dict[str, Any]]) -> Message:
     return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=blocks)
 
 
-def pr_summary_message(pr: PullRequest, tz: ZoneInfo) -> Message:
-    """The full four-section summary of one PR."""
+def pr_summary_message(pr: PullRequest, tz: ZoneInfo, shipped: str | None = None) -> Message:
+    """The full four-section summary of one PR, and `shipped` (our mrkdwn: the release that shipped it) under its head."""
     when = pr.merged_at.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
     head = f"*{pr_link(pr)}*\nby {escape(pr.author)} · merged {when}"
     if pr.merged_by:
         head += f" by {escape(pr.merged_by)}"
     head += f" · {pr.type}" + (f" · {', '.join(pr.areas)}" if pr.areas else "")
+    if shipped:
+        head += f"\n{shipped}"
     blocks = [mrkdwn_section(head)]
     if pr.summary:
         for key, label in SECTIONS:
@@ -299,10 +342,10 @@ def pr_list_message(heading: str, prs: list[PullRequest], tz: ZoneInfo, note: st
 LIVE_LISTED = 30
 
 
-def live_message(prs: list[PullRequest], areas: Sequence[str], tz: ZoneInfo) -> Message:
+def live_message(prs: list[PullRequest], rule: Filter, tz: ZoneInfo) -> Message:
     """Newly merged PRs as one compact alert: each with its link, author, time, areas and *What changed*."""
     repo = prs[0].repo
-    scope = f" in {', '.join(areas)}" if areas else ""
+    scope = f" {escape(filter_scope(rule) or '')}" if not rule.everything else ""
     if len(prs) == 1:
         heading = f"*Merged{scope}* \u00b7 {escape(repo)}"
     else:

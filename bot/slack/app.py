@@ -1,4 +1,6 @@
-"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
+"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab (bot.slack.home).
+
+Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
 
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
@@ -7,9 +9,11 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.request import Request
 
 from slack_bolt import Ack, App, BoltResponse, Respond
 from slack_bolt.error import BoltUnhandledRequestError
@@ -21,24 +25,27 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
-from bot.answers.commands import Reply, execute, help_text, is_slow, pr_reply
+from bot.answers.commands import Reply, execute, is_slow, pr_reply
+from bot.answers.feedback import votable
 from bot.answers.mentions import (
     EMPTY_QUESTION,
     LOOKING,
     Replies,
+    answered_message,
     apology,
     keep_turn,
     question_text,
-    replies_message,
     reply_to,
     start_turn,
 )
 from bot.config import Settings
-from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
+from bot.messages.blocks import SUMMARY_ACTION, Message, text_message
 from bot.runtime import Runtime
-from store.days import local_day
-from store.report.day import DailyReport, load_report
-from store.tables.prs import latest_merge
+from bot.slack.explain import Explain
+from bot.slack.feedback import Feedback
+from bot.slack.home import HomeTab
+from bot.slack.previews import LinkPreviews
+from bot.slack.sharing import Sharing, shareable
 from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
@@ -48,6 +55,8 @@ _SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100})#([1
 WORKING = "_Working on it\u2026_"
 # Answers prepared at once (each may wait on the model); more requests queue, acknowledged all the same.
 WORKERS = 8
+# The longest an answer waits for the requests waiting for their acknowledgement (see Listeners.after_acks).
+ACKS_FIRST = 1.0
 
 
 def slack_client(settings: Settings) -> WebClient:
@@ -56,13 +65,29 @@ def slack_client(settings: Settings) -> WebClient:
     so those are read back (bot.slack.posted) instead of sent again.
     """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    client = WebClient(token=settings.slack_bot_token, base_url=base_url)
+    client = _TokenStaysClient(token=settings.slack_bot_token, base_url=base_url)
     client.retry_handlers = [
         RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
         _ServerErrors(max_retry_count=2),
         _ConnectionErrors(max_retry_count=1),
     ]
     return client
+
+
+class _TokenStaysClient(WebClient):
+    """slack_sdk's WebClient, its token kept from redirects.
+
+    It sends through urllib, which follows a redirect of a POST (301, 302, 303) as a GET to
+    wherever Location says, with every header it was given, Authorization included. A header
+    added as "unredirected" is urllib's own way to send one with the first request only.
+    Slack's Web API does not redirect, so nothing that works is lost.
+    """
+
+    def _perform_urllib_http_request_internal(self, url: str, req: Request) -> dict[str, Any]:
+        token = req.headers.pop("Authorization", None)
+        if token:
+            req.add_unredirected_header("Authorization", token)
+        return super()._perform_urllib_http_request_internal(url, req)
 
 
 def _creates_message(request: HttpRequest) -> bool:
@@ -87,8 +112,13 @@ class _ConnectionErrors(ConnectionErrorRetryHandler):
         )
 
 
-def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
-    """The bolt App with every listener registered; its token is checked with auth.test."""
+def _never() -> bool:
+    return False
+
+
+def build_app(runtime: Runtime, client: WebClient | None = None, acks_waiting: Callable[[], bool] = _never) -> App:
+    """The bolt App with every listener registered; its token is checked with auth.test.
+    `acks_waiting` tells whether requests are waiting for their acknowledgement (the HTTP server knows)."""
     settings = runtime.settings
     app = App(
         client=client or slack_client(settings),
@@ -97,8 +127,12 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
         name="prdigest",
         # To _malformed, as one log line; bolt's own warning is a screenful of suggested code per request.
         raise_error_for_unhandled_request=True,
+        # Each listener acknowledges and hands its work to Listeners' pool, so it may run on the request's own
+        # thread. Otherwise bolt runs it on a pool of its own and polls every 10 ms for the acknowledgement,
+        # which held each HTTP request thread 10 ms or more and capped a burst at a few hundred acks a second.
+        process_before_response=True,
     )
-    Listeners(runtime).register(app)
+    Listeners(runtime, acks_waiting=acks_waiting).register(app)
     app.error(_malformed)
     return app
 
@@ -119,19 +153,30 @@ class Listeners:
     while every worker waits on a slow model.
     """
 
-    def __init__(self, runtime: Runtime, workers: int = WORKERS) -> None:
+    def __init__(self, runtime: Runtime, workers: int = WORKERS, acks_waiting: Callable[[], bool] = _never) -> None:
         self.runtime = runtime
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="prdigest-answer")
+        self.acks_waiting = acks_waiting
 
     def register(self, app: App) -> None:
         # Any command routed to this app is ours, so a workspace may rename /prdigest when the name is taken.
         app.command(re.compile(r"^/"))(self.on_command)
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
-        app.event("app_home_opened")(self.on_home_opened)
+        for kind in (HomeTab, LinkPreviews, Feedback, Sharing, Explain):
+            kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
-        self.work.submit(_logged, job, *args)
+        self.work.submit(self.after_acks, job, *args)
+
+    def after_acks(self, job: Callable[..., None], *args: Any) -> None:
+        """Run a job of the answer pool once no request waits for its acknowledgement (ACKS_FIRST at most).
+        Slack waits 3 s for an acknowledgement and far longer for the answer; the interpreter runs one thread
+        at a time, so in a burst the answers would otherwise slow every acknowledgement still to come."""
+        waited_enough = time.monotonic() + ACKS_FIRST
+        while self.acks_waiting() and time.monotonic() < waited_enough:
+            time.sleep(0.005)
+        _logged(job, *args)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
         if not command.get("response_url"):
@@ -146,8 +191,10 @@ class Listeners:
         self.later(self.answer_command, text, command, respond)
 
     def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
-        reply = execute(self.runtime, text, channel=command.get("channel_id"), user=command.get("user_id"))
-        send_reply(respond, reply)
+        channel, user = command.get("channel_id"), command.get("user_id")
+        reply = execute(self.runtime, text, channel=channel, user=user)
+        reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
+        send_reply(respond, shareable(self.runtime, reply, channel, user))
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
@@ -192,12 +239,13 @@ class Listeners:
             placeholder = None
         try:
             replies = reply_to(self.runtime, question, history=history, channel=channel)
-            message = replies_message(replies, self.runtime.settings.timezone)
+            message = answered_message(self.runtime, question, replies, history)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
         else:
             self._keep_turn(channel, ts, replies)
+        message = votable(self.runtime, message, "mention", channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
 
     def _keep_turn(self, channel: str, ts: str, replies: Replies) -> None:
@@ -206,33 +254,6 @@ class Listeners:
             keep_turn(self.runtime, channel, ts, replies)
         except Exception:  # the store may be locked or gone: the next question then reads this one again
             log.exception("could not keep the answer to the mention %s/%s", channel, ts)
-
-    def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab") != "home":
-            return
-        if not isinstance(event.get("user"), str):
-            log.warning("a Home tab opened by no user; nothing to publish")
-            return
-        self.later(self.publish_home, event["user"], client)
-
-    def publish_home(self, user: str, client: WebClient) -> None:
-        client.views_publish(user_id=user, view={"type": "home", "blocks": self.home_blocks()})
-
-    def home_blocks(self) -> list[dict[str, Any]]:
-        """The Home tab: the latest day of each configured repository, then how to use the bot."""
-        repos = self.runtime.settings.repos
-        reports = [report for report in map(self._latest_report, repos) if report is not None]
-        return home_blocks(reports, help_text(repos))
-
-    def _latest_report(self, repo: str) -> DailyReport | None:
-        """The report of `repo`'s latest day with merges; None when it has none or it cannot be read."""
-        db, tz = self.runtime.db, self.runtime.settings.timezone
-        try:
-            latest = latest_merge(db, repo)
-            return None if latest is None else load_report(db, repo, local_day(latest, tz), tz)
-        except Exception:  # the rest of the Home tab is still useful
-            log.exception("could not read the latest report of %s for the Home tab", repo)
-            return None
 
 
 def _logged(job: Callable[..., None], *args: Any) -> None:

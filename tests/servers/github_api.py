@@ -2,12 +2,15 @@
 
 It holds a set of PRs per repository and answers what prdigest asks: the
 repository, search/issues, pulls/N, pulls/N/files (Link pagination) and the
-GraphQL search and files queries. Every answer carries GitHub's rate-limit
+GraphQL search and files queries. It also holds tags (each with the history
+of commits it reaches) and releases, and answers releases, commits and
+compare pages as GitHub does. Every answer carries GitHub's rate-limit
 headers; faults (5xx, secondary limits, slowness) are injected per path.
 """
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import threading
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 from zoneinfo import ZoneInfo
 
 from servers.loopback import LoopbackServer
@@ -33,7 +36,7 @@ def _iso(moment: datetime | None) -> str | None:
 class FakePull:
     number: int
     title: str
-    merged_at: datetime | None  # None: closed without being merged
+    merged_at: datetime | None  # None: closed without being merged, or still open
     author: str = "ada-l"
     merged_by: str | None = "merge-bot"
     body: str = ""
@@ -44,16 +47,76 @@ class FakePull:
     updated_at: datetime | None = None
     created_at: datetime | None = None
     closed_at: datetime | None = None
+    open: bool = False  # not merged and not closed: under review
 
     def __post_init__(self) -> None:
         anchor = self.merged_at or self.closed_at or datetime(2026, 1, 1, tzinfo=UTC)
-        self.closed_at = self.closed_at or anchor
+        self.closed_at = None if self.open else self.closed_at or anchor
         self.created_at = self.created_at or anchor - timedelta(days=2)
         self.updated_at = self.updated_at or anchor + timedelta(minutes=1)
 
     def touch(self, later: timedelta = timedelta(hours=1)) -> None:
         """An edit after the merge (a label, a comment): GitHub moves updated_at."""
         self.updated_at = (self.updated_at or datetime.now(UTC)) + later
+
+
+@dataclass(frozen=True)
+class FakeCommit:
+    sha: str
+    message: str
+
+
+@dataclass
+class FakeRelease:
+    tag: str
+    published_at: datetime | None  # None: a draft, which GitHub lists to tokens with push access only
+    prerelease: bool = False
+    name: str = ""
+    created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        self.created_at = self.created_at or self.published_at or datetime(2026, 1, 1, tzinfo=UTC)
+
+
+class FakeHistory:
+    """Commits on main and on release branches, as much of git as releases and compares need.
+
+    A squash merge is one commit on main naming its PR; a cherry-pick copies a
+    commit onto a branch as a new commit (a new SHA) with the same message.
+    """
+
+    def __init__(self, seed: str = "acme") -> None:
+        self.seed = seed
+        self.main: list[FakeCommit] = []
+        self.branches: dict[str, list[FakeCommit]] = {}
+
+    def _new(self, message: str) -> FakeCommit:
+        count = len(self.main) + sum(len(commits) for commits in self.branches.values())
+        return FakeCommit(hashlib.sha1(f"{self.seed}:{count}:{message}".encode()).hexdigest(), message)
+
+    def merge(self, pull: FakePull, merge_commit: bool = False) -> FakeCommit:
+        """`pull` merged into main: squashed ("Title (#N)"), or by a merge commit ("Merge pull request #N from …")."""
+        if merge_commit:
+            message = f"Merge pull request #{pull.number} from {pull.author}/change-{pull.number}\n\n{pull.title}"
+        else:
+            message = f"{pull.title} (#{pull.number})\n\n{pull.body}"
+        return self.commit(message)
+
+    def commit(self, message: str, branch: str | None = None) -> FakeCommit:
+        commit = self._new(message)
+        (self.branches[branch] if branch else self.main).append(commit)
+        return commit
+
+    def cut(self, branch: str) -> None:
+        """A release branch from main as it is now."""
+        self.branches[branch] = list(self.main)
+
+    def cherry_pick(self, branch: str, commit: FakeCommit) -> FakeCommit:
+        return self.commit(f"{commit.message}\n\n(cherry picked from commit {commit.sha})", branch)
+
+    def head(self, branch: str | None = None) -> list[FakeCommit]:
+        """The commits a tag made now on `branch` (main by default) reaches, oldest first."""
+        return list(self.branches[branch] if branch else self.main)
 
 
 @dataclass
@@ -72,6 +135,7 @@ class Seen:
     path: str
     query: dict[str, str]
     operation: str | None = None  # GraphQL operation name
+    authorization: str | None = None  # the Authorization header, as received
 
 
 @dataclass
@@ -96,6 +160,8 @@ class FakeGitHub(LoopbackServer):
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repos: dict[str, dict[int, FakePull]] = {}
+        self.tags: dict[str, dict[str, list[FakeCommit]]] = {}
+        self.releases: dict[str, list[FakeRelease]] = {}
         for repo, items in (pulls or {}).items():
             self.add(repo, *items)
         self.token = token  # when set, any other token is refused with 401
@@ -103,6 +169,9 @@ class FakeGitHub(LoopbackServer):
         self.delay = 0.0  # every answer waits this long: a slow GitHub
         self.search_cap = 1000
         self.seen: list[Seen] = []
+        # (PR number, "node" | "pull" | "files") -> what that answer becomes: its GraphQL search node, its
+        # pulls/N object, or each of its files pages, in a shape GitHub does not document.
+        self.reshape: dict[tuple[int, str], Callable[[Any], Any]] = {}
         self.limits = {"core": _Limit(5000, 3600), "search": _Limit(30, 60), "graphql": _Limit(5000, 3600)}
         self._faults: list[list[Any]] = []
         self._lock = threading.Lock()
@@ -116,8 +185,18 @@ class FakeGitHub(LoopbackServer):
     def add(self, repo: str, *pulls: FakePull) -> None:
         self.repos.setdefault(repo, {}).update({pull.number: pull for pull in pulls})
 
+    def tag(self, repo: str, name: str, history: list[FakeCommit]) -> None:
+        """A tag reaching `history` (oldest first), as FakeHistory.head gives it."""
+        self.repos.setdefault(repo, {})
+        self.tags.setdefault(repo, {})[name] = list(history)
+
+    def publish(self, repo: str, *releases: FakeRelease) -> None:
+        """Releases (or drafts) of tags already made."""
+        self.repos.setdefault(repo, {})
+        self.releases.setdefault(repo, []).extend(releases)
+
     def fail(self, fault: Fault, match: str = "", times: int = 1) -> None:
-        """The next `times` requests whose path contains `match` get `fault`."""
+        """The next `times` requests whose path (with its query, "?page=2") contains `match` get `fault`."""
         with self._lock:
             self._faults.append([match, fault, times])
 
@@ -130,6 +209,10 @@ class FakeGitHub(LoopbackServer):
         with self._lock:
             limit = self.limits[resource]
             limit.remaining, limit.reset = 0, self.clock() + reset_in
+
+    def reshaped(self, number: int, answer: str, value: Any) -> Any:
+        change = self.reshape.get((number, answer))
+        return change(value) if change else value
 
     def count(self, path_part: str = "", operation: str | None = None) -> int:
         return sum(
@@ -195,7 +278,7 @@ def rest_pull(repo: str, pull: FakePull, full: bool) -> dict[str, Any]:
         "number": pull.number,
         "title": pull.title,
         "html_url": html,
-        "state": "closed",
+        "state": "open" if pull.open else "closed",
         "user": _user(pull.author),
         "body": pull.body or None,
         "labels": [{"name": name} for name in pull.labels],
@@ -215,6 +298,30 @@ def rest_pull(repo: str, pull: FakePull, full: bool) -> dict[str, Any]:
         "deletions": pull.deletions,
         "changed_files": len(pull.files),
     }
+
+
+def _newest_created(releases: list[FakeRelease]) -> list[FakeRelease]:
+    return sorted(releases, key=lambda release: (release.created_at, release.tag), reverse=True)
+
+
+def _rest_release(repo: str, release: FakeRelease) -> dict[str, Any]:
+    return {
+        "id": int(hashlib.sha1(release.tag.encode()).hexdigest()[:8], 16),
+        "tag_name": release.tag,
+        "target_commitish": "main",
+        "name": release.name or release.tag,
+        "draft": release.published_at is None,
+        "prerelease": release.prerelease,
+        "created_at": _iso(release.created_at),
+        "published_at": _iso(release.published_at),
+        "body": f"Release {release.tag}",
+        "html_url": f"https://github.example/{repo}/releases/tag/{release.tag}",
+    }
+
+
+def _rest_commit(commit: FakeCommit) -> dict[str, Any]:
+    return {"sha": commit.sha, "commit": {"message": commit.message, "author": {"name": "Ada L", "date": "2026-01-01T00:00:00Z"}},
+            "parents": []}
 
 
 def _file(path: str) -> dict[str, Any]:
@@ -287,10 +394,12 @@ class _Handler(BaseHTTPRequestHandler):
         query = {key: values[-1] for key, values in parse_qs(split.query).items()}
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}") if length else {}
-        self.github.seen.append(Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None))
+        seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None,
+                    self.headers.get("Authorization"))
+        self.github.seen.append(seen)
         if self.github.delay:
             time.sleep(self.github.delay)
-        if self._faulted(path) or self._refused(path):
+        if self._faulted(f"{path}?{split.query}" if split.query else path) or self._refused(path):
             return
         resource = "graphql" if path == "/graphql" else "search" if path.startswith("/search/") else "core"
         limits = self.github._spend(resource)
@@ -363,17 +472,35 @@ class _Handler(BaseHTTPRequestHandler):
         if parts[0] != "repos" or len(parts) < 3:
             raise _Answer(404, "Not Found")
         repo = f"{parts[1]}/{parts[2]}"
-        pulls = self.github.repos.get(repo)
-        if pulls is None:
+        if repo not in self.github.repos:
             raise _Answer(404, "Not Found")
         if len(parts) == 3:
             return 200, {"full_name": repo, "name": parts[2], "owner": {"login": parts[1]}, "private": False}, {}
-        if len(parts) in (5, 6) and parts[3] == "pulls" and parts[4].isdigit() and int(parts[4]) in pulls:
-            pull = pulls[int(parts[4])]
-            if len(parts) == 5:
-                return 200, rest_pull(repo, pull, full=True), {}
-            if parts[5] == "files":
-                return self._page([_file(p) for p in pull.files[:3000]], path, query)
+        return self._repo_route(repo, parts[3:], path, query)
+
+    def _repo_route(self, repo: str, parts: list[str], path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+        """What is under /repos/OWNER/NAME/: releases, commits, a comparison, a pull and its files."""
+        if parts == ["releases"]:
+            return self._page([_rest_release(repo, release) for release in _newest_created(self.github.releases.get(repo, []))],
+                              path, query)
+        if parts == ["commits"]:
+            history = self.github.tags.get(repo, {}).get(query.get("sha", ""))
+            if history is None:
+                raise _Answer(404, "Not Found")
+            return self._page([_rest_commit(commit) for commit in reversed(history)], path, query)
+        if parts[0] == "compare" and len(parts) > 1:
+            return self._compare(repo, unquote("/".join(parts[1:])), path, query)
+        pulls = self.github.repos[repo]
+        if len(parts) in (2, 3) and parts[0] == "pulls" and parts[1].isdigit() and int(parts[1]) in pulls:
+            return self._pull(repo, pulls[int(parts[1])], parts[2:], path, query)
+        raise _Answer(404, "Not Found")
+
+    def _pull(self, repo: str, pull: FakePull, rest: list[str], path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+        if not rest:
+            return 200, self.github.reshaped(pull.number, "pull", rest_pull(repo, pull, full=True)), {}
+        if rest[0] == "files":
+            status, page, links = self._page([_file(p) for p in pull.files[:3000]], path, query)
+            return status, self.github.reshaped(pull.number, "files", page), links
         raise _Answer(404, "Not Found")
 
     def _page(self, items: list, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
@@ -382,6 +509,25 @@ class _Handler(BaseHTTPRequestHandler):
         last = max(1, -(-len(items) // per_page))
         chunk = items[(page - 1) * per_page : page * per_page]
         return 200, chunk, self._links(path, query, page, last)
+
+    def _compare(self, repo: str, spec: str, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+        """base...head: the commits head reaches and base does not, oldest first; 250 at most unless paged."""
+        tags = self.github.tags.get(repo, {})
+        base, dots, head = spec.partition("...")
+        if not dots or base not in tags or head not in tags:
+            raise _Answer(404, "Not Found")
+        in_base, in_head = {c.sha for c in tags[base]}, {c.sha for c in tags[head]}
+        ahead = [_rest_commit(commit) for commit in tags[head] if commit.sha not in in_base]
+        behind = len(in_base - in_head)
+        if "per_page" in query or "page" in query:
+            status, commits, links = self._page(ahead, path, query)
+        else:
+            status, commits, links = 200, ahead[:250], {}
+        state = ("diverged" if behind else "ahead") if ahead else ("behind" if behind else "identical")
+        body = {"url": f"https://api.github.example/repos/{repo}/compare/{spec}", "status": state,
+                "ahead_by": len(ahead), "behind_by": behind, "total_commits": len(ahead),
+                "commits": commits, "files": []}
+        return status, body, links
 
     def _search(self, query: dict[str, str]) -> tuple[int, Any, dict]:
         q = query.get("q", "")
@@ -411,6 +557,16 @@ class _Handler(BaseHTTPRequestHandler):
             connection = {"pageInfo": {"hasNextPage": end < len(pull.files), "endCursor": _cursor(end)},
                           "nodes": [{"path": path} for path in files]}
             return {"data": {"repository": {"pullRequest": {"files": connection}}}}
+        if operation == "PullsByNumber":
+            found: dict[str, Any] = {}
+            errors = []
+            for alias, number in re.findall(r"(\w+): pullRequest\(number: (\d+)\)", text):
+                pull = pulls.get(int(number))
+                found[alias] = _graphql_node(repo, pull, text) if pull else None
+                if pull is None:
+                    errors.append({"type": "NOT_FOUND", "path": ["repository", alias], "locations": [],
+                                   "message": f"Could not resolve to a PullRequest with the number of {number}."})
+            return {"data": {"repository": found}, **({"errors": errors} if errors else {})}
         if operation != "MergedPulls":
             return {"errors": [{"message": f"unknown operation {operation}"}]}
         first = variables["first"]
@@ -424,7 +580,7 @@ class _Handler(BaseHTTPRequestHandler):
         search = {
             "issueCount": len(found),
             "pageInfo": {"hasNextPage": end < len(visible), "endCursor": _cursor(end)},
-            "nodes": [_graphql_node(repo, pull, text) for pull in page],
+            "nodes": [self.github.reshaped(pull.number, "node", _graphql_node(repo, pull, text)) for pull in page],
         }
         return {"data": {"repository": {"nameWithOwner": repo}, "search": search}}
 

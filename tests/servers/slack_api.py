@@ -1,20 +1,23 @@
 """A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
 
-It answers auth.test, chat.postMessage, chat.update, chat.delete, conversations.history,
-conversations.replies (with message metadata), reactions.add, views.publish and
-apps.connections.open (when a Socket Mode server is attached) the way Slack
-does, records every call, and can answer a method with 429 + Retry-After, an
+It answers auth.test, chat.postMessage, chat.update, chat.delete, chat.unfurl, conversations.history,
+conversations.replies (with message metadata), conversations.open (a person's
+direct messages), reactions.add, views.publish (checked as Slack checks a Home
+tab), views.open and apps.connections.open (when a Socket Mode server is
+attached) the way Slack does, records every call, and can answer a method with 429 + Retry-After, an
 HTTP error or a Slack error ({"ok": false, "error": ...}). A fault may also
 come after the message was accepted: an HTTP error, a dropped connection, or
 no answer at all until the test ends (so a poster can be killed right there).
-It also builds the signed requests Slack sends to an app over HTTP: slash
-commands, events and button clicks.
+A test may delete a message (`delete`), as a person can: updating it then fails as in Slack.
+It also builds the requests Slack sends to an app, signed over HTTP or as Socket Mode payloads:
+slash commands, events (mentions, link_shared), button clicks, modal submissions and message shortcuts.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +34,13 @@ BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
 SIGNING_SECRET = "test-signing-secret"
 BOT_USER = "UPRDIGEST"
+USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 TEAM = "T0TEST"
+
+
+def dm_channel(user: str) -> str:
+    """The channel of the bot's direct messages with `user`, as the fake opens it."""
+    return "D" + user[1:]
 
 
 @dataclass
@@ -52,6 +61,7 @@ class Fault:
     accept: bool = False  # carry the call out first, then answer with the fault
     drop: bool = False  # close the connection without answering
     hang: bool = False  # answer nothing until the server closes
+    gate: threading.Event | None = None  # answer nothing until the test sets it, then answer as if no fault
 
 
 class FakeSlack(LoopbackServer):
@@ -64,6 +74,8 @@ class FakeSlack(LoopbackServer):
         self._faults: dict[str, list[Fault]] = {}
         self._held: dict[str, threading.Event] = {}  # response_url hook -> set when its calls may go through
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages in the order posted
+        self.views: dict[str, dict[str, Any]] = {}  # user -> the Home tab last published to them
+        self.deleted: set[tuple[str, str]] = set()  # (channel, ts) of messages deleted in Slack
         self._last_ts = 0.0
         self._changed = threading.Condition()
         self._closing = threading.Event()
@@ -83,7 +95,8 @@ class FakeSlack(LoopbackServer):
         return f"{self.base}/respond/{name}"
 
     def fail(self, method: str, *faults: Fault | None) -> None:
-        """Answer the next calls of `method` with these faults in order (None: normally), then normally again."""
+        """Answer the next calls of `method` with these faults in order (None: normally), then normally again.
+        `response_url:HOOK` names what is sent to response_url(HOOK)."""
         with self._changed:
             self._faults.setdefault(method, []).extend(faults)
 
@@ -101,11 +114,18 @@ class FakeSlack(LoopbackServer):
         if release is not None:
             release.wait(120)  # a test that forgot to set it still ends
 
+    def delete(self, channel: str, ts: str) -> None:
+        """A person deletes a message: it leaves the channel, and chat.update of it fails."""
+        self._delete({"channel": channel, "ts": ts})
+        with self._changed:
+            self.deleted.add((channel, ts))
+
     def reset(self) -> None:
         with self._changed:
             self.calls.clear()
             self._faults.clear()
             self.messages.clear()
+            self.deleted.clear()
             for release in self._held.values():
                 release.set()
             self._held.clear()
@@ -205,27 +225,136 @@ class FakeSlack(LoopbackServer):
             found = [{k: v for k, v in m.items() if k != "metadata"} for m in found]
         return {"ok": True, "messages": found, "has_more": False}
 
+    def _open(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A person's direct-message channel: the same one every time, D… for U…."""
+        users = str(params.get("users") or "")
+        if not USER_ID.fullmatch(users):
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "channel": {"id": dm_channel(users)}}
+
+    def _publish(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A Home tab, refused as Slack refuses one it cannot show."""
+        view = params.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        user = params.get("user_id")
+        problems = view_problems(view) if isinstance(user, str) and user else ["no user_id"]
+        if problems:
+            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": problems}}
+        with self._changed:
+            self.views[user] = view
+        return {"ok": True, "view": {**view, "id": f"V{user}", "hash": f"{time.time():.6f}"}}
+
+    def home_action(self, user: str, action_id: str, *chosen: str, block_id: str | None = None,
+                    typed: str | None = None) -> dict[str, Any]:
+        """The block_actions payload of `user` using a control on the Home tab last published to them: choosing
+        options of a select (by value: only ones it lists), typing into an input, or clicking a button."""
+        with self._changed:
+            view = self.views[user]
+        for block in view["blocks"]:
+            if block_id is not None and block.get("block_id") != block_id:
+                continue
+            for element in [*block.get("elements", []), *(block[key] for key in ("accessory", "element") if key in block)]:
+                if element.get("action_id") != action_id:
+                    continue
+                action = {"type": element["type"], "action_id": action_id, "block_id": block.get("block_id", "sLaCk"),
+                          "action_ts": f"{time.time():.6f}"}
+                listed = {o["value"]: o for o in [*element.get("options", []),
+                                                   *(o for g in element.get("option_groups", []) for o in g["options"])]}
+                if element["type"] == "static_select":
+                    action["selected_option"] = listed[chosen[0]]
+                elif element["type"] == "multi_static_select":
+                    action["selected_options"] = [listed[value] for value in chosen]
+                elif element["type"] == "plain_text_input":
+                    action["value"] = typed
+                else:
+                    action["value"] = element["value"]
+                return home_action_payload(user, action)
+        raise AssertionError(f"the Home tab of {user} has no {action_id} in {block_id or 'any block'}")
+
     def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
-        if method != "apps.connections.open" and token != self.bot_token:
-            return {"ok": False, "error": "invalid_auth"}
         if method == "apps.connections.open":
             if token != APP_TOKEN or not self.socket_url:
                 return {"ok": False, "error": "invalid_auth"}
             return {"ok": True, "url": self.socket_url}
+        if token != self.bot_token:
+            return {"ok": False, "error": "invalid_auth"}
+        if method.startswith("chat."):
+            return self._chat(method, params)
+        if method.startswith("conversations."):
+            return self._conversations(method, params)
+        if method.startswith("views."):
+            return self._views(method, params)
         if method == "auth.test":
             return {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "prdigest",
                     "team_id": TEAM, "user_id": BOT_USER, "bot_id": "BPRDIGEST"}
+        if method == "reactions.add":
+            return {"ok": True}
+        return _unknown_method()
+
+    def _chat(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "chat.postMessage":
             return self._post(params)
-        if method in ("conversations.history", "conversations.replies"):
-            return self._read(method, params)
         if method == "chat.update":
+            if (params.get("channel"), params.get("ts")) in self.deleted:
+                return {"ok": False, "error": "message_not_found"}
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
+        if method == "chat.unfurl":
+            return _unfurl(params)
         if method == "chat.delete":
             return self._delete(params)
-        if method in ("reactions.add", "views.publish"):
-            return {"ok": True}
-        return {"ok": False, "error": "unknown_method"}
+        return _unknown_method()
+
+    def _conversations(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method in ("conversations.history", "conversations.replies"):
+            return self._read(method, params)
+        if method == "conversations.open":
+            return self._open(params)
+        return _unknown_method()
+
+    def _views(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "views.publish":
+            return self._publish(params)
+        if method == "views.open":
+            return _view_opened(params)
+        return _unknown_method()
+
+
+def _unknown_method() -> dict[str, Any]:
+    return {"ok": False, "error": "unknown_method"}
+
+
+def _blocks_problem(blocks: Any, most: int) -> str | None:
+    """Slack's answer to blocks it will not show: not a list of typed objects, or too many."""
+    if not isinstance(blocks, list) or not all(isinstance(block, dict) and "type" in block for block in blocks):
+        return "invalid_blocks"
+    return "invalid_blocks" if len(blocks) > most else None
+
+
+def _unfurl(params: dict[str, Any]) -> dict[str, Any]:
+    """chat.unfurl: a channel and ts (or unfurl_id and source), and unfurls mapping each URL to blocks."""
+    unfurls = params.get("unfurls")
+    unfurls = json.loads(unfurls) if isinstance(unfurls, str) else unfurls
+    if not (params.get("channel") and params.get("ts")) and not (params.get("unfurl_id") and params.get("source")):
+        return {"ok": False, "error": "invalid_arguments"}
+    if not isinstance(unfurls, dict) or not unfurls:
+        return {"ok": False, "error": "invalid_unfurls_format"}
+    problems = [_blocks_problem((value or {}).get("blocks"), 50) if isinstance(value, dict) else "invalid_unfurls_format"
+                for value in unfurls.values()]
+    problem = next((problem for problem in problems if problem), None)
+    return {"ok": False, "error": problem} if problem else {"ok": True}
+
+
+def _view_opened(params: dict[str, Any]) -> dict[str, Any]:
+    """views.open: a trigger_id, and a modal with a title, at most 100 blocks and private_metadata of 3,000 characters."""
+    view = params.get("view")
+    view = json.loads(view) if isinstance(view, str) else view
+    if not params.get("trigger_id"):
+        return {"ok": False, "error": "invalid_trigger_id"}
+    if not isinstance(view, dict) or view.get("type") != "modal" or not view.get("title"):
+        return {"ok": False, "error": "invalid_arguments"}
+    if _blocks_problem(view.get("blocks"), 100) or len(view.get("private_metadata", "")) > 3000:
+        return {"ok": False, "error": "invalid_arguments"}
+    return {"ok": True, "view": {**view, "id": "V0MODAL", "state": {"values": {}}}}
 
 
 def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
@@ -250,16 +379,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _api(self, path: str, params: dict[str, Any]) -> None:
         slack = self.slack
         if path.startswith("/respond/"):
-            hook = path[len("/respond/"):]
-            slack._wait_if_held(hook)
-            slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook))
-            return self._send(200, "ok", "text/plain")
+            return self._respond(path[len("/respond/"):], params)
         if not path.startswith("/api/"):
             return self._send(404, "not found", "text/plain")
         method = path[len("/api/"):].split("?")[0]
         auth = self.headers.get("Authorization", "")
         token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
         fault = slack._next_fault(method)
+        if fault and fault.gate is not None:
+            fault.gate.wait(120)  # a test that forgot to set it still ends
+            fault = None
         call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
         if fault:
             return self._fault(fault, call)
@@ -267,6 +396,15 @@ class _Handler(BaseHTTPRequestHandler):
         call.ok = answer["ok"]
         slack._record(call)
         self._send(200, json.dumps(answer))
+
+    def _respond(self, hook: str, params: dict[str, Any]) -> None:
+        slack = self.slack
+        slack._wait_if_held(hook)
+        fault = slack._next_fault(f"response_url:{hook}")
+        slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook, ok=fault is None))
+        if fault:  # Slack answers a response_url it will not take with a status and a word
+            return self._send(fault.status, fault.error or "expired_url", "text/plain")
+        return self._send(200, "ok", "text/plain")
 
     def _fault(self, fault: Fault, call: ApiCall) -> None:
         """Answer a call with the fault injected for it: accepted and then lost, an error, or a failing status."""
@@ -350,7 +488,45 @@ def click_payload(action_id: str, value: str, response_url: str, channel: str = 
     }
 
 
+def link_shared_payload(urls: list[str], message_ts: str, channel: str = "C0REPORTS", user: str = "U0ALICE",
+                        source: str = "conversations_history") -> dict[str, Any]:
+    """An event_callback carrying link_shared: a message linking `urls` (of the app's unfurl domains)."""
+    event = {"type": "link_shared", "channel": channel, "is_bot_user_member": True, "user": user,
+             "message_ts": message_ts, "unfurl_id": f"{channel}.{message_ts}.unfurl", "source": source,
+             "event_ts": message_ts, "links": [{"domain": url.split("/")[2], "url": url} for url in urls]}
+    if source == "composer":
+        event["channel"], event["message_ts"] = "COMPOSER", f"{user}-draft"
+    return {"token": "legacy", "team_id": TEAM, "api_app_id": "A0PRDIGEST", "type": "event_callback",
+            "event_id": f"EvL{message_ts.replace('.', '')}{len(urls)}", "event_time": int(time.time()), "event": event,
+            "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}]}
+
+
+def submission_payload(view: dict[str, Any], values: dict[str, str | None], user: str = "U0ALICE") -> dict[str, Any]:
+    """A view_submission: `view` as the app opened it, with each input block's one input answered."""
+    state = {block["block_id"]: {block["element"]["action_id"]: {"type": "plain_text_input", "value": values.get(block["block_id"])}}
+             for block in view["blocks"] if block["type"] == "input"}
+    return {"type": "view_submission", "team": {"id": TEAM}, "user": {"id": user, "team_id": TEAM}, "api_app_id": "A0PRDIGEST",
+            "token": "legacy", "trigger_id": "4.5.6",
+            "view": {**view, "id": "V0MODAL", "team_id": TEAM, "state": {"values": state}, "hash": "1.abc"}}
+
+
+def shortcut_payload(callback_id: str, text: str, ts: str, response_url: str, channel: str = "C0REPORTS",
+                     thread_ts: str | None = None, user: str = "U0ALICE") -> dict[str, Any]:
+    """A message_action: a message shortcut chosen on a message."""
+    message = {"type": "message", "user": "U0BOB", "text": text, "ts": ts}
+    if thread_ts:
+        message["thread_ts"] = thread_ts
+    return {"type": "message_action", "callback_id": callback_id, "team": {"id": TEAM}, "user": {"id": user},
+            "channel": {"id": channel, "name": "reports"}, "message": message, "message_ts": ts,
+            "trigger_id": "7.8.9", "response_url": response_url, "token": "legacy", "action_ts": str(time.time())}
+
+
 FORM, JSON = "application/x-www-form-urlencoded", "application/json"
+
+
+def interactive(payload: dict[str, Any]) -> tuple[str, str]:
+    """The HTTP body and content type of an interaction (a click, a modal submitted, a shortcut)."""
+    return urlencode({"payload": json.dumps(payload)}), FORM
 
 
 def slash_command(text: str, response_url: str, **where: str) -> tuple[str, str]:
@@ -371,8 +547,76 @@ def home_opened(event_id: str, user: str = "U0ALICE") -> tuple[str, str]:
     }), JSON
 
 
+def home_opened_payload(event_id: str, user: str = "U0ALICE") -> dict[str, Any]:
+    return json.loads(home_opened(event_id, user)[0])
+
+
+def home_action_payload(user: str, action: dict[str, Any]) -> dict[str, Any]:
+    """A block_actions payload from a control on the Home tab: its container is the view, and it has no response_url."""
+    return {
+        "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+        "api_app_id": "A0PRDIGEST", "token": "legacy", "trigger_id": "1.2.3",
+        "container": {"type": "view", "view_id": f"V{user}"},
+        "view": {"id": f"V{user}", "type": "home", "hash": "1.2", "blocks": [], "state": {"values": {}}},
+        "actions": [action],
+    }
+
+
+def form(payload: dict[str, Any]) -> tuple[str, str]:
+    """An interaction payload as Slack sends it over HTTP."""
+    return urlencode({"payload": json.dumps(payload)}), FORM
+
+
+# Slack's limits on a Home tab, as views.publish enforces them.
+_MAX_HOME_BLOCKS, _MAX_TEXT, _MAX_OPTIONS, _MAX_OPTION_TEXT, _MAX_VALUE, _MAX_ELEMENTS = 100, 3000, 100, 75, 150, 25
+
+
+def view_problems(view: object) -> list[str]:
+    """What makes Slack refuse a Home tab view (none: it is shown)."""
+    if not isinstance(view, dict) or view.get("type") != "home" or not isinstance(view.get("blocks"), list):
+        return ["a view of type home with blocks"]
+    blocks, problems = view["blocks"], []
+    if len(blocks) > _MAX_HOME_BLOCKS:
+        problems.append(f"{len(blocks)} blocks, more than {_MAX_HOME_BLOCKS}")
+    ids = [block["block_id"] for block in blocks if "block_id" in block]
+    if len(ids) != len(set(ids)):
+        problems.append("block_ids not unique")
+    for block in blocks:
+        text = (block.get("text") or {}).get("text", "")
+        if len(text) > _MAX_TEXT or len(block.get("block_id", "")) > 255:
+            problems.append(f"a {block.get('type')} block's text or block_id is too long")
+        elements = [*block.get("elements", []), *(block[key] for key in ("accessory", "element") if key in block)]
+        if len(elements) > _MAX_ELEMENTS:
+            problems.append("an actions block of more than 25 elements")
+        actions = [element.get("action_id") for element in elements if element.get("action_id")]
+        if len(actions) != len(set(actions)):
+            problems.append("action_ids not unique in a block")
+        if block.get("type") == "input" and not (block.get("label") and block.get("element")):
+            problems.append("an input without its label or element")
+        problems += [problem for element in elements for problem in _element_problems(element)]
+    return problems
+
+
+def _element_problems(element: dict[str, Any]) -> list[str]:
+    options = [*element.get("options", []), *(o for g in element.get("option_groups", []) for o in g["options"])]
+    problems = []
+    if len(options) > _MAX_OPTIONS:
+        problems.append(f"{element.get('type')} of {len(options)} options")
+    if any(len(o["text"]["text"]) > _MAX_OPTION_TEXT or len(o["value"]) > _MAX_VALUE for o in options):
+        problems.append("an option's text or value is too long")
+    values = {o["value"] for o in options}
+    initial = [element["initial_option"]] if "initial_option" in element else element.get("initial_options", [])
+    if "initial_options" in element and not initial:
+        problems.append("empty initial_options")
+    if any(o.get("value") not in values for o in initial):
+        problems.append("an initial option that is not among the options")
+    if element.get("type") == "button" and (len(element.get("value", "")) > 2000 or len(element["text"]["text"]) > 75):
+        problems.append("a button's value or text is too long")
+    return problems
+
+
 def button_click(action_id: str, value: str, response_url: str, **where: str) -> tuple[str, str]:
-    return urlencode({"payload": json.dumps(click_payload(action_id, value, response_url, **where))}), FORM
+    return interactive(click_payload(action_id, value, response_url, **where))
 
 
 def signed_raw(body: bytes, content_type: str, timestamp: str | None = None) -> dict[str, str]:
@@ -409,6 +653,14 @@ MALFORMED = [
     (b"payload=" + json.dumps(click_payload("prdigest_pr_summary", f"acme/engine#{'9' * 4000}", "http://127.0.0.1:9/x")).encode(),
      FORM),
     (json.dumps({"command": "/prdigest", "text": "today", "response_url": 5, "channel_id": ["C1"]}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "link_shared", "channel": "C1", "message_ts": "1.2", "links": "x"}}).encode(), JSON),
+    (json.dumps({**_EVENT, "event": {"type": "link_shared", "channel": "C1", "message_ts": 1, "links": [{"url": 7}]}}).encode(), JSON),
+    (b"payload=" + json.dumps({"type": "view_submission", "user": {"id": "U1"}, "team": {"id": "T1"}, "view": {
+        "callback_id": "prdigest_feedback", "private_metadata": "{", "state": {"values": {}}}}).encode(), FORM),
+    (b"payload=" + json.dumps({"type": "message_action", "callback_id": "prdigest_explain", "team": {"id": "T1"},
+                               "user": {"id": "U1"}, "channel": {"id": "C1"}, "response_url": "http://127.0.0.1:9/x"}).encode(), FORM),
+    (b"payload=" + json.dumps(click_payload("prdigest_share", "../../x", "http://127.0.0.1:9/x")).encode(), FORM),
+    (b"payload=" + json.dumps(click_payload("prdigest_vote_up", "1e99", "http://127.0.0.1:9/x")).encode(), FORM),
 ]
 # Header values that are not a short run of ASCII digits ("²" passes str.isdigit() and fails int()), each worth a 400.
 BAD_LENGTHS = ["5e10", "9" * 5000, "9" * 20, "-1", "0x10", "\xb2"]

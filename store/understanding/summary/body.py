@@ -20,8 +20,10 @@ _BOT_BLOCK = LazyPattern(
     re.DOTALL | re.IGNORECASE,
 )
 # vLLM's template ends in a checklist inside <details>; other templates do the same.
+# At most 8 tags inside the summary: a checklist's has one or two, and the bound keeps crafted text (thousands of
+# unclosed <details><summary>) to one pass rather than one pass per tag.
 _CHECKLIST_DETAILS = LazyPattern(
-    r"<details>\s{0,20}<summary>[^<]{0,200}(?:<[^<>]{0,20}>[^<]{0,200})*</summary>.*?(?:</details>|\Z)", re.DOTALL | re.IGNORECASE
+    r"<details>\s{0,20}<summary>[^<]{0,200}(?:<[^<>]{0,20}>[^<]{0,200}){0,8}</summary>.*?(?:</details>|\Z)", re.DOTALL | re.IGNORECASE
 )
 _CHECKLIST_SUMMARY = LazyPattern(r"checklist|essential elements", re.IGNORECASE)
 # Everything after this line is removed from vLLM PRs by a GitHub Action; imported bodies may still hold it.
