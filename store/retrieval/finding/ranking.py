@@ -84,14 +84,19 @@ class Scope:
         )
         return (from_utc_text(first), from_utc_text(last)) if first else None
 
-    def where(self, stage: Stage, lower: datetime | None) -> tuple[str, list[Any]]:
-        """The WHERE clause of a stage from `lower` on.
+    def where(self, stage: Stage, lower: datetime | None, scored: bool = True) -> tuple[str, list[Any]]:
+        """The WHERE clause of a stage from `lower` on; for matches that are not `scored`, one FTS5 query.
 
         Row ids sort by merge time, so FTS5 reads only the window's stretch of
         each doclist, however many PRs are older or newer.
         """
-        where, args = [f"prs_fts match ?{rowid_range('prs_fts.rowid', lower, self.end)}"], [stage.expression]
-        if stage.required:
+        expression = stage.expression
+        if stage.required and not scored:
+            # Both in one query: the rows of the stage's own query that also match the required one, found by FTS5
+            # walking both doclists together, rather than every row the required query matches listed first.
+            expression = f"({stage.expression}) AND ({stage.required})"
+        where, args = [f"prs_fts match ?{rowid_range('prs_fts.rowid', lower, self.end)}"], [expression]
+        if stage.required and scored:
             # "+prs.id": a plain rowid IN would be pushed into FTS5 as one lookup (and one bm25 setup) per id.
             where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{rowid_range('rowid', lower, self.end)})")
             args.append(stage.required)
@@ -121,7 +126,7 @@ def windowed(scope: Scope, stage: Stage, limit: int) -> list[dict[str, Any]]:
         return []
     oldest, newest = edges
     whole = scope.where(stage, scope.start)
-    recent = _newest_matches(scope.db, whole, limit)
+    recent = _newest_matches(scope.db, scope.where(stage, scope.start, scored=False), limit)
     if len(recent) < limit:
         return _rank(scope.db, stage, whole, [pr_id for pr_id, _ in recent], limit)
     reached = recent[-1][1]
@@ -131,8 +136,8 @@ def windowed(scope: Scope, stage: Stage, limit: int) -> list[dict[str, Any]]:
             break  # this window already holds every PR asked about
         if lower <= reached:
             window = scope.where(stage, lower)
-            return _rank(scope.db, stage, window, _match_ids(scope.db, window, LOCAL_CAP + 1), limit)
-    return _rank(scope.db, stage, whole, _match_ids(scope.db, whole, LOCAL_CAP + 1), limit)
+            return _rank(scope.db, stage, window, _match_ids(scope.db, scope.where(stage, lower, scored=False), LOCAL_CAP + 1), limit)
+    return _rank(scope.db, stage, whole, _match_ids(scope.db, scope.where(stage, scope.start, scored=False), LOCAL_CAP + 1), limit)
 
 
 def _newest_matches(db: Database, query: tuple[str, list[Any]], most: int) -> list[tuple[int, datetime]]:
