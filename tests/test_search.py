@@ -251,6 +251,34 @@ def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
     assert store.execute("select count(*) from temp.search_window").fetchone()[0] > 0
 
 
+def test_big_store_window_scores_as_if_indexed_afresh(store, isolated_env):
+    """The window table keeps the PRs the last ranking indexed: each set ranked next scores as if indexed afresh,
+    also after a PR's text changed in the store."""
+    from store.db import open_db
+    from store.retrieval.finding.ranking import _score_locally
+
+    ids = {number: pr_id for number, pr_id in store.execute("select number, id from prs where repo = ?", [REPO])}
+    windows = [(501, 502, 503, 505, 506, 508), (502, 503, 505, 506, 508), (502, 505, 506, 508, 509), (501, 502)]
+    expression = '"attention" OR "scheduler" OR "pin"'
+
+    def scored(db, numbers):
+        return [(row["number"], row["score"]) for row in _score_locally(db, expression, [ids[n] for n in numbers], 10)]
+
+    for numbers in windows:
+        scored(store, numbers)
+    save_pr(store, make_pr(502, "[ROCm] Enable the fused attention kernel on MI300", merged_at=_at(13, 11),
+                           author="ada-l", merged_by="grace-h", areas=["rocm", "attention"], files=["csrc/rocm/attention.cu"],
+                           summary=_summary("Attention on MI300: the fused attention kernel, attention at last.")))
+    fresh = open_db(isolated_env)
+    try:
+        for numbers in [windows[-1], *windows]:  # the changed PR is in the last window
+            assert scored(store, numbers) == scored(fresh, numbers), numbers
+            fresh.execute("insert into temp.search_window (search_window) values ('delete-all')")
+            fresh.execute("delete from temp.search_window_rows")
+    finally:
+        fresh.close()
+
+
 def test_listing_counts_stop_at_the_cap(store, monkeypatch):
     from store.retrieval.finding import listing
 

@@ -169,24 +169,14 @@ def _rank(db: Database, stage: Stage, query: tuple[str, list[Any]], ids: list[in
 
 
 def _score_locally(db: Database, expression: str, ids: list[int], limit: int) -> list[dict[str, Any]]:
-    """bm25 over just these PRs, indexed afresh in a small contentless FTS table of this connection.
+    """bm25 over just these PRs, indexed in a small FTS table of this connection.
 
     In a big store, bm25 on the store's own index slows down with every PR
     added (each phrase's instances are read from its full doclist); indexing a
     window's few hundred matches costs the same at any size. Rarity ("idf")
     then means rare among those matches.
     """
-    columns = ", ".join(FTS_COLUMNS)
-    db.execute(
-        f"create virtual table if not exists temp.search_window using fts5({columns}, tokenize='porter', content='')"
-    )
-    with db.atomic():
-        db.execute("insert into temp.search_window (search_window) values ('delete-all')")
-        db.execute(
-            f"insert into temp.search_window (rowid, {columns}) "
-            f"select id, {columns} from prs where id in (select value from json_each(?))",
-            [json.dumps(ids)],
-        )
+    _index_window(db, ids)
     cursor = db.execute(
         f"select prs.*, -{_bm25('search_window')} as score "
         "from temp.search_window cross join prs on prs.id = search_window.rowid "
@@ -194,6 +184,57 @@ def _score_locally(db: Database, expression: str, ids: list[int], limit: int) ->
         [expression, limit],
     )
     return rows_of(cursor)
+
+
+def _index_window(db: Database, ids: list[int]) -> None:
+    """Make the connection's window table index exactly these PRs, as they read now.
+
+    Tokenizing is what indexing costs, and a question's stages, and the
+    questions after it, mostly rank the same recent PRs: only the PRs that
+    leave the window or changed since are taken out (by the text they were
+    indexed with, kept beside the index), and only those new to it are added,
+    unless that would tokenize more PRs than indexing them afresh.
+    """
+    columns = ", ".join(FTS_COLUMNS)
+    db.execute(f"create temp table if not exists search_window_rows (id integer primary key, {columns})")
+    db.execute(
+        f"create virtual table if not exists temp.search_window using fts5({columns}, tokenize='porter', "
+        "content='search_window_rows', content_rowid='id')"
+    )
+    wanted = json.dumps(ids)
+    changed = " or ".join(f"kept.{column} is not prs.{column}" for column in FTS_COLUMNS)
+    stale = [row[0] for row in db.execute(
+        f"select kept.id from temp.search_window_rows kept left join prs on prs.id = kept.id "
+        f"where kept.id not in (select value from json_each(?)) or prs.id is null or {changed}",
+        [wanted],
+    )]
+    kept = db.execute("select count(*) from temp.search_window_rows").fetchone()[0] - len(stale)
+    # Committed at once: an open transaction would pin this connection's view of the store.
+    with db.atomic():
+        if len(stale) >= kept:  # taking them out would cost as much as indexing the kept ones again
+            db.execute("insert into temp.search_window (search_window) values ('delete-all')")
+            db.execute("delete from temp.search_window_rows")
+        elif stale:
+            gone = json.dumps(stale)
+            db.execute(
+                f"insert into temp.search_window (search_window, rowid, {columns}) "
+                f"select 'delete', id, {columns} from temp.search_window_rows where id in (select value from json_each(?))",
+                [gone],
+            )
+            db.execute("delete from temp.search_window_rows where id in (select value from json_each(?))", [gone])
+        new = json.dumps([row[0] for row in db.execute(
+            "select value from json_each(?) where value not in (select id from temp.search_window_rows)", [wanted]
+        )])
+        db.execute(
+            f"insert into temp.search_window_rows (id, {columns}) "
+            f"select id, {columns} from prs where id in (select value from json_each(?))",
+            [new],
+        )
+        db.execute(
+            f"insert into temp.search_window (rowid, {columns}) "
+            f"select id, {columns} from temp.search_window_rows where id in (select value from json_each(?))",
+            [new],
+        )
 
 
 # CROSS JOIN keeps FTS as the outer loop: bm25 needs the FTS cursor to drive.
