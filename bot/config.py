@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from store.db import BUSY_TIMEOUT_SECONDS
 
 DEFAULT_REPO = "vllm-project/vllm"
+DEFAULT_TIMEZONE = "America/Los_Angeles"  # vLLM's reports are written in Pacific time
 GITHUB_MAX_WAIT_SECONDS = 900  # a GitHub rate limit may be waited out this long before ingest gives up
 LLM_TIMEOUT_SECONDS = 120  # per model call, before the client's own retries
 
@@ -74,7 +75,7 @@ class Settings:
         get = lambda name: (env.get(name) or "").strip() or None
         return cls(
             db_path=Path(get("PRDIGEST_DB") or default_db_path(env)).expanduser(),
-            timezone=_zone(get("PRDIGEST_TIMEZONE") or "America/Los_Angeles"),
+            timezone=_zone(get("PRDIGEST_TIMEZONE") or DEFAULT_TIMEZONE),
             repos=parse_repos(get("PRDIGEST_REPOS") or DEFAULT_REPO, "PRDIGEST_REPOS"),
             github_api_url=(get("PRDIGEST_GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
             github_token=get("GITHUB_TOKEN"),
