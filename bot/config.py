@@ -51,7 +51,6 @@ class Settings:
     github_max_wait: int = GITHUB_MAX_WAIT_SECONDS
     llm_timeout: int = LLM_TIMEOUT_SECONDS
     summary_max_failures: int = 3  # failed attempts after which only --force summarizes a PR again
-    repos_configured: bool = False  # PRDIGEST_REPOS was set: `serve` keeps those repositories ingested
     busy_timeout: float = BUSY_TIMEOUT_SECONDS  # seconds a writer waits for another process's write to finish
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
@@ -64,6 +63,12 @@ class Settings:
         values = (self.openai_api_key, self.github_token, self.slack_bot_token, self.slack_app_token,
                   self.slack_signing_secret, self.slack_client_secret)
         return tuple(value for value in values if value)
+
+    @property
+    def ingests(self) -> bool:
+        """Whether prdigest fetches from GitHub on its own: `serve` polls, `post-daily` ingests before it posts, and
+        a link preview fetches a PR the store lacks. PRDIGEST_POLL_MINUTES=0 turns all three off."""
+        return self.poll_minutes > 0
 
     @property
     def default_repo(self) -> str:
@@ -82,17 +87,16 @@ class Settings:
             openai_api_key=get("OPENAI_API_KEY"),
             openai_base_url=get("OPENAI_BASE_URL"),
             model=get("PRDIGEST_MODEL"),
-            summary_tokens=_positive_int(env, "PRDIGEST_SUMMARY_TOKENS", 6000),
-            llm_concurrency=_positive_int(env, "PRDIGEST_LLM_CONCURRENCY", 4),
+            summary_tokens=_whole_number(env, "PRDIGEST_SUMMARY_TOKENS", 6000),
+            llm_concurrency=_whole_number(env, "PRDIGEST_LLM_CONCURRENCY", 4),
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_api_url=get("PRDIGEST_SLACK_API_URL") or "https://slack.com/api/",
-            poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10),
-            github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", cls.github_max_wait),
-            llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", cls.llm_timeout),
-            summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", cls.summary_max_failures),
-            repos_configured=get("PRDIGEST_REPOS") is not None,
+            poll_minutes=_whole_number(env, "PRDIGEST_POLL_MINUTES", 10, least=0),
+            github_max_wait=_whole_number(env, "PRDIGEST_GITHUB_MAX_WAIT", cls.github_max_wait),
+            llm_timeout=_whole_number(env, "PRDIGEST_LLM_TIMEOUT", cls.llm_timeout),
+            summary_max_failures=_whole_number(env, "PRDIGEST_SUMMARY_MAX_FAILURES", cls.summary_max_failures),
             busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", cls.busy_timeout),
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
@@ -127,12 +131,13 @@ def _zone(name: str) -> ZoneInfo:
         raise ConfigError(f"PRDIGEST_TIMEZONE: unknown timezone {name!r}") from None
 
 
-def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+def _whole_number(env: Mapping[str, str], name: str, default: int, least: int = 1) -> int:
     raw = (env.get(name) or "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"{name}: expected a positive whole number, got {raw!r}")
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < least:
+        what = "a positive whole number" if least == 1 else f"a whole number of at least {least}"
+        raise ConfigError(f"{name}: expected {what}, got {raw!r}")
     return int(raw)
 
 

@@ -64,9 +64,10 @@ def import_fixtures(db) -> None:
 
 @pytest.fixture
 def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
-    """A GitHub holding no PRs yet; with PRDIGEST_REPOS set, ingesting talks to it and nothing else."""
+    """A GitHub holding no PRs yet; ingesting (on, as by default) talks to it and nothing else."""
     with FakeGitHub({REPO: []}) as server:
         monkeypatch.setenv("PRDIGEST_GITHUB_API_URL", server.url)
+        monkeypatch.delenv("PRDIGEST_POLL_MINUTES")
         yield server
 
 
@@ -179,7 +180,9 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     process_env = {
         **{name: value for name, value in os.environ.items() if not name.startswith(mine)},
         "PRDIGEST_DB": str(db_path), "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-        "PRDIGEST_SLACK_API_URL": slack.api_url, **env,
+        "PRDIGEST_SLACK_API_URL": slack.api_url,
+        # Without a fake GitHub to poll, it polls none: never the real one.
+        **({} if "PRDIGEST_GITHUB_API_URL" in env else {"PRDIGEST_POLL_MINUTES": "0"}), **env,
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],

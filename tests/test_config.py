@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.config import VARIABLES, Settings
+import pytest
+
+from bot.config import VARIABLES, ConfigError, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = re.compile(r'"((?:PRDIGEST|SLACK|OPENAI|GITHUB|XDG)_[A-Z_]+)"')
@@ -37,3 +39,11 @@ def test_every_variable_is_in_the_readme():
 def test_defaults_come_from_the_fields():
     assert Settings.from_env({}).github_max_wait == Settings.github_max_wait
     assert Settings.from_env({}).busy_timeout == Settings.busy_timeout
+
+
+def test_polling_is_on_by_default_and_zero_turns_it_off():
+    assert Settings.from_env({}).ingests and Settings.from_env({}).poll_minutes == 10
+    assert not Settings.from_env({"PRDIGEST_POLL_MINUTES": "0"}).ingests
+    for bad in ("-1", "ten", "²"):
+        with pytest.raises(ConfigError, match="PRDIGEST_POLL_MINUTES: expected a whole number of at least 0"):
+            Settings.from_env({"PRDIGEST_POLL_MINUTES": bad})

@@ -183,3 +183,22 @@ def test_a_post_another_process_is_sending_is_left_to_it_until_its_claim_runs_ou
     tick_at(scheduler, "2026-03-05T09:01:00-08:00")
     assert [call.params["text"] for call in slack.delivered("C1")] == ["planned by post-daily"]
     assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
+
+
+def test_serve_polls_the_default_repository_until_polling_is_turned_off(slack, monkeypatch):
+    from servers.github_api import FakeGitHub
+
+    from bot.config import DEFAULT_REPO
+    from store.tables.prs import known_repos
+
+    with FakeGitHub({DEFAULT_REPO: day_of_pulls(date(2026, 3, 4), 2, LA)}) as github:
+        for name, value in {"PRDIGEST_GITHUB_API_URL": github.url, "SLACK_BOT_TOKEN": BOT_TOKEN,
+                            "PRDIGEST_SLACK_API_URL": slack.api_url}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("PRDIGEST_POLL_MINUTES")  # PRDIGEST_REPOS is left at its default
+        scheduler = start(Settings.from_env(), ingest=True)
+        tick_at(scheduler, "2026-03-05T08:00:00-08:00")
+        assert known_repos(scheduler.runtime.db) == [DEFAULT_REPO]
+        monkeypatch.setenv("PRDIGEST_POLL_MINUTES", "0")
+        quiet = Runtime(Settings.from_env())
+        assert repo_ingester(quiet) is None and not quiet.settings.ingests
