@@ -14,7 +14,7 @@ from sqlite_utils import Database
 
 from bot.answers.empty_store import empty_store_notice
 from bot.config import ConfigError, Settings, parse_repos
-from bot.terminal.logs import log_to_stderr
+from bot.terminal.logs import error_line, log_to_stderr, use_log_format
 from bot.terminal.render import Style, render
 from store.db import StoreError, StoreMissing, open_db
 from store.text.errors import one_line
@@ -155,6 +155,7 @@ def cli(ctx: click.Context) -> None:
     --db PATH goes before or after the command."""
     log_to_stderr()  # before anything can log, so that every record is masked
     settings = Settings.from_env()
+    use_log_format(settings.log_format)
     # Registered once, before anything can store, log, post or print: every output masks them from here on.
     use_secrets(settings.secrets)
     use_areas(settings)
@@ -579,4 +580,4 @@ def _fail(message: str, code: int) -> None:
 
 def print_error(message: object) -> None:
     """One line on stderr, whatever line breaks the message carried."""
-    click.echo(f"prdigest: error: {one_line(message, limit=2000)}", err=True)
+    click.echo(error_line(one_line(message, limit=2000)), err=True)

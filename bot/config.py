@@ -22,8 +22,9 @@ VARIABLES = (
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS", "XDG_DATA_HOME",
+    "PRDIGEST_AREAS", "PRDIGEST_LOG_FORMAT", "XDG_DATA_HOME",
 )
+LOG_FORMATS = ("text", "json")  # text for a person, one JSON object a line for a log collector
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -56,6 +57,7 @@ class Settings:
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
     slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
+    log_format: str = LOG_FORMATS[0]
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -102,6 +104,7 @@ class Settings:
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
             areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
+            log_format=_choice(env, "PRDIGEST_LOG_FORMAT", LOG_FORMATS),
         )
 
     def with_db(self, path: str | Path | None) -> Settings:
@@ -139,6 +142,16 @@ def _whole_number(env: Mapping[str, str], name: str, default: int, least: int = 
         what = "a positive whole number" if least == 1 else f"a whole number of at least {least}"
         raise ConfigError(f"{name}: expected {what}, got {raw!r}")
     return int(raw)
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (the first when unset), in any case."""
+    raw = (env.get(name) or "").strip()
+    if raw.lower() in choices:
+        return raw.lower()
+    if not raw:
+        return choices[0]
+    raise ConfigError(f"{name}: expected {' or '.join(choices)}, got {raw!r}")
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float, least: float = 0.1) -> float:

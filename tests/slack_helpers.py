@@ -134,8 +134,9 @@ _LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/eve
 class Bot:
     """A running `prdigest serve --http`: signed requests to it, what it logged, the fake Slack it answers through."""
 
-    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str]) -> None:
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str], started: list[str]) -> None:
         self.url, self.slack, self.db_path, self._lines = url, slack, db_path, lines
+        self.started = started  # what it logged up to the line saying where it listens, that line included
 
     def log(self) -> list[str]:
         """What the bot logged since the last call."""
@@ -191,14 +192,14 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
     try:
-        port = _wait_for_port(process, lines)
-        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines)
+        port, started = _wait_for_port(process, lines)
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, started)
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
-def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
+def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> tuple[int, list[str]]:
     seen = []
     deadline = monotonic() + 30
     while monotonic() < deadline:
@@ -210,5 +211,5 @@ def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
         seen.append(line)
         found = _LISTENING.search(line)
         if found:
-            return int(found.group(1))
+            return int(found.group(1)), seen
     raise AssertionError(f"serve did not start: {seen}")

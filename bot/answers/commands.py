@@ -591,6 +591,12 @@ def is_command(runtime: Runtime, text: str) -> bool:
     return command is not None or (len(text.split()) == 1 and _closest_command(name) is not None)
 
 
+def command_name(runtime: Runtime, text: str) -> str:
+    """The name a command goes by in logs: its word ("area", "pr"), "when" for a day or a range, "unknown"."""
+    _, command, _ = find_command(typed(text), runtime.settings.timezone, runtime.now())
+    return command.usage.split()[0].strip("[]") if command else "unknown"
+
+
 def is_slow(text: str) -> bool:
     command = COMMANDS.get(text.strip().partition(" ")[0].lower())
     return command is not None and command.slow

@@ -14,6 +14,7 @@ from bot.slack.http_server import EVENTS_PATH, http_server
 from bot.slack.scheduler import Scheduler
 from bot.terminal.logs import SERVE_FORMAT, log_to_stderr
 from bot.terminal.shell import prompted_lines, shell
+from store.text.errors import network_problem, one_line
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     try:
         app = build_app(runtime)
     except Exception as exc:  # auth.test failed: a bad token or no way to reach Slack
-        raise click.ClickException(f"Slack did not accept SLACK_BOT_TOKEN at {settings.slack_api_url}: {exc}") from None
+        raise click.ClickException(slack_refusal(settings.slack_api_url, exc)) from None
     stop = threading.Event()
     scheduler = Scheduler(runtime, app.client, ingest=repo_ingester(runtime))
     threading.Thread(target=scheduler.run, args=(stop,), name="prdigest-scheduler", daemon=True).start()
@@ -53,6 +54,14 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
             SocketModeHandler(app, settings.slack_app_token).start()
     finally:
         stop.set()
+
+
+def slack_refusal(url: str, exc: Exception) -> str:
+    """Why auth.test failed, in one line: Slack could not be reached (and why), or it refused the token."""
+    unreached = network_problem(exc)
+    if unreached:
+        return f"cannot reach Slack at {url}: {unreached} (PRDIGEST_SLACK_API_URL sets where Slack is)"
+    return f"Slack did not accept SLACK_BOT_TOKEN at {url}: {one_line(exc)}"
 
 
 def _check_tokens(runtime: Runtime, port: int | None) -> None:
