@@ -4,8 +4,8 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from bot.answers.mentions import Replies
     from bot.runtime import Runtime
     from store.tables.prs import Held
+    from store.tables.subscriptions import Subscription
 
 
 @dataclass
@@ -355,7 +356,7 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
     repos = [app.repo(repo)] if repo else list(app.settings.repos)
     progress = TerminalProgress()
     failed = 0
-    with github_client(app.settings, on_wait=progress.waiting) as client:
+    with github_client(app.settings, on_wait=progress.waiting, on_warning=progress.warn) as client:
         for name in repos:
             window = plan_window(app.db, name, app.settings.timezone, first, last, datetime.now(app.settings.timezone))
             before = client.requests
@@ -427,25 +428,34 @@ def shell(app: AppContext, channel: str | None) -> None:
 
 
 @cli.command(name="post-daily")
-@click.option("--channel", required=True, help="Slack channel ID (C...).")
-@click.option("--date", "day", help="A local day: 2026-02-13, feb 13, yesterday (default: yesterday in PRDIGEST_TIMEZONE).")
-@click.option("--area", "areas", multiple=True, help="Only PRs in this area; repeatable (default: the channel's subscription).")
+@click.option("--channel", required=True, help="Slack channel ID (C...), or a user ID (U...) for their direct messages.")
+@click.option("--date", "day", help="The report's last local day: 2026-02-13, feb 13, yesterday (default: yesterday); for --weekly, the week's.")
+@click.option("--area", "areas", multiple=True, help="Only PRs in this area; repeatable (replaces the subscription's filter).")
+@click.option("--filter", "rule", help="A filter, as `subscribe` takes it: 'rocm -bots path:docs/**' (replaces the subscription's).")
+@click.option("--weekly", is_flag=True, help="The weekly report (the default when the channel subscribes to it alone).")
 @click.option("--dry-run", is_flag=True, help="Print the messages; post and record nothing.")
 @repo_option
 @pass_app(creates=True)
-def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str, ...], dry_run: bool, repo: str | None) -> None:
-    """Post a day's report to a channel as a thread, exactly once: a second run posts nothing, a broken one resumes."""
+def post_daily(
+    app: AppContext, channel: str, day: str | None, areas: tuple[str, ...], rule: str | None, weekly: bool, dry_run: bool,
+    repo: str | None,
+) -> None:
+    """Post the channel's report to it as a thread, exactly once: a second run posts nothing, a broken one resumes.
+
+    It posts what the channel's subscription would: its filter, and for `weekdays` the days since the last
+    report (a Friday is in Monday's)."""
     from slack_sdk.errors import SlackApiError
 
     from bot.slack.app import slack_client
-    from bot.slack.daily import ClaimLost, DailyPoster, channel_areas, channel_report, repo_ingester, report_messages
+    from bot.slack.daily import ClaimLost, DailyPoster, repo_ingester, report_messages, subscription_report
 
     runtime = app.runtime()
     name = app.repo(repo)
     target = app.day(day) or app.today() - timedelta(days=1)
-    chosen = [area_name(area) for area in areas] or channel_areas(runtime.db, channel, name)
+    sub = _subscription_for(runtime.db, channel, name, weekly, [area_name(area) for area in areas], rule)
+    last = sub.cadence.report_for(target)
     if dry_run:
-        messages = report_messages(channel_report(runtime.db, app.settings, name, target, chosen), chosen)
+        messages = report_messages(subscription_report(runtime.db, app.settings, sub, last), sub)
         click.echo(neutralize("\n\n".join(message.shown for message in messages)))
         click.echo(f"dry run: {len(messages)} message(s) for {channel}; nothing posted", err=True)
         return
@@ -458,7 +468,7 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
         except Exception as exc:  # post from the store as it is; the report says what it holds
             click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {one_line(exc)}", err=True)
     try:
-        outcome = DailyPoster(slack_client(app.settings), runtime).post(channel, name, target, chosen)
+        outcome = DailyPoster(slack_client(app.settings), runtime).post(sub, last)
     except SlackApiError as exc:
         raise click.ClickException(
             f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "
@@ -467,6 +477,27 @@ def post_daily(app: AppContext, channel: str, day: str | None, areas: tuple[str,
     except ClaimLost as exc:
         raise click.ClickException(f"{exc}; it finishes the thread") from None
     click.echo(neutralize(outcome.describe()))
+
+
+def _subscription_for(
+    db: Database, channel: str, repo: str, weekly: bool, areas: list[str], rule: str | None
+) -> Subscription:
+    """The channel's daily (or weekdays) subscription, else its weekly one (or that with --weekly), else a daily report
+    of everything; --area and --filter replace its filter."""
+    from store.subscription.cadence import DAILY, WEEKLY, Cadence
+    from store.subscription.filter import FilterError, parse_filter, split_terms
+    from store.tables.subscriptions import Subscription, get_subscription
+
+    daily, every_week = get_subscription(db, channel, repo, DAILY), get_subscription(db, channel, repo, WEEKLY)
+    sub = (every_week if weekly or daily is None else daily) or daily or Subscription(channel, repo, datetime.now(UTC))
+    if weekly and sub.cadence.name != WEEKLY:
+        sub = replace(sub, cadence=Cadence(WEEKLY))
+    if areas or rule:
+        try:
+            sub = replace(sub, filter=parse_filter([*areas, *split_terms(rule or "")], repo))
+        except FilterError as exc:
+            raise click.BadParameter(str(exc), param_hint="--filter") from None
+    return sub
 
 
 @cli.command()

@@ -9,11 +9,15 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from store.db import BUSY_TIMEOUT_SECONDS
+from store.subscription.logins import is_login
 
 DEFAULT_REPO = "vllm-project/vllm"
 DEFAULT_TIMEZONE = "America/Los_Angeles"  # vLLM's reports are written in Pacific time
 GITHUB_MAX_WAIT_SECONDS = 900  # a GitHub rate limit may be waited out this long before ingest gives up
 LLM_TIMEOUT_SECONDS = 120  # per model call, before the client's own retries
+# Every prompt fits PRDIGEST_SUMMARY_TOKENS, and below this not even the instructions with a PR's framing
+# and a repair turn do (tests/test_prompt_budget.py holds the prompts to it).
+SMALLEST_SUMMARY_TOKENS = 1000
 
 # Every environment variable prdigest reads; Settings.from_env reads no other.
 VARIABLES = (
@@ -22,7 +26,7 @@ VARIABLES = (
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS", "PRDIGEST_LOG_FORMAT", "XDG_DATA_HOME",
+    "PRDIGEST_AREAS", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "XDG_DATA_HOME",
 )
 LOG_FORMATS = ("text", "json")  # text for a person, one JSON object a line for a log collector
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -56,6 +60,7 @@ class Settings:
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
+    bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
     slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
     log_format: str = LOG_FORMATS[0]
 
@@ -89,20 +94,21 @@ class Settings:
             openai_api_key=get("OPENAI_API_KEY"),
             openai_base_url=get("OPENAI_BASE_URL"),
             model=get("PRDIGEST_MODEL"),
-            summary_tokens=_whole_number(env, "PRDIGEST_SUMMARY_TOKENS", 6000),
-            llm_concurrency=_whole_number(env, "PRDIGEST_LLM_CONCURRENCY", 4),
+            summary_tokens=_positive_int(env, "PRDIGEST_SUMMARY_TOKENS", 6000, least=SMALLEST_SUMMARY_TOKENS),
+            llm_concurrency=_positive_int(env, "PRDIGEST_LLM_CONCURRENCY", 4),
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_api_url=get("PRDIGEST_SLACK_API_URL") or "https://slack.com/api/",
-            poll_minutes=_whole_number(env, "PRDIGEST_POLL_MINUTES", 10, least=0),
-            github_max_wait=_whole_number(env, "PRDIGEST_GITHUB_MAX_WAIT", cls.github_max_wait),
-            llm_timeout=_whole_number(env, "PRDIGEST_LLM_TIMEOUT", cls.llm_timeout),
-            summary_max_failures=_whole_number(env, "PRDIGEST_SUMMARY_MAX_FAILURES", cls.summary_max_failures),
+            poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10, least=0),
+            github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", cls.github_max_wait),
+            llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", cls.llm_timeout),
+            summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", cls.summary_max_failures),
             busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", cls.busy_timeout),
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
             areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
+            bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
             log_format=_choice(env, "PRDIGEST_LOG_FORMAT", LOG_FORMATS),
         )
@@ -127,6 +133,15 @@ def parse_repos(text: str, source: str) -> tuple[str, ...]:
     return repos
 
 
+def parse_logins(text: str, source: str) -> frozenset[str]:
+    """Comma-separated GitHub logins, lowercase (GitHub compares them without case)."""
+    logins = [part.strip().removeprefix("@") for part in text.split(",") if part.strip()]
+    bad = [login for login in logins if not is_login(login)]
+    if bad:
+        raise ConfigError(f"{source}: expected GitHub logins separated by commas, got {bad[0]!r}")
+    return frozenset(login.lower() for login in logins)
+
+
 def _zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
@@ -134,13 +149,13 @@ def _zone(name: str) -> ZoneInfo:
         raise ConfigError(f"PRDIGEST_TIMEZONE: unknown timezone {name!r}") from None
 
 
-def _whole_number(env: Mapping[str, str], name: str, default: int, least: int = 1) -> int:
+def _positive_int(env: Mapping[str, str], name: str, default: int, least: int = 1) -> int:
     raw = (env.get(name) or "").strip()
     if not raw:
         return default
     if not (raw.isascii() and raw.isdigit()) or int(raw) < least:
-        what = "a positive whole number" if least == 1 else f"a whole number of at least {least}"
-        raise ConfigError(f"{name}: expected {what}, got {raw!r}")
+        expected = "a positive whole number" if least == 1 else f"a whole number of at least {least:,}"
+        raise ConfigError(f"{name}: expected {expected}, got {raw!r}")
     return int(raw)
 
 

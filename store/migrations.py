@@ -8,6 +8,7 @@ whenever the code that derives it changes.
 """
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from sqlite_utils import Database, Migrations
@@ -249,7 +250,6 @@ def m009_live_alerts(db: Database) -> None:
     db.table("live_alerts").create_index(["channel", "repo", "date"])
 
 
-
 @migrations()
 def m010_link_previews(db: Database) -> None:
     # Channels that asked for PR link previews. None does by default: a workspace may also run
@@ -323,6 +323,45 @@ def m012_shared_replies(db: Database) -> None:
         not_null={"messages", "created_at"},
     )
     db.table("shared_replies").create_index(["created_at"])
+
+
+@migrations()
+def m013_subscription_filters(db: Database) -> None:
+    # A subscription keeps a filter (its canonical text, "rocm nvidia -bots path:docs/**") rather than a list
+    # of areas, and a cadence: daily or weekdays (one slot, the `mode` "daily"), weekly on a day, live, or
+    # my-prs (a person's own PRs). An areas list is the filter of those areas, which means the same.
+    def joined(areas: str | None) -> str:
+        return " ".join(json.loads(areas or "[]"))
+
+    subscriptions = db.table("subscriptions")
+    subscriptions.add_column("filter", str, not_null_default="")
+    subscriptions.add_column("cadence", str, not_null_default="daily")
+    subscriptions.add_column("weekday", int, not_null_default=0)
+    for row in list(subscriptions.rows):
+        subscriptions.update((row["channel"], row["repo"], row["mode"]), {"filter": joined(row["areas"]), "cadence": row["mode"]})
+    subscriptions.transform(drop={"areas"})
+    # A post is keyed by its kind (the slot of the subscription: daily, weekly, live, my-prs) and the filter's
+    # text; batch 0 was a daily report and a later batch a live alert.
+    posts = db.table("daily_posts")
+    posts.add_column("kind", str, not_null_default="daily")
+    posts.add_column("filter", str, not_null_default="")
+    for row in list(posts.rows):
+        posts.update((row["channel"], row["repo"], row["date"], row["areas"], row["batch"]),
+                     {"kind": "live" if row["batch"] else "daily", "filter": joined(row["areas"])})
+    posts.transform(pk=("channel", "repo", "kind", "date", "filter", "batch"), drop={"areas"})
+    alerts = db.table("live_alerts")
+    alerts.add_column("kind", str, not_null_default="live")
+    alerts.add_column("filter", str, not_null_default="")
+    for row in list(alerts.rows):
+        alerts.update((row["channel"], row["repo"], row["number"]), {"filter": joined(row["areas"])})
+    alerts.transform(pk=("channel", "repo", "kind", "number"), drop={"areas"})
+    # A Slack user's GitHub login (for my-prs), and the direct-message channel Slack opened with them.
+    db.table("people").create(
+        {"user": str, "github": str, "dm_channel": str, "updated_at": str},
+        pk="user",
+        not_null={"updated_at"},
+    )
+
 
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""

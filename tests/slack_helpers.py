@@ -25,9 +25,13 @@ from waiting import wait_until
 
 from bot.config import Settings
 from bot.runtime import Runtime
+from store.db import open_db
 from store.model import PullRequest, Summary
 from store.sources.importer import import_file
+from store.subscription.cadence import EVERY_DAY, Cadence
+from store.subscription.filter import parse_filter, split_terms
 from store.tables.prs import save_prs
+from store.tables.subscriptions import Subscription
 
 LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
 
@@ -55,6 +59,22 @@ def seed_day(db, day: date, count: int, start: int = 1000, **fields) -> list[Pul
     prs = [make_pr(start + i, base + timedelta(minutes=5 * i), **fields) for i in range(count)]
     save_prs(db, prs)
     return prs
+
+
+def of_channel(channel: str, rule: str = "", cadence: Cadence = EVERY_DAY, repo: str = REPO) -> Subscription:
+    """A subscription of `channel` made long ago, its filter `rule` as `subscribe` takes it."""
+    return Subscription(channel, repo, datetime(2026, 1, 1, tzinfo=LA), parse_filter(split_terms(rule), repo), cadence)
+
+
+def replicas_at_once(replicas: list, now: datetime) -> None:
+    """Live alerts looked for by each replica at once, each on its own thread, then once more one after another."""
+    threads = [threading.Thread(target=replica.run, args=(now,)) for replica in replicas]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for replica in replicas:
+        replica.run(now)
 
 
 def import_fixtures(db) -> None:
@@ -134,8 +154,9 @@ _LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/eve
 class Bot:
     """A running `prdigest serve --http`: signed requests to it, what it logged, the fake Slack it answers through."""
 
-    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str], started: list[str]) -> None:
-        self.url, self.slack, self.db_path, self._lines = url, slack, db_path, lines
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str], process: subprocess.Popen,
+                 started: list[str]) -> None:
+        self.url, self.slack, self.db_path, self._lines, self.process = url, slack, db_path, lines, process
         self.started = started  # what it logged up to the line saying where it listens, that line included
 
     def log(self) -> list[str]:
@@ -193,10 +214,21 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
     try:
         port, started = _wait_for_port(process, lines)
-        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, started)
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, process, started)
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@contextmanager
+def serving_fixtures(db_path: Path, **env: str) -> Iterator[Bot]:
+    """`serve --http` over a store holding the fixture reports, with a fake Slack and an empty fake GitHub."""
+    db = open_db(db_path)
+    import_fixtures(db)
+    db.close()
+    with FakeSlack() as slack, FakeGitHub({REPO: []}) as github:
+        with serve_http(db_path, slack, PRDIGEST_REPOS=REPO, PRDIGEST_GITHUB_API_URL=github.url, **env) as served:
+            yield served
 
 
 def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> tuple[int, list[str]]:

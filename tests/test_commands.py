@@ -7,8 +7,9 @@ import pytest
 from conftest import LA
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
 
-from bot.answers.commands import execute, parse_time
+from bot.answers.commands import execute
 from bot.answers.empty_store import EMPTY_STORE
+from bot.answers.subscribing import parse_time
 from bot.runtime import Runtime
 from store.tables.posts import PostKey, claim_post
 from store.tables.subscriptions import channel_subscriptions
@@ -165,10 +166,10 @@ def test_subscribe_unsubscribe_subscriptions(filled):
     db = filled.db
     done = say(filled, "subscribe rocm nvidia at 8:30", channel="C1")
     assert done.public and not done.error
-    assert "This channel now gets the daily report of acme/engine (areas: rocm, nvidia) at 08:30 America/Los_Angeles time" in done.text
+    assert "This channel now gets the daily report of acme/engine (`rocm nvidia`) at 08:30 America/Los_Angeles time" in done.text
     assert "(set by <@U0ALICE>)" in done.text and "The next one comes tomorrow." in done.text
     [sub] = channel_subscriptions(db, "C1")
-    assert sub.areas == ("rocm", "nvidia") and sub.post_at.strftime("%H:%M") == "08:30"
+    assert sub.filter.text == "rocm nvidia" and sub.cadence.text == "daily at 08:30"
 
     early = datetime(2026, 3, 9, 7, 0, tzinfo=LA)
     again = say(filled, "subscribe at 9am", channel="C1", now=early)
@@ -184,14 +185,14 @@ def test_subscribe_unsubscribe_subscriptions(filled):
     gone = say(filled, "unsubscribe", channel="C1")
     assert gone.public and "no longer gets the daily report of acme/engine" in gone.text
     assert channel_subscriptions(db, "C1") == []
-    assert "has no daily report or live alerts to stop" in say(filled, "unsubscribe", channel="C1").text
+    assert "has no reports or live alerts to stop" in say(filled, "unsubscribe", channel="C1").text
 
 
 @pytest.mark.parametrize("text, expected", [
     ("subscribe", "subscriptions belong to a Slack channel"),
     ("subscribe at", "`at` needs a time"),
-    ("subscribe at 25:00", "unknown area '25:00'"),
-    ("subscribe gardening", "unknown area 'gardening'"),
+    ("subscribe at 25:00", "`at` needs a time"),
+    ("subscribe gardening", "`gardening` is not a filter term or an area"),
 ])
 def test_subscribe_bad_input(filled, text, expected):
     reply = say(filled, text, channel=None if text == "subscribe" else "C1")

@@ -47,3 +47,15 @@ def test_polling_is_on_by_default_and_zero_turns_it_off():
     for bad in ("-1", "ten", "²"):
         with pytest.raises(ConfigError, match="PRDIGEST_POLL_MINUTES: expected a whole number of at least 0"):
             Settings.from_env({"PRDIGEST_POLL_MINUTES": bad})
+
+
+def test_bots_are_github_logins_compared_without_case():
+    assert Settings.from_env({"PRDIGEST_BOTS": " vllm-bot, @Acme-Release ,"}).bots == {"vllm-bot", "acme-release"}
+    with pytest.raises(ConfigError, match=r"^PRDIGEST_BOTS: expected GitHub logins separated by commas, got 'vllm bot'$"):
+        Settings.from_env({"PRDIGEST_BOTS": "vllm bot"})
+
+
+@pytest.mark.parametrize("raw", ["²", "١٠", "5e1", "-3"])
+def test_a_count_is_written_in_ascii_digits(raw):
+    with pytest.raises(ConfigError, match="PRDIGEST_LLM_CONCURRENCY: expected a positive whole number"):
+        Settings.from_env({"PRDIGEST_LLM_CONCURRENCY": raw})

@@ -6,7 +6,7 @@ import pytest
 from conftest import LA
 from servers.github_api import day_of_pulls
 from servers.slack_api import BOT_TOKEN, Fault
-from slack_helpers import LOUD_TITLE, REPO, import_fixtures, seed_day
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, of_channel, seed_day
 from slack_sdk.errors import SlackApiError
 from waiting import wait_past
 
@@ -14,6 +14,8 @@ from bot.config import Settings
 from bot.runtime import Runtime
 from bot.slack.app import slack_client
 from bot.slack.daily import DailyPoster, Pacer
+from store.subscription.cadence import Cadence
+from store.subscription.filter import load_filter
 from store.tables.posts import PostKey, claim_post, get_post
 from store.tables.subscriptions import subscribe
 
@@ -45,7 +47,7 @@ def shown(calls):
 def test_the_report_is_a_parent_and_a_thread(runtime, slack, poster):
     seed_day(runtime.db, DAY, 30)
     seed_day(runtime.db, DAY, 5, start=3000, type="trivial", areas=["docs"])
-    outcome = poster.post("C1", REPO, DAY)
+    outcome = poster.post(of_channel("C1"), DAY)
     posts = slack.posts("C1")
     parent, replies = posts[0], posts[1:]
     assert parent.params.get("thread_ts") is None
@@ -64,9 +66,9 @@ def test_the_report_is_a_parent_and_a_thread(runtime, slack, poster):
 
 def test_running_again_posts_nothing(runtime, slack, poster):
     seed_day(runtime.db, DAY, 3)
-    poster.post("C1", REPO, DAY)
+    poster.post(of_channel("C1"), DAY)
     count = len(slack.posts())
-    again = make_poster(runtime).post("C1", REPO, DAY)
+    again = make_poster(runtime).post(of_channel("C1"), DAY)
     assert again.sent == 0 and len(slack.posts()) == count
     assert again.describe().startswith("already posted to C1 for 2026-03-04")
 
@@ -76,13 +78,13 @@ def test_a_crash_midway_resumes_the_same_thread(runtime, slack, poster):
     # The third message is refused for good, as a process dying there would leave it.
     slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
     with pytest.raises(SlackApiError):
-        poster.post("C1", REPO, DAY)
+        poster.post(of_channel("C1"), DAY)
     planned = get_post(runtime.db, "C1", REPO, DAY)
     assert planned.state == "posting" and planned.replies_sent == 1 and planned.parent_ts
 
     # Meanwhile the store changes; the resumed thread still sends what was planned.
     seed_day(runtime.db, DAY, 5, start=5000)
-    resumed = make_poster(runtime).post("C1", REPO, DAY)
+    resumed = make_poster(runtime).post(of_channel("C1"), DAY)
     delivered = slack.delivered("C1")
     assert resumed.sent == len(planned.replies) - 1
     assert all(call.params.get("thread_ts") == planned.parent_ts for call in delivered[1:])
@@ -96,7 +98,7 @@ def test_429_waits_retry_after_and_loses_nothing(runtime, slack, poster):
     slack.fail("chat.postMessage", Fault(429, {"Retry-After": "1"}))  # the parent
     slack.fail("chat.postMessage", Fault(429, {"Retry-After": "1"}))  # its retry too
     started = time.monotonic()
-    outcome = poster.post("C1", REPO, DAY)
+    outcome = poster.post(of_channel("C1"), DAY)
     assert time.monotonic() - started >= 2
     attempts, accepted = slack.posts("C1"), slack.delivered("C1")
     assert len(attempts) == len(accepted) + 2
@@ -107,7 +109,7 @@ def test_429_waits_retry_after_and_loses_nothing(runtime, slack, poster):
 
 def test_posts_to_one_channel_are_paced(runtime, slack, poster):
     seed_day(runtime.db, DAY, 120)
-    make_poster(runtime, pace=0.3).post("C1", REPO, DAY)
+    make_poster(runtime, pace=0.3).post(of_channel("C1"), DAY)
     stamps = [call.at for call in slack.posts("C1")]
     assert len(stamps) >= 4
     # Slots 0.3 s apart. Message n+1 waits for its slot after Slack answered message n, which arrived before it
@@ -120,23 +122,23 @@ def test_posts_to_one_channel_are_paced(runtime, slack, poster):
 def test_a_channel_filtered_by_area(runtime, slack, poster):
     seed_day(runtime.db, DAY, 3, areas=["rocm"])
     seed_day(runtime.db, DAY, 4, start=2000, areas=["core"])
-    poster.post("C1", REPO, DAY, areas=["rocm"])
+    poster.post(of_channel("C1", "rocm"), DAY)
     body = shown(slack.posts("C1"))
     assert "merged PRs in rocm for 2026-03-04" in body and "3 merged" in body
     assert "#2000" not in body and "#1002" in body
 
 
 def test_a_day_without_prs_posts_nothing_and_is_recorded(runtime, slack, poster):
-    outcome = poster.post("C1", REPO, DAY)
+    outcome = poster.post(of_channel("C1"), DAY)
     assert slack.posts() == [] and outcome.post.state == "empty"
     assert "nothing merged on 2026-03-04" in outcome.describe()
     seed_day(runtime.db, DAY, 2)  # recorded: a late import does not post it twice a day later
-    assert make_poster(runtime).post("C1", REPO, DAY).sent == 0
+    assert make_poster(runtime).post(of_channel("C1"), DAY).sent == 0
 
 
 def test_every_message_within_slack_limits(runtime, slack, poster):
     seed_day(runtime.db, DAY, 150, title="[Core] " + "&<>" * 300, what="Long. " * 600)
-    poster.post("C1", REPO, DAY)
+    poster.post(of_channel("C1"), DAY)
     for call in slack.posts("C1"):
         blocks = call.params["blocks"]
         assert 0 < len(blocks) <= 50
@@ -148,7 +150,7 @@ def test_every_message_within_slack_limits(runtime, slack, poster):
 
 def test_untrusted_title_is_inert_in_the_posted_report(runtime, slack, poster):
     import_fixtures(runtime.db)
-    poster.post("C1", REPO, date(2026, 3, 8))
+    poster.post(of_channel("C1"), date(2026, 3, 8))
     for call in slack.posts("C1"):
         assert LOUD_TITLE not in call.params["text"]
         for block in call.params["blocks"]:
@@ -184,7 +186,7 @@ def test_post_daily_command(run_cli, slack, monkeypatch, runtime):
 def test_post_daily_uses_the_channel_subscription_areas(run_cli, slack, monkeypatch, runtime):
     seed_day(runtime.db, DAY, 2, areas=["rocm"])
     seed_day(runtime.db, DAY, 2, start=2000, areas=["core"])
-    subscribe(runtime.db, "C7", REPO, ["rocm"], datetime(2026, 1, 1, 9).time(), None, datetime(2026, 1, 1, tzinfo=LA))
+    subscribe(runtime.db, "C7", REPO, load_filter("rocm"), Cadence(), None, datetime(2026, 1, 1, tzinfo=LA))
     dry = run_cli("post-daily", "--channel", "C7", "--date", "2026-03-04", "--dry-run")
     assert "in rocm" in dry.out and "2 merged" in dry.out
     override = run_cli("post-daily", "--channel", "C7", "--date", "2026-03-04", "--dry-run", "--area", "core")
@@ -237,7 +239,7 @@ def thread_texts(slack, channel):
 def test_a_lost_answer_is_read_back_not_sent_again(runtime, slack, poster, fault, part):
     seed_day(runtime.db, DAY, 120)
     slack.fail("chat.postMessage", *[None] * part, fault)  # Slack accepts this one, but its answer is lost
-    outcome = poster.post("C1", REPO, DAY)
+    outcome = poster.post(of_channel("C1"), DAY)
     shown_texts, parents = thread_texts(slack, "C1")
     assert len(parents) == 1 and shown_texts == [message["text"] for message in outcome.post.messages]
     assert len(slack.posts("C1")) == len(outcome.post.messages)  # nothing was sent twice
@@ -247,7 +249,7 @@ def test_a_lost_answer_is_read_back_not_sent_again(runtime, slack, poster, fault
 
 def test_every_message_says_which_post_and_part_it_is(runtime, slack, poster):
     seed_day(runtime.db, DAY, 60, areas=["rocm"])
-    poster.post("C1", REPO, DAY, areas=["rocm"])
+    poster.post(of_channel("C1", "rocm"), DAY)
     metadata = [call.params["metadata"] for call in slack.posts("C1")]
     assert {meta["event_type"] for meta in metadata} == {"prdigest_post"}
     assert [meta["event_payload"] for meta in metadata] == [
@@ -259,7 +261,7 @@ def test_a_server_error_on_a_read_is_retried(runtime, slack, poster):
     seed_day(runtime.db, DAY, 60)
     slack.fail("chat.postMessage", Fault(502, {}, accept=True))
     slack.fail("conversations.history", Fault(502, {}), Fault(504, {}))
-    poster.post("C1", REPO, DAY)
+    poster.post(of_channel("C1"), DAY)
     assert len(slack.thread("C1")[0]) == 1
     assert [call.ok for call in slack.calls_to("conversations.history")] == [False, False, True]
 
@@ -269,7 +271,7 @@ def test_without_history_scope_a_lost_answer_is_sent_again_with_one_warning(runt
     slack.fail("chat.postMessage", Fault(500, {}, accept=True), None, Fault(500, {}, accept=True))
     slack.fail("conversations.history", Fault(200, error="missing_scope"))
     slack.fail("conversations.replies", Fault(200, error="missing_scope"))
-    outcome = poster.post("C1", REPO, DAY)
+    outcome = poster.post(of_channel("C1"), DAY)
     parents, replies = slack.thread("C1")
     assert len(parents) == 2 and len(replies) == len(outcome.post.replies) + 1  # as before read-back existed
     warnings = [r.getMessage() for r in caplog.records if "channels:history" in r.getMessage()]
@@ -282,7 +284,7 @@ def test_a_second_poster_leaves_a_live_claim_alone(runtime, slack, poster):
     claimed = claim_post(runtime.db, PostKey.of("C1", REPO, DAY), first.owner, lambda: [{"text": "x", "blocks": []}],
                          60, time.time())
     assert claimed is not None
-    outcome = make_poster(runtime).post("C1", REPO, DAY)
+    outcome = make_poster(runtime).post(of_channel("C1"), DAY)
     assert outcome.post is None and outcome.describe() == "being posted to C1 for 2026-03-04 by another process; nothing sent"
     assert slack.posts() == []
 
@@ -293,12 +295,12 @@ def test_a_poster_waiting_out_429s_keeps_its_claim(runtime, slack, poster, monke
     seed_day(runtime.db, DAY, 3)
     slack.fail("chat.postMessage", Fault(429, {"Retry-After": "5"}))
     first, outcomes = make_poster(runtime), []
-    waiting = threading.Thread(target=lambda: outcomes.append(first.post("C1", REPO, DAY)))
+    waiting = threading.Thread(target=lambda: outcomes.append(first.post(of_channel("C1"), DAY)))
     waiting.start()
     slack.wait_for(lambda s: s.posts("C1"))  # refused with 429: the first poster now waits two and a half leases
     # The claim was taken before that, so the lease it was taken with has run out once this moment passes.
     wait_past(time.time() + lease, "the end of the first poster's original lease")
-    second = make_poster(runtime).post("C1", REPO, DAY)
+    second = make_poster(runtime).post(of_channel("C1"), DAY)
     waiting.join()
     assert second.post is None  # the claim was renewed while its holder waited
     assert outcomes[0].sent == 2 and len(slack.thread("C1")[0]) == 1

@@ -14,6 +14,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("store.text",),
     ("store.days", "store.model"),
     ("store.understanding",),
+    ("store.subscription",),
     ("store.migrations",),
     ("store.db",),
     ("store.tables",),

@@ -1,7 +1,6 @@
 """Live alerts: each new PR in a channel's areas, once, soon after the ingest that stored it."""
 from __future__ import annotations
 
-import threading
 from datetime import datetime, timedelta
 
 import pytest
@@ -9,7 +8,7 @@ from conftest import LA
 from freezegun import freeze_time
 from servers.github_api import FakePull
 from servers.slack_api import BOT_TOKEN, Fault
-from slack_helpers import REPO, make_pr
+from slack_helpers import REPO, make_pr, replicas_at_once
 
 from bot.answers.commands import execute
 from bot.config import Settings
@@ -59,7 +58,7 @@ def subscribe(runtime, words: str, channel: str = "C1", now: datetime = SUBSCRIB
 
 
 def test_each_new_pr_in_the_areas_is_announced_once_across_ingests_a_burst_and_a_restart(runtime, github, slack, settings):
-    assert "live alerts of acme/engine (areas: rocm) as PRs merge" in subscribe(runtime, "rocm live")
+    assert "live alerts of acme/engine (`rocm`) as PRs merge" in subscribe(runtime, "rocm live")
     github.add(REPO, rocm(10, SUBSCRIBED - timedelta(hours=20)),  # merged before, stored after: announced
                FakePull(11, "[Docs] Reword the FAQ", SUBSCRIBED - timedelta(hours=2), files=["docs/faq.md"]))
     scheduler = start(settings)
@@ -105,7 +104,7 @@ def test_an_old_pr_stored_late_is_not_news_and_unsubscribe_stops_the_alerts(runt
     assert [text.split(": ", 1)[1] for text in alerts(slack)] == ["#21 [ROCm] Just merged"]
 
     gone = execute(runtime, "unsubscribe live", channel="C1", now=SUBSCRIBED + timedelta(minutes=2))
-    assert "no longer gets live alerts of acme/engine (areas: rocm)" in gone.text
+    assert "no longer gets live alerts of acme/engine (`rocm`)" in gone.text
     with freeze_time(SUBSCRIBED + timedelta(minutes=3)):
         save_pr(runtime.db, make_pr(22, SUBSCRIBED + timedelta(minutes=2), title="[ROCm] After", areas=["rocm"]))
         alerts_of.run(SUBSCRIBED + timedelta(minutes=3))
@@ -138,14 +137,7 @@ def test_two_replicas_and_a_lost_answer_still_announce_each_pr_once(runtime, sla
     save_prs(runtime.db, [make_pr(40 + i, datetime.now(LA) - timedelta(minutes=30 - i), title=f"[ROCm] Burst {i}",
                                   areas=["rocm"]) for i in range(12)])
     slack.fail("chat.postMessage", Fault(status=500, accept=True))  # Slack keeps the alert, the answer is lost
-    replicas = [LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0)) for _ in range(2)]
-    threads = [threading.Thread(target=replica.run, args=(datetime.now(LA),)) for replica in replicas]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    for replica in replicas:
-        replica.run(datetime.now(LA))
+    replicas_at_once([LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0)) for _ in range(2)], datetime.now(LA))
     [alert] = alerts(slack)
     assert alert.startswith("*12 PRs merged in rocm*")
     assert len(slack.posts("C1")) == 1  # read back from the channel, never sent twice
@@ -153,13 +145,13 @@ def test_two_replicas_and_a_lost_answer_still_announce_each_pr_once(runtime, sla
 
 def test_live_subscriptions_take_no_time_and_list_beside_the_daily_report(runtime):
     refused = execute(runtime, "subscribe rocm live at 9", channel="C1", now=SUBSCRIBED)
-    assert refused.error and "`at` is for the daily report" in refused.text
+    assert refused.error and "live alerts come as PRs merge; `at` is for reports" in refused.text
     subscribe(runtime, "rocm watch")
     subscribe(runtime, "at 8am")
     listed = execute(runtime, "subscriptions", channel="C1", now=SUBSCRIBED).text.split("\n")
     assert listed == [
         "This channel gets the daily report of acme/engine at 08:00 America/Los_Angeles time.",
-        "This channel gets live alerts of acme/engine (areas: rocm) as PRs merge.",
+        "This channel gets live alerts of acme/engine (`rocm`) as PRs merge.",
     ]
     assert "has no live alerts of acme/engine to stop" not in execute(runtime, "unsubscribe live", channel="C1").text
     assert execute(runtime, "unsubscribe live", channel="C1").text == "This channel has no live alerts to stop."

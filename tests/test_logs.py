@@ -11,7 +11,7 @@ import sys
 from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, TEAM, FakeSlack, mention_event
 from slack_helpers import ROOT, import_fixtures, serve_http
 
-from bot.terminal.logs import MASK, JsonLines, Request, answering
+from bot.terminal.logs import MASK, JsonLines, RequestLog, answering
 from store.db import open_db
 from store.text.safe import use_secrets
 
@@ -68,7 +68,7 @@ def test_a_record_made_while_answering_is_masked_in_every_field():
     root.addHandler(keep)  # where every logger's records arrive, as the stderr handler sits
     root.setLevel(logging.INFO)
     try:
-        with answering(Request("area", team="T1", channel="C0a-configured-secret-value")):
+        with answering(RequestLog("area", team="T1", channel="C0a-configured-secret-value")):
             logging.getLogger("prdigest.test").warning("the model said %s", "a-configured-secret-value")
             raise RuntimeError("Bearer sk-proj-abcdefghijklmnopqrstuvwxyz")
     finally:

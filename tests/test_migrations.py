@@ -1,14 +1,17 @@
 """Migrations run in the order their names give, and a store of every released schema opens fully migrated."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from pr_factory import make_pr
 from sqlite_utils import Database
 
 from store.db import open_db
 from store.migrations import RELEASED_NAMES, migrations
+from store.tables.posts import get_post
+from store.tables.subscriptions import channel_subscriptions
 from store.understanding.relations import READER_VERSION, related
 
 REPO = "vllm-project/vllm"
@@ -25,6 +28,7 @@ ORDER = [
     "m010_link_previews",
     "m011_answer_feedback",
     "m012_shared_replies",
+    "m013_subscription_filters",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [
@@ -97,3 +101,35 @@ def test_a_new_reader_reads_every_pr_again_once(tmp_path, monkeypatch):
     upgraded = open_db(path)
     assert [(link.other, link.kind) for link in related(upgraded, REPO, 40)] == [(41, "reverts")]
     assert upgraded.execute("pragma user_version").fetchone()[0] == READER_VERSION + 1
+
+
+def test_area_subscriptions_and_their_posts_become_filters_of_the_same_meaning(tmp_path):
+    path = tmp_path / "areas.db"
+    old = Database(path)
+    migrations.apply(old, stop_before="m013_subscription_filters")
+    when = "2026-03-01T17:00:00Z"
+    old["subscriptions"].insert_all([
+        {"channel": "C1", "repo": REPO, "mode": "daily", "areas": '["rocm", "nvidia"]', "post_at": "08:30",
+         "created_by": "U1", "created_at": when},
+        {"channel": "C1", "repo": REPO, "mode": "live", "areas": "[]", "post_at": "09:00", "created_by": None,
+         "created_at": when},
+    ])
+    post = {"channel": "C1", "repo": REPO, "messages": "[]", "replies_sent": 0, "state": "done", "created_at": when,
+            "updated_at": when}
+    old["daily_posts"].insert_all([{**post, "date": "2026-03-04", "areas": '["rocm", "nvidia"]', "batch": 0},
+                                   {**post, "date": "2026-03-04", "areas": "[]", "batch": 1}])
+    old["live_alerts"].insert({"channel": "C1", "repo": REPO, "number": 7, "date": "2026-03-04", "batch": 1, "areas": "[]"})
+    old.close()
+
+    db = open_db(path)
+    daily, live = channel_subscriptions(db, "C1")
+    assert (daily.filter.text, daily.cadence.text, live.filter.text, live.cadence.text) == (
+        "rocm nvidia", "daily at 08:30", "", "live")
+    kept = [pr.number for pr in daily.filter.select([
+        make_pr(1, areas=["rocm"]), make_pr(2, areas=["core"]), make_pr(3, areas=["nvidia", "core"])])]
+    assert kept == [1, 3]  # a PR in one of the areas, as before
+    # The posts already sent stay found, so nothing is posted again after the upgrade.
+    assert get_post(db, "C1", REPO, date(2026, 3, 4), "rocm nvidia").state == "done"
+    assert get_post(db, "C1", REPO, date(2026, 3, 4), "", batch=1, kind="live").state == "done"
+    assert db.execute("select kind, number from live_alerts").fetchall() == [("live", 7)]
+    db.close()

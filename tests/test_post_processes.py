@@ -1,4 +1,4 @@
-"""`prdigest post-daily` as real processes on one store: racing each other, killed mid-send, resumed."""
+"""`prdigest post-daily` and `prdigest serve` as real processes on one store: racing each other, killed mid-send, resumed."""
 import os
 import random
 import signal
@@ -7,16 +7,23 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
+from datetime import time as clock_time
 from pathlib import Path
 
 import pytest
-from servers.slack_api import BOT_TOKEN, FakeSlack, Fault
-from slack_helpers import REPO, seed_day
-from waiting import wait_past
+from conftest import LA
+from servers.slack_api import BOT_TOKEN, FakeSlack, Fault, dm_channel
+from slack_helpers import REPO, make_pr, seed_day, serve_http
+from waiting import wait_past, wait_until
 
 from store.db import open_db
-from store.tables.posts import get_post
+from store.subscription.cadence import DAILY, LIVE, MY_PRS, WEEKDAYS, WEEKLY, Cadence
+from store.subscription.filter import load_filter
+from store.tables.people import link_github
+from store.tables.posts import DailyPost, get_post
+from store.tables.prs import save_prs
+from store.tables.subscriptions import subscribe
 
 pytestmark = pytest.mark.processes
 
@@ -148,3 +155,105 @@ def test_a_poster_killed_after_slack_accepted_is_resumed_without_a_duplicate(sto
         unsent = len(planned_texts(store, "CKILL")) - part - 1  # the accepted one is found, not sent again
         assert resumed.out.startswith(f"posted {unsent} message(s) to CKILL")
         assert_posted_once(slack, store, "CKILL")
+
+
+# ---------------------------------------------------------------- two `serve` processes: every cadence, and direct messages
+
+ALICE = "U0ALICE"
+LONG_AGO = datetime(2026, 1, 1, tzinfo=LA)
+
+
+def every_post(db) -> list[DailyPost]:
+    rows = db.execute("select channel, repo, date, filter, batch, kind from daily_posts").fetchall()
+    return [get_post(db, channel, repo, date.fromisoformat(day), text, batch, kind) for channel, repo, day, text, batch, kind in rows]
+
+
+def assert_every_post_sent_once(slack: FakeSlack, db) -> list[DailyPost]:
+    """Every message Slack shows belongs to a post of the store, and every post's parts are there once, in its thread."""
+    shown: dict[str, list[tuple[int, dict]]] = {}
+    for room in list(slack.messages):
+        for message in [*slack.thread(room)[0], *slack.thread(room)[1]]:
+            payload = message["metadata"]["event_payload"]
+            shown.setdefault(payload["post"], []).append((payload["part"], message))
+    posts = every_post(db)
+    for post in posts:
+        assert post.finished, post.key
+        parts = sorted(shown.pop(post.key.text, []), key=lambda item: item[0])
+        assert [part for part, _ in parts] == list(range(len(post.messages))), post.key.text
+        assert [message["text"] for _, message in parts] == [message["text"] for message in post.messages]
+        assert all(message.get("thread_ts") == parts[0][1]["ts"] for _, message in parts[1:])
+    assert shown == {}, list(shown)
+    return posts
+
+
+def serve_env(lease: float) -> dict[str, str]:
+    return {"PRDIGEST_POST_PACE": "1", "PRDIGEST_POST_LEASE": str(lease)}
+
+
+def test_two_serve_processes_send_every_report_alert_and_direct_message_once(tmp_path):
+    path = tmp_path / "serve.db"
+    db = open_db(path)
+    now = datetime.now(LA)
+    for back in range(1, 8):  # a week of merges, none of them Alice's
+        seed_day(db, now.date() - timedelta(days=back), 50, start=1000 * back, author="grace-h")
+    reports = [
+        ("C0DAILY", "", Cadence(DAILY, clock_time(0, 0))),
+        ("C0WEEK", "-bots", Cadence(WEEKLY, clock_time(0, 0), now.weekday())),
+        ("C0WEEKDAYS", "", Cadence(WEEKDAYS, clock_time(0, 0))),
+        (ALICE, "", Cadence(DAILY, clock_time(0, 0))),
+        (ALICE, "core", Cadence(WEEKLY, clock_time(0, 0), now.weekday())),
+    ]
+    for channel, rule, cadence in reports:
+        subscribe(db, channel, REPO, load_filter(rule), cadence, "U0ALICE", LONG_AGO)
+    link_github(db, ALICE, "ada-l")
+    for channel, rule, cadence in (("C0LIVE", "rocm", Cadence(LIVE)), (ALICE, "", Cadence(MY_PRS))):
+        subscribe(db, channel, REPO, load_filter(rule), cadence, ALICE, now - timedelta(minutes=1))
+    merged = datetime.now(LA) - timedelta(minutes=20)
+    save_prs(db, [make_pr(9001, merged, title="[ROCm] Alice's kernel", author="ada-l", areas=["rocm"]),
+                  make_pr(9002, merged, title="[Core] Alice's scheduler", author="Ada-L"),
+                  make_pr(9003, merged, title="[ROCm] Grace's kernel", author="grace-h", areas=["rocm"])])
+    due = [(channel, cadence.due(now, LA, LONG_AGO)) for channel, _, cadence in reports]
+    db.close()
+
+    def done(db) -> bool:
+        alerted = db.execute("select channel, number from live_alerts order by channel, number").fetchall()
+        return alerted == [("C0LIVE", 9001), ("C0LIVE", 9003), (ALICE, 9001), (ALICE, 9002)] and len(
+            [post for post in every_post(db) if post.finished]) == 3 + sum(day is not None for _, day in due)
+
+    with FakeSlack() as slack, serve_http(path, slack, **serve_env(RACE_LEASE)), serve_http(path, slack, **serve_env(RACE_LEASE)):
+        db = open_db(path)
+        wait_until(lambda: done(db), "every report, alert and direct message", timeout=120)
+        posts = assert_every_post_sent_once(slack, db)
+        db.close()
+    rooms = {post.key.channel for post in posts}
+    assert {"C0DAILY", "C0WEEK", "C0LIVE", ALICE} <= rooms
+    dms = [message["text"] for message in slack.thread(dm_channel(ALICE))[0]]
+    assert [text for text in dms if text.startswith("*Merged*")] == [
+        "*Merged* \u00b7 acme/engine: #9001 [ROCm] Alice's kernel", "*Merged* \u00b7 acme/engine: #9002 [Core] Alice's scheduler"]
+    assert slack.posts(ALICE) == [] and len(dms) == 2 + sum(day is not None for channel, day in due if channel == ALICE)
+
+
+def test_a_serve_killed_in_the_middle_of_a_direct_message_thread_is_resumed_by_the_next(tmp_path):
+    path = tmp_path / "dm.db"
+    db = open_db(path)
+    now = datetime.now(LA)
+    for back in range(1, 8):
+        seed_day(db, now.date() - timedelta(days=back), 12, start=1000 * back)
+    subscribe(db, ALICE, REPO, load_filter(""), Cadence(WEEKLY, clock_time(0, 0), now.weekday()), ALICE, LONG_AGO)
+    db.close()
+    with FakeSlack() as slack:
+        slack.fail("chat.postMessage", None, Fault(accept=True, hang=True))  # the first reply is kept; no answer comes
+        with serve_http(path, slack, **serve_env(KILLED_LEASE)) as first:
+            slack.wait_for(lambda s: len(s.delivered(dm_channel(ALICE))) == 2)
+            first.process.send_signal(signal.SIGKILL)
+            first.process.wait(timeout=30)
+        db = open_db(path)
+        [post] = every_post(db)
+        assert post.state == "posting" and post.in_flight == 1
+        wait_past(post.lease_until, "the end of the killed process's claim")
+        with serve_http(path, slack, **serve_env(KILLED_LEASE)):
+            wait_until(lambda: every_post(db)[0].finished, "the thread finished by the next process")
+        assert_every_post_sent_once(slack, db)
+        db.close()
+    assert len(slack.posts(dm_channel(ALICE))) == len(post.messages)  # the kept reply was read back, not sent again
+    assert slack.calls_to("conversations.replies")

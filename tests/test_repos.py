@@ -26,6 +26,8 @@ from bot.slack.app import slack_client
 from bot.slack.daily import Pacer, repo_ingester
 from bot.slack.scheduler import Scheduler
 from store.db import open_db
+from store.subscription.cadence import DAILY, Cadence
+from store.subscription.filter import EVERYTHING
 from store.tables.prs import known_repos, save_prs
 from store.tables.subscriptions import subscribe
 
@@ -97,7 +99,7 @@ def bot(tmp_path_factory):
     db = open_db(folder / "prdigest.db")
     save_prs(db, STORE)
     for channel, repo in (("C0BOTH", VLLM), ("C0BOTH", ASCEND), ("C0ASCEND", ASCEND)):
-        subscribe(db, channel, repo, [], clock_time(9, 0), "U0ALICE", datetime.now(LA))
+        subscribe(db, channel, repo, EVERYTHING, Cadence(DAILY, clock_time(9, 0)), "U0ALICE", datetime.now(LA))
     db.close()
     with FakeSlack() as slack, FakeGitHub({VLLM: [], ASCEND: []}) as github:
         with serve_http(folder / "prdigest.db", slack, PRDIGEST_REPOS=BOTH, PRDIGEST_GITHUB_API_URL=github.url,
@@ -162,18 +164,18 @@ def test_a_channel_subscribes_to_two_repositories_and_another_has_none(serve):
         f"This channel now gets the daily report of {VLLM} at 07:30 America/Los_Angeles time (set by <@U0ALICE>)."
     )
     [second] = run(serve, "subscribe vllm-ascend npu", "C0SUBS")  # its bare name, and an area only it has
-    assert second.startswith(f"This channel now gets the daily report of {ASCEND} (areas: ascend) at 09:00 ")
+    assert second.startswith(f"This channel now gets the daily report of {ASCEND} (`ascend`) at 09:00 ")
     assert second.count("This channel now gets") == 1
 
     assert run(serve, "subscriptions", "C0SUBS") == [
         f"This channel gets the daily report of {VLLM} at 07:30 America/Los_Angeles time.\n"
-        f"This channel gets the daily report of {ASCEND} (areas: ascend) at 09:00 America/Los_Angeles time."
+        f"This channel gets the daily report of {ASCEND} (`ascend`) at 09:00 America/Los_Angeles time."
     ]
     [none] = run(serve, "subscriptions", "C0NONE")
-    assert none.startswith("This channel gets no daily report or live alerts.")
+    assert none.startswith("This channel gets no reports or live alerts.")
 
     assert run(serve, "unsubscribe vllm-ascend daily", "C0SUBS") == [
-        f"This channel no longer gets the daily report of {ASCEND} (areas: ascend) at 09:00 America/Los_Angeles time."
+        f"This channel no longer gets the daily report of {ASCEND} (`ascend`) at 09:00 America/Los_Angeles time."
     ]
     assert run(serve, "subscriptions", "C0SUBS") == [
         f"This channel gets the daily report of {VLLM} at 07:30 America/Los_Angeles time."
@@ -191,11 +193,11 @@ def test_subscribing_without_naming_a_repository_takes_every_configured_one(serv
 
 def test_subscribing_to_an_area_only_one_repository_has_takes_that_one(serve):
     [reply] = run(serve, "subscribe npu live", "C0NPU")
-    assert reply.split("\n")[0] == f"This channel now gets live alerts of {ASCEND} (areas: ascend) as PRs merge (set by <@U0ALICE>). " \
+    assert reply.split("\n")[0] == f"This channel now gets live alerts of {ASCEND} (`ascend`) as PRs merge (set by <@U0ALICE>). " \
         "The first comes with the next ingest."
     assert len(reply.split("\n")) == 2
     refused = run(serve, "subscribe nosuch", "C0NPU")[0]
-    assert refused.startswith("unknown area 'nosuch'")
+    assert refused.startswith("`nosuch` is not a filter term or an area")
 
 
 # ---------------------------------------------------------------- reports, grouped by repository
@@ -219,7 +221,9 @@ def _without_clock(messages: list[str]) -> list[str]:
 def test_the_home_tab_shows_each_repositorys_latest_day(serve):
     serve.send(*home_opened("EvHOME2"))
     serve.slack.wait_for(lambda s: s.calls_to("views.publish"))
-    sections = [block["text"]["text"] for block in serve.slack.calls_to("views.publish")[0].params["view"]["blocks"]]
+    blocks = serve.slack.calls_to("views.publish")[0].params["view"]["blocks"]
+    last_divider = max(n for n, block in enumerate(blocks) if block["type"] == "divider")  # after the subscriptions
+    sections = [block["text"]["text"] for block in blocks[last_divider + 1:]]
     assert sections[0].startswith(head(VLLM) + day(0)) and link(VLLM, 5002) in sections[0]
     assert sections[1].startswith(head(ASCEND) + day(0)) and link(ASCEND, 7001) in sections[1]
     assert sections[2].startswith(f"*/prdigest*: what merged in {VLLM}, {ASCEND}")
@@ -270,7 +274,7 @@ def test_an_unknown_repository_is_one_line_for_commands_but_not_for_search_or_qu
         [reply] = run(serve, command, "C0NONE")
         first, usage = reply.split("\n")
         assert first == NOT_FOLLOWED and usage.startswith("Usage: `/prdigest "), command
-    assert run(serve, "subscriptions", "C0NONE")[0].startswith("This channel gets no daily report")
+    assert run(serve, "subscriptions", "C0NONE")[0].startswith("This channel gets no reports")
 
     assert run(serve, "search acme/engine", "C0NONE") == [
         f"Nothing in {VLLM} matched \u201cacme/engine\u201d.\nNothing in {ASCEND} matched \u201cacme/engine\u201d."
@@ -390,7 +394,7 @@ def test_each_subscribed_repository_gets_its_own_daily_thread_exactly_once(two_r
     scheduler = start(two_repos)
     db = scheduler.runtime.db
     for channel, repo in (("C1", VLLM), ("C1", ASCEND), ("C2", ASCEND)):
-        subscribe(db, channel, repo, [], clock_time(9, 0), "U1", LONG_AGO)
+        subscribe(db, channel, repo, EVERYTHING, Cadence(DAILY, clock_time(9, 0)), "U1", LONG_AGO)
     tick_at(scheduler, "2026-03-05T08:59:00-08:00")
     assert slack.posts() == [] and known_repos(db) == [VLLM, ASCEND]  # both ingested before anything is due
 

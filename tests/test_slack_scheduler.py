@@ -14,6 +14,8 @@ from bot.runtime import Runtime
 from bot.slack.app import slack_client
 from bot.slack.daily import Pacer, repo_ingester
 from bot.slack.scheduler import Scheduler
+from store.subscription.cadence import DAILY, WEEKDAYS, WEEKLY, Cadence
+from store.subscription.filter import EVERYTHING, load_filter
 from store.tables.posts import PostKey, claim_post, get_post
 from store.tables.subscriptions import subscribe
 
@@ -45,7 +47,7 @@ def parents(slack, channel="C1"):
 def test_the_report_comes_at_its_time_the_day_after(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 3)
     seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T08:59:00-08:00")
     assert slack.posts() == []
@@ -61,7 +63,7 @@ def test_the_report_comes_at_its_time_the_day_after(runtime, slack, settings):
 
 def test_spring_forward_skips_the_hour_and_the_short_day_is_whole(runtime, slack, settings):
     import_fixtures(runtime.db)  # 2026-03-08 holds merges at 00:00:05 PST and 23:59:59 PDT
-    subscribe(runtime.db, "C1", REPO, [], time(2, 30), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(2, 30)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-08T01:59:00-08:00")
     assert slack.posts() == []
@@ -77,7 +79,7 @@ def test_spring_forward_skips_the_hour_and_the_short_day_is_whole(runtime, slack
 
 def test_fall_back_posts_at_the_first_of_the_two_times(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 10, 31), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(1, 30), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(1, 30)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-11-01T01:29:00-07:00")
     assert slack.posts() == []
@@ -89,7 +91,7 @@ def test_fall_back_posts_at_the_first_of_the_two_times(runtime, slack, settings)
 
 def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 120)  # a parent and three replies
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
     first = start(settings)
     tick_at(first, "2026-03-05T09:00:00-08:00")
@@ -110,7 +112,7 @@ def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settin
 
 def test_the_same_process_retries_a_failed_channel_later(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", Fault(status=503, headers={}), Fault(status=503, headers={}), Fault(status=503, headers={}))
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T09:00:00-08:00")
@@ -122,8 +124,8 @@ def test_the_same_process_retries_a_failed_channel_later(runtime, slack, setting
 
 def test_one_channel_failing_does_not_stop_the_others(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C0GONE", REPO, [], time(9, 0), "U1", LONG_AGO)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C0GONE", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
     tick_at(start(settings), "2026-03-05T09:00:00-08:00")
     assert len(parents(slack, "C1")) == 1
@@ -132,7 +134,7 @@ def test_one_channel_failing_does_not_stop_the_others(runtime, slack, settings):
 def test_a_new_subscription_starts_the_next_day(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
     seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", datetime(2026, 3, 5, 10, 0, tzinfo=LA))
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", datetime(2026, 3, 5, 10, 0, tzinfo=LA))
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T10:01:00-08:00")
     assert slack.posts() == []
@@ -143,7 +145,7 @@ def test_a_new_subscription_starts_the_next_day(runtime, slack, settings):
 def test_area_subscriptions_get_their_areas_only(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2, areas=["rocm"])
     seed_day(runtime.db, date(2026, 3, 4), 3, start=2000, areas=["core"])
-    subscribe(runtime.db, "C1", REPO, ["rocm"], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, load_filter("rocm"), Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     tick_at(start(settings), "2026-03-05T09:00:00-08:00")
     text = "\n".join(call.params["text"] for call in slack.posts())
     assert "merged PRs in rocm for 2026-03-04" in text and "2 merged" in text and "#2000" not in text
@@ -151,7 +153,7 @@ def test_area_subscriptions_get_their_areas_only(runtime, slack, settings):
 
 def test_it_ingests_before_posting(runtime, slack, github, settings):
     github.add(REPO, *day_of_pulls(date(2026, 3, 4), 4, LA, first_number=7000))
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     tick_at(start(settings, ingest=True), "2026-03-05T09:00:00-08:00")
     text = "\n".join(call.params["text"] for call in slack.posts())
     assert "4 merged" in text and "#7003" in text
@@ -160,7 +162,7 @@ def test_it_ingests_before_posting(runtime, slack, github, settings):
 
 def test_github_down_still_posts_from_the_store(runtime, slack, github, settings, monkeypatch, caplog):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     github.fail(GitHubFault(429, {"Retry-After": "3600"}, "Too Many Requests"), times=100)
     monkeypatch.setenv("PRDIGEST_GITHUB_MAX_WAIT", "1")
     tick_at(start(Settings.from_env(), ingest=True), "2026-03-05T09:00:00-08:00")
@@ -170,7 +172,7 @@ def test_github_down_still_posts_from_the_store(runtime, slack, github, settings
 
 def test_a_post_another_process_is_sending_is_left_to_it_until_its_claim_runs_out(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, [], time(9, 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     key = PostKey.of("C1", REPO, date(2026, 3, 4))
     planned = lambda: [{"text": "planned by post-daily", "blocks": []}]
     due = datetime.fromisoformat("2026-03-05T09:00:00-08:00").timestamp()
@@ -183,6 +185,95 @@ def test_a_post_another_process_is_sending_is_left_to_it_until_its_claim_runs_ou
     tick_at(scheduler, "2026-03-05T09:01:00-08:00")
     assert [call.params["text"] for call in slack.delivered("C1")] == ["planned by post-daily"]
     assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
+
+
+# ---------------------------------------------------------------- weekdays and weekly, across DST and long weekends
+
+def shown_posts(slack, channel="C1") -> str:
+    return "\n".join(block["text"]["text"] for call in slack.delivered(channel) for block in call.params["blocks"])
+
+
+def spring_week(db) -> None:
+    """Merges from Monday Mar 2 to Monday Mar 9, 2026: the spring switch is on Sunday Mar 8."""
+    for offset, start in enumerate(range(1000, 1500, 100)):  # Mon Mar 2 .. Fri Mar 6: three PRs a day
+        seed_day(db, date(2026, 3, 2 + offset), 3, start=start)
+    import_fixtures(db)  # Sat Mar 7: #4085; Sun Mar 8: #4090 at 00:00:05 PST, #4099, #4102 at 23:59:59 PDT
+    seed_day(db, date(2026, 3, 9), 2, start=3000)
+
+
+def test_weekdays_monday_covers_the_weekend_of_the_spring_switch(runtime, slack, settings):
+    spring_week(runtime.db)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(9, 0)), "U1", LONG_AGO)
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-03-06T09:00:00-08:00")  # Friday: Thursday's report
+    for moment in ("2026-03-07T09:00:00-08:00", "2026-03-08T09:00:00-07:00", "2026-03-09T08:59:00-07:00"):
+        tick_at(scheduler, moment)
+    assert parents(slack) == ["*Acme: merged PRs for 2026-03-05 (PST)*"]
+    slack.reset()
+    tick_at(scheduler, "2026-03-09T09:00:00-07:00")
+    assert parents(slack) == ["*Acme: merged PRs for 2026-03-06..2026-03-08 (PST/PDT)*"]
+    body = shown_posts(slack)
+    assert all(f"#{n} " in body for n in (1400, 1401, 1402, 4085, 4090, 4099, 4102))
+    assert "#1300 " not in body and "#3000 " not in body and "7 merged" in body
+    slack.reset()
+    tick_at(scheduler, "2026-03-10T09:00:00-07:00")
+    assert parents(slack) == ["*Acme: merged PRs for 2026-03-09 (PDT)*"]
+
+
+def test_a_monday_after_a_long_weekend_covers_every_day_since_the_last_report(runtime, slack, settings):
+    spring_week(runtime.db)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(9, 0)), "U1", LONG_AGO)
+    tick_at(start(settings), "2026-03-05T09:00:00-08:00")  # Thursday: Wednesday's report
+    # The bot is down from Thursday afternoon, the Friday of a long weekend, until Monday.
+    tick_at(start(settings), "2026-03-09T09:30:00-07:00")
+    assert parents(slack) == [
+        "*Acme: merged PRs for 2026-03-04 (PST)*", "*Acme: merged PRs for 2026-03-05..2026-03-08 (PST/PDT)*"]
+    assert "#1300 " in shown_posts(slack) and "10 merged" in shown_posts(slack)
+
+
+def test_weekdays_after_the_autumn_switch(runtime, slack, settings):
+    for day, start_at in ((30, 1000), (31, 2000)):
+        seed_day(runtime.db, date(2026, 10, day), 2, start=start_at)
+    seed_day(runtime.db, date(2026, 11, 1), 2, start=3000)  # Sunday: 25 hours long
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(1, 30)), "U1", LONG_AGO)
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-11-01T01:30:00-07:00")  # Sunday's doubled hour: no report on a Sunday
+    tick_at(scheduler, "2026-11-02T01:30:00-08:00")
+    assert parents(slack) == ["*engine: merged PRs for 2026-10-30..2026-11-01 (PDT/PST)*"]
+    assert "6 merged" in shown_posts(slack)
+
+
+def test_weekly_posts_one_thread_for_the_week_with_counts_by_area_and_five_highlights(runtime, slack, settings):
+    spring_week(runtime.db)
+    seed_day(runtime.db, date(2026, 3, 4), 2, start=5000, areas=["rocm"], type="trivial")
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKLY, time(9, 0), 0), "U1", LONG_AGO)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)  # both, each once
+    scheduler = start(settings)
+    tick_at(scheduler, "2026-03-09T09:00:00-07:00")
+    assert sorted(parents(slack)) == [
+        "*Acme: merged PRs for 2026-03-08 (PST)*", "*Acme: merged PRs for the week 2026-03-02..2026-03-08 (PST/PDT)*"]
+    weekly = next(call for call in slack.delivered("C1") if "the week" in call.params["text"])
+    parent = "\n".join(block["text"]["text"] for block in weekly.params["blocks"])
+    assert "21 merged: 18 substantial, 3 trivial" in parent
+    assert ("PRs by area, each counting every PR touching it: core (15), rocm (3), docs (1), frontend (1),"
+            " speculative-decoding (1), kernels (1), attention (1)") in parent
+    assert parent.count("\n\u2022 ") == 5  # five highlights
+    tops, replies = slack.thread("C1")
+    [week] = [message["ts"] for message in tops if "the week" in message["text"]]
+    body = "\n".join(message["text"] for message in replies if message["thread_ts"] == week)
+    assert all(f"#{n} " in body for n in (1000, 1402, 4085, 4102, 5000))
+    assert body.index("*core* (15)") < body.index("*trivial* (3)") and "#3000 " not in body
+    for moment in ("2026-03-09T10:00:00-07:00", "2026-03-10T09:00:00-07:00", "2026-03-15T23:00:00-07:00"):
+        tick_at(scheduler, moment)
+    assert len([p for p in parents(slack) if "the week" in p]) == 1
+
+
+def test_a_week_missed_while_the_bot_was_down_is_posted_late_once(runtime, slack, settings):
+    spring_week(runtime.db)
+    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKLY, time(9, 0), 0), "U1", LONG_AGO)
+    tick_at(start(settings), "2026-03-10T14:00:00-07:00")  # down all Monday
+    tick_at(start(settings), "2026-03-11T09:00:00-07:00")
+    assert parents(slack) == ["*Acme: merged PRs for the week 2026-03-02..2026-03-08 (PST/PDT)*"]
 
 
 def test_serve_polls_the_default_repository_until_polling_is_turned_off(slack, monkeypatch):

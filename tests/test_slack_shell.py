@@ -45,7 +45,7 @@ def test_run_subscribe_needs_a_channel(run_cli, monkeypatch, db):
     monkeypatch.setenv("PRDIGEST_REPOS", REPO)
     assert "belong to a Slack channel" in run_cli("run", "/prdigest subscribe").out
     done = run_cli("run", "--channel", "C42", "/prdigest subscribe rocm")
-    assert done.code == 0 and "This channel now gets the daily report of acme/engine (areas: rocm)" in done.out
+    assert done.code == 0 and "This channel now gets the daily report of acme/engine (`rocm`)" in done.out
     assert "C42: the daily report" in run_cli("run", "subscriptions").out
 
 
@@ -97,5 +97,5 @@ def test_manifest_declares_what_the_app_listens_to():
     manifest = (ROOT / "manifest.yml").read_text()
     for needed in ("command: /prdigest", "usage_hint:", "- app_mention", "- app_home_opened", "home_tab_enabled: true",
                    "interactivity:\n    is_enabled: true", "socket_mode_enabled: true", "- app_mentions:read",
-                   "- chat:write ", "- commands"):
+                   "- chat:write ", "- commands", "- im:write ", "- im:history ", "messages_tab_enabled: true"):
         assert needed in manifest, needed

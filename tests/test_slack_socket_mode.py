@@ -11,6 +11,7 @@ from servers.slack_api import (
     BOT_TOKEN,
     FakeSlack,
     click_payload,
+    home_opened_payload,
     link_shared_payload,
     mention_payload,
     shortcut_payload,
@@ -20,6 +21,7 @@ from servers.slack_api import (
 from servers.slack_socket import FakeSocketMode
 from slack_helpers import LOUD_TITLE, REPO, import_fixtures, shown
 
+from bot.slack.home_view import ADD_ACTION
 from store.db import open_db
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,3 +128,14 @@ def test_previews_votes_modals_and_shortcuts_over_socket_mode(socket_bot):
         socket_mode.wait_ack(socket_mode.send("interactive", click_payload("prdigest_share", share, slack.response_url("shared"))))
     slack.wait_for(lambda s: len(s.responses("shared")) >= 2)
     assert [c.params["response_type"] for c in slack.responses("shared")] == ["in_channel", "in_channel"]  # its two messages, once
+
+
+def test_the_home_tab_and_its_controls_over_socket_mode(socket_bot):
+    slack, socket_mode, _ = socket_bot
+    opened = home_opened_payload("EvSOCKETHOME", user="U0SOCK")
+    socket_mode.wait_ack(socket_mode.send("events_api", opened, accepts_response_payload=False))
+    slack.wait_for(lambda s: "U0SOCK" in s.views)
+    socket_mode.wait_ack(socket_mode.send("interactive", slack.home_action("U0SOCK", ADD_ACTION, f"{REPO}|weekdays")))
+    slack.wait_for(lambda s: len([call for call in s.calls_to("views.publish") if call.params["user_id"] == "U0SOCK"]) == 2)
+    shown = "\n".join(block["text"]["text"] for block in slack.views["U0SOCK"]["blocks"] if "text" in block)
+    assert "the weekday report of acme/engine at 09:00 America/Los_Angeles time, Monday to Friday" in shown

@@ -13,6 +13,8 @@ from slack_helpers import REPO, seed_day
 
 from store.db import StoreBusy, open_db, write_transaction
 from store.report.day import load_report, report_markdown
+from store.subscription.cadence import DAILY, Cadence
+from store.subscription.filter import EVERYTHING
 from store.tables.subscriptions import subscribe
 
 pytestmark = pytest.mark.processes
@@ -92,7 +94,7 @@ def test_a_writer_waits_for_another_process_then_writes(tmp_path, db):
     waiter.conn.set_trace_callback(lambda sql: sql.upper().startswith("BEGIN") and asked.set())
     done = threading.Event()
     now = datetime(2026, 3, 8, 12, tzinfo=LA)
-    thread = threading.Thread(target=lambda: (subscribe(waiter, "C1", REPO, [], time(9), None, now), done.set()))
+    thread = threading.Thread(target=lambda: (subscribe(waiter, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9)), None, now), done.set()))
     thread.start()
     assert asked.wait(30), "the waiter never began its write"
     assert not done.wait(0.5)  # waiting, not failed

@@ -3,17 +3,27 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import date, datetime, time, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.answers.call import Call, CommandError, Reply
+from bot.answers.call import reply as _reply
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.mentions import answer
 from bot.answers.scope import Scope, ambiguous_number, channel_repos, followed, holders, not_followed, scope_of
+from bot.answers.subscribing import (
+    FILTER_USAGE,
+    ME_USAGE,
+    SUBSCRIBE_USAGE,
+    cmd_me,
+    cmd_subscribe,
+    cmd_subscriptions,
+    cmd_unsubscribe,
+)
 from bot.messages.blocks import (
     Message,
     area_order,
@@ -28,25 +38,15 @@ from bot.runtime import Runtime
 from store.days import local_day
 from store.db import StoreError, StoreFull, StoreReadOnly
 from store.report.day import DailyReport, load_report
-from store.retrieval.choose import MAX_LISTED
 from store.retrieval.search import search_prs
 from store.retrieval.when import TimeRange, read_time
-from store.tables.posts import get_post
+from store.subscription.cadence import DEFAULT_POST_AT
 from store.tables.previews import QUIET_SECONDS, previews_on, set_previews
 from store.tables.prs import get_pr, latest_merge
-from store.tables.subscriptions import (
-    DAILY,
-    DEFAULT_POST_AT,
-    LIVE,
-    Subscription,
-    all_subscriptions,
-    channel_subscriptions,
-    subscribe,
-    unsubscribe,
-)
+from store.tables.subscriptions import is_user
 from store.text.patterns import LazyPattern
 from store.text.prose import sentence, typed
-from store.understanding.areas import UnknownArea, area_names, require_area, resolve_area
+from store.understanding.areas import UnknownArea, area_names, resolve_area
 
 log = logging.getLogger(__name__)
 
@@ -55,78 +55,8 @@ DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
 SEARCH_HITS = 10
 # Slack takes at most five responses to one command.
 MAX_RESPONSES = 5
-_TIME = LazyPattern(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
 _PR_NUMBER = LazyPattern(r"^<?(?:#|\S*/pull/)?(\d{1,9})(?:[/|][^>]*)?>?$")
-_SLACK_USER = LazyPattern(r"^[UW][A-Z0-9]+$")
-
-
-class CommandError(ValueError):
-    """Bad arguments: a one-line explanation, answered together with the command's usage."""
-
-    def __init__(self, message: str, command: str) -> None:
-        super().__init__(message)
-        self.command = command
-
-
-@dataclass
-class Reply:
-    messages: list[Message]
-    public: bool = False  # shown to the whole channel rather than only to the person asking
-    error: bool = False
-    found: bool = True  # False: it says that nothing matched, so it folds into a line beside other repositories
-
-    @property
-    def text(self) -> str:
-        """The mrkdwn of every message as people see it, as `prdigest run` prints it."""
-        return "\n\n".join(message.shown for message in self.messages)
-
-
-def _reply(text: str, public: bool = False, error: bool = False) -> Reply:
-    return Reply([text_message(text)], public=public, error=error)
-
-
-@dataclass
-class Call:
-    """One command being answered: who asks, where, when, and the words after the command name."""
-
-    runtime: Runtime
-    args: str  # without the repositories it names, which are in `scope`
-    now: datetime
-    scope: Scope  # the repositories it covers: those it names, or the channel's
-    channel: str | None = None
-    user: str | None = None
-    listed: int = MAX_LISTED  # PRs a report lists, shared out when several repositories answer
-    words: list[str] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.words = self.args.split()
-        self.now = self.now.astimezone(self.tz)
-
-    @property
-    def tz(self) -> ZoneInfo:
-        return self.runtime.settings.timezone
-
-    @property
-    def repos(self) -> tuple[str, ...]:
-        return self.scope.repos
-
-    @property
-    def repo(self) -> str:
-        """The repository a per-repository command works on (see each_repo)."""
-        return self.repos[0]
-
-    def for_repo(self, repo: str) -> Call:
-        """The call for one of its repositories, listing its share of what one reply can hold."""
-        listed = max(10, MAX_LISTED // len(self.repos))
-        return replace(self, scope=replace(self.scope, repos=(repo,)), listed=listed)
-
-    def limited(self, repos: tuple[str, ...]) -> Call:
-        return replace(self, scope=replace(self.scope, repos=repos))
-
-    @property
-    def today(self) -> date:
-        return local_day(self.now, self.tz)
 
 
 @dataclass(frozen=True)
@@ -362,131 +292,6 @@ def cmd_ask(call: Call) -> Reply:
     return Reply([answer(call.runtime, question, now=call.now, channel=call.channel)])
 
 
-# ------------------------------------------------------------------ subscriptions
-
-def parse_time(text: str) -> time | None:
-    """"9", "9:30", "09:30", "9am", "5:30pm" as a time of day; None if it is not one."""
-    match = _TIME.match(text)
-    if not match:
-        return None
-    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), (match.group(3) or "").lower()
-    if half:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if half == "pm" else 0)
-    if hour > 23 or minute > 59:
-        return None
-    return time(hour, minute)
-
-
-def _need_channel(call: Call, command: str) -> str:
-    if not call.channel:
-        raise CommandError(
-            "subscriptions belong to a Slack channel: run this in the channel (or `prdigest run --channel ID`)",
-            command,
-        )
-    return call.channel
-
-
-def describe(sub: Subscription, tz: ZoneInfo) -> str:
-    areas = f" (areas: {', '.join(sub.areas)})" if sub.areas else ""
-    if sub.live:
-        return f"live alerts of {escape(sub.repo)}{areas} as PRs merge"
-    return f"the daily report of {escape(sub.repo)}{areas} at {sub.post_at.strftime('%H:%M')} {tz.key} time"
-
-
-def next_report(call: Call, sub: Subscription) -> str:
-    """When the next report comes: today if its time is still ahead and today's is not out yet, else tomorrow."""
-    posted = get_post(call.runtime.db, sub.channel, sub.repo, call.today - timedelta(days=1), sub.areas)
-    return "today" if call.now.time() < sub.post_at and posted is None else "tomorrow"
-
-
-_LIVE_WORDS = {"live": LIVE, "watch": LIVE, "daily": DAILY}
-
-
-def cmd_subscribe(call: Call) -> Reply:
-    channel = _need_channel(call, "subscribe")
-    post_at, names, mode, timed = DEFAULT_POST_AT, [], DAILY, False
-    words = list(call.words)
-    while words:
-        word = words.pop(0)
-        if word.lower() in _LIVE_WORDS:
-            mode = _LIVE_WORDS[word.lower()]
-            continue
-        if word.lower() == "at":
-            if not words:
-                raise CommandError("`at` needs a time, like `at 09:00`", "subscribe")
-            word = words.pop(0)
-        when = parse_time(word)
-        if when is not None:
-            post_at, timed = when, True
-        elif word not in names:
-            names.append(word)
-    if mode == LIVE and timed:
-        raise CommandError("live alerts come as PRs merge; `at` is for the daily report", "subscribe")
-    planned = _planned(call, names)  # every name checked before any write
-    subs = [subscribe(call.runtime.db, channel, repo, areas, post_at, call.user, call.now, mode) for repo, areas in planned]
-    who = f" (set by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
-    lines = []
-    for sub, created in subs:
-        done = "This channel now gets" if created else "Updated: this channel gets"
-        comes = " The first comes with the next ingest." if sub.live else f" The next one comes {next_report(call, sub)}."
-        lines.append(f"{done} {describe(sub, call.tz)}{who}.{comes}")
-    lines.append("_A private channel needs `/invite @prdigest` first; `/prdigest unsubscribe` stops it._")
-    return _reply("\n".join(lines), public=True)
-
-
-def _planned(call: Call, names: list[str]) -> list[tuple[str, list[str]]]:
-    """Each covered repository that has every area named, with those areas; CommandError when none has them.
-
-    As with `area`, a repository without the areas is left out rather than refused.
-    """
-    planned, refusal = [], None
-    for repo in call.repos:
-        try:
-            areas = [require_area(name, repo) for name in names]
-        except UnknownArea as exc:
-            refusal = refusal or exc
-            continue
-        planned.append((repo, sorted(dict.fromkeys(areas), key=area_order(repo))))
-    if not planned:
-        raise CommandError(escape(str(refusal)), "subscribe")
-    return planned
-
-
-def cmd_unsubscribe(call: Call) -> Reply:
-    channel = _need_channel(call, "unsubscribe")
-    modes = {_LIVE_WORDS[word.lower()] for word in call.words if word.lower() in _LIVE_WORDS}
-    other = [word for word in call.words if word.lower() not in _LIVE_WORDS]
-    if other or len(modes) > 1:
-        raise CommandError("unsubscribe takes at most a repository and `live` or `daily`", "unsubscribe")
-    mode = next(iter(modes), None)
-    repos = call.repos if call.scope.named else (None,)
-    removed = [sub for repo in repos for sub in unsubscribe(call.runtime.db, channel, repo, mode)]
-    if not removed:
-        what = {DAILY: "daily report", LIVE: "live alerts", None: "daily report or live alerts"}[mode]
-        of = f" of {escape(', '.join(call.repos))}" if call.scope.named else ""
-        return _reply(f"This channel has no {what}{of} to stop.")
-    return _reply("\n".join(f"This channel no longer gets {describe(sub, call.tz)}." for sub in removed), public=True)
-
-
-def cmd_subscriptions(call: Call) -> Reply:
-    if call.words:
-        raise CommandError("subscriptions takes no arguments", "subscriptions")
-    if call.channel:
-        subs = channel_subscriptions(call.runtime.db, call.channel)
-        if not subs:
-            return _reply(
-                "This channel gets no daily report or live alerts. "
-                "`/prdigest subscribe [REPO] [AREA...] [at HH:MM | live]` starts one."
-            )
-        return _reply("\n".join(f"This channel gets {describe(sub, call.tz)}." for sub in subs))
-    subs = all_subscriptions(call.runtime.db)
-    if not subs:
-        return _reply("No channel gets the daily report or live alerts yet.")
-    return _reply("\n".join(f"\u2022 {escape(sub.channel)}: {describe(sub, call.tz)}" for sub in subs))
-
-
 # ------------------------------------------------------------------ link previews
 
 def cmd_unfurl(call: Call) -> Reply:
@@ -503,7 +308,7 @@ def cmd_unfurl(call: Call) -> Reply:
         return _reply(f"PR link previews were already {word} in this channel.")
     if word == "off":
         return _reply("PR links pasted in this channel are no longer previewed by prdigest.", public=True)
-    who = f" (turned on by <@{call.user}>)" if call.user and _SLACK_USER.match(call.user) else ""
+    who = f" (turned on by <@{call.user}>)" if call.user and is_user(call.user) else ""
     repos = escape(", ".join(followed(call.runtime)))
     return _reply(
         f"PR links of {repos} pasted in this channel now get a compact preview{who}: title, author, merged date,"
@@ -531,17 +336,21 @@ COMMANDS: dict[str, Command] = {
     "search": Command("search TEXT", "find PRs by words", cmd_search, free_text=True),
     "ask": Command("ask QUESTION", "a question about what merged (or mention @prdigest)", cmd_ask, slow=True, scoped=False),
     "subscribe": Command(
-        "subscribe [REPO...] [AREA...] [at HH:MM | live]",
-        f"yesterday's report in this channel every day (default {DEFAULT_POST_AT.strftime('%H:%M')}),"
-        " or `live`: each PR as soon as it is ingested",
+        SUBSCRIBE_USAGE,
+        f"this channel's report: yesterday's every day (default {DEFAULT_POST_AT.strftime('%H:%M')}), the weekdays'"
+        " (Monday's covers the weekend), the week's (default Monday), or `live`: each PR as soon as it is ingested",
         cmd_subscribe,
         reads_prs=False,
     ),
     "unsubscribe": Command(
-        "unsubscribe [REPO...] [live | daily]", "stop this channel's reports and alerts (all, unless named)",
+        "unsubscribe [REPO...] [daily | weekly | live]", "stop this channel's reports and alerts (all, unless named)",
         cmd_unsubscribe, reads_prs=False,
     ),
     "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions, reads_prs=False),
+    "me": Command(
+        ME_USAGE, "your own subscriptions, by direct message: link your GitHub login, then `me subscribe my-prs`",
+        cmd_me, reads_prs=False,
+    ),
     "unfurl": Command(
         "unfurl on | off", "previews of PR links pasted in this channel (off unless turned on)", cmd_unfurl,
         reads_prs=False, scoped=False,
@@ -558,7 +367,8 @@ def help_text(repos: Sequence[str], questions: str = QUESTIONS) -> str:
     lines = [f"*/prdigest*: what merged in {escape(', '.join(repos))}"]
     unique = dict.fromkeys(COMMANDS.values())
     lines.extend(f"\u2022 `/prdigest {command.usage}` \u2014 {command.about}" for command in unique)
-    lines.append(f"_when_ is {PERIOD_USAGE}. {questions}")
+    lines.append(f"_when_ is {PERIOD_USAGE}. {FILTER_USAGE}.")
+    lines.append(questions)
     if len(repos) > 1:
         lines.append("Name a repository (`OWNER/NAME` or its name) in a command or a question to see only that one.")
     return "\n".join(lines)
@@ -566,7 +376,8 @@ def help_text(repos: Sequence[str], questions: str = QUESTIONS) -> str:
 
 def usage(name: str) -> str:
     command = COMMANDS.get(name, WHEN)
-    return f"Usage: `/prdigest {command.usage}`" + (f" (_when_ is {PERIOD_USAGE})" if "when" in command.usage else "")
+    where = f" (_when_ is {PERIOD_USAGE})" if "when" in command.usage else f" ({FILTER_USAGE})" if "FILTER" in command.usage else ""
+    return f"Usage: `/prdigest {command.usage}`{where}"
 
 
 def find_command(text: str, tz: ZoneInfo, now: datetime) -> tuple[str, Command | None, str]:

@@ -13,6 +13,7 @@ from store.model import PullRequest
 from store.report.day import DailyReport
 from store.report.markdown import SECTIONS
 from store.retrieval.choose import MAX_LISTED
+from store.subscription.filter import Filter
 from store.understanding.areas import area_names, resolve_area, title_tags
 
 # Slack allows 50 blocks and 3000 characters per section; leave headroom for the
@@ -113,12 +114,13 @@ def touching(prs: list[PullRequest]) -> Counter[str]:
     return Counter(area for pr in prs for area in pr.areas)
 
 
-def top_areas(prs: list[PullRequest], repo: str, limit: int = 3) -> list[tuple[str, int]]:
+def top_areas(prs: list[PullRequest], repo: str, limit: int | None = 3) -> list[tuple[str, int]]:
     order = area_order(repo)
     return sorted(touching(prs).items(), key=lambda item: (-item[1], order(item[0])))[:limit]
 
 
 HIGHLIGHTS = 3
+WEEKLY_HIGHLIGHTS = 5
 # A reply lists its PRs right below its summary: a list this short is read whole, and highlights would repeat it.
 SHORT_LIST = 6
 
@@ -134,11 +136,12 @@ def highlights(prs: list[PullRequest], limit: int = HIGHLIGHTS) -> list[PullRequ
     )[:limit]
 
 
-def report_headline(report: DailyReport, scope: str | None = None, as_of: datetime | None = None) -> str:
+def report_headline(report: DailyReport, scope: str | None = None, as_of: datetime | None = None, week: bool = False) -> str:
     """"vLLM: merged PRs [scope ]for DAY (PST)[, as of HH:MM]"; scope is e.g. "in rocm"."""
     name = report.title.replace(" Merged PR Report", "")
     scoped = f" {scope}" if scope else ""
-    headline = f"{name}: merged PRs{scoped} for {report.label} ({report.tz_label})"
+    span = f"the week {report.label}" if week else report.label
+    headline = f"{name}: merged PRs{scoped} for {span} ({report.tz_label})"
     if as_of is not None:
         headline += f", as of {as_of.astimezone(report.tz).strftime('%H:%M')}"
     return headline
@@ -150,17 +153,19 @@ def is_range(report: DailyReport) -> bool:
 
 def parent_message(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, in_thread: bool = True,
-    highlighted: bool = True,
+    highlighted: bool = True, week: bool = False,
 ) -> Message:
-    """The thread's parent: date, counts by type, top areas, and three highlights unless not `highlighted`."""
+    """The thread's parent: date, counts by type, top areas, and three highlights unless not `highlighted`.
+    A week's parent counts every area and has up to five highlights."""
     prs = report.prs
     kinds = Counter(pr.type for pr in prs)
-    lines = [f"*{escape(report_headline(report, scope, as_of))}*"]
+    lines = [f"*{escape(report_headline(report, scope, as_of, week))}*"]
     lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
-    areas = top_areas(prs, report.repo)
+    areas = top_areas(prs, report.repo, limit=None if week else 3)
     if areas:
-        lines.append("Top areas, by PRs touching each: " + ", ".join(f"{area} ({count})" for area, count in areas))
-    picks = highlights(prs) if highlighted else []
+        lead = "PRs by area, each counting every PR touching it" if week else "Top areas, by PRs touching each"
+        lines.append(f"{lead}: " + ", ".join(f"{area} ({count})" for area, count in areas))
+    picks = highlights(prs, WEEKLY_HIGHLIGHTS if week else HIGHLIGHTS) if highlighted else []
     if picks:
         lines.append("Highlights:")
         lines.extend(pr_line(pr, report.tz, with_date=is_range(report)) for pr in picks)
@@ -169,9 +174,11 @@ def parent_message(
     return Message(text=truncate("\n".join(lines), MAX_FALLBACK_CHARS), blocks=text_sections(lines))
 
 
-def home_blocks(reports: Sequence[DailyReport], help_text: str) -> list[dict[str, Any]]:
-    """The Home tab: each repository's latest day, as many as fit, then how to use the bot."""
-    blocks: list[dict[str, Any]] = []
+def home_blocks(
+    reports: Sequence[DailyReport], help_text: str, before: Sequence[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """The Home tab: what comes `before`, each repository's latest day, as many as fit, then how to use the bot."""
+    blocks: list[dict[str, Any]] = list(before)
     for report in reports:
         more = parent_message(report, in_thread=False).blocks
         if len(blocks) + len(more) < MAX_HOME_BLOCKS:  # one left for the help
@@ -223,9 +230,19 @@ def more_note(left_out: int) -> str:
     return f"\u2026and {left_out} more; narrow it down with an area, an author or a shorter period."
 
 
-def daily_report_messages(report: DailyReport, scope: str | None = None) -> list[Message]:
-    """The parent message followed by the thread replies."""
-    return [parent_message(report, scope)] + thread_messages(report)
+def daily_report_messages(report: DailyReport, scope: str | None = None, week: bool = False) -> list[Message]:
+    """The parent message followed by the thread replies; a week's parent counts every area."""
+    return [parent_message(report, scope, week=week)] + thread_messages(report)
+
+
+def filter_scope(rule: Filter) -> str | None:
+    """How a report names what its subscription's filter keeps: "in rocm, nvidia", or the rule itself
+    (plain text, escaped where it is shown, as a headline is)."""
+    if rule.everything:
+        return None
+    if rule.only_areas:
+        return f"in {', '.join(rule.areas)}"
+    return f"matching `{rule.text}`"
 
 
 def reply_messages(
@@ -311,10 +328,10 @@ def pr_list_message(heading: str, prs: list[PullRequest], tz: ZoneInfo, note: st
 LIVE_LISTED = 30
 
 
-def live_message(prs: list[PullRequest], areas: Sequence[str], tz: ZoneInfo) -> Message:
+def live_message(prs: list[PullRequest], rule: Filter, tz: ZoneInfo) -> Message:
     """Newly merged PRs as one compact alert: each with its link, author, time, areas and *What changed*."""
     repo = prs[0].repo
-    scope = f" in {', '.join(areas)}" if areas else ""
+    scope = f" {escape(filter_scope(rule) or '')}" if not rule.everything else ""
     if len(prs) == 1:
         heading = f"*Merged{scope}* \u00b7 {escape(repo)}"
     else:

@@ -1,4 +1,4 @@
-"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab.
+"""The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab (bot.slack.home).
 
 Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
 
@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.request import Request
 
 from slack_bolt import Ack, App, BoltResponse, Respond
 from slack_bolt.error import BoltUnhandledRequestError
@@ -25,20 +26,18 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
-from bot.answers.commands import Reply, command_name, execute, help_text, is_slow, pr_reply
+from bot.answers.commands import Reply, command_name, execute, is_slow, pr_reply
 from bot.answers.feedback import votable
 from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
 from bot.config import Settings
-from bot.messages.blocks import SUMMARY_ACTION, Message, home_blocks, text_message
+from bot.messages.blocks import SUMMARY_ACTION, Message, text_message
 from bot.runtime import Runtime
 from bot.slack.explain import Explain
 from bot.slack.feedback import Feedback
+from bot.slack.home import HomeTab
 from bot.slack.previews import LinkPreviews
 from bot.slack.sharing import Sharing, shareable
-from bot.terminal.logs import Request, answering, current_request
-from store.days import local_day
-from store.report.day import DailyReport, load_report
-from store.tables.prs import latest_merge
+from bot.terminal.logs import RequestLog, answering, current_request
 from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
@@ -56,13 +55,29 @@ def slack_client(settings: Settings) -> WebClient:
     so those are read back (bot.slack.posted) instead of sent again.
     """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    client = WebClient(token=settings.slack_bot_token, base_url=base_url)
+    client = _TokenStaysClient(token=settings.slack_bot_token, base_url=base_url)
     client.retry_handlers = [
         RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
         _ServerErrors(max_retry_count=2),
         _ConnectionErrors(max_retry_count=1),
     ]
     return client
+
+
+class _TokenStaysClient(WebClient):
+    """slack_sdk's WebClient, its token kept from redirects.
+
+    It sends through urllib, which follows a redirect of a POST (301, 302, 303) as a GET to
+    wherever Location says, with every header it was given, Authorization included. A header
+    added as "unredirected" is urllib's own way to send one with the first request only.
+    Slack's Web API does not redirect, so nothing that works is lost.
+    """
+
+    def _perform_urllib_http_request_internal(self, url: str, req: Request) -> dict[str, Any]:
+        token = req.headers.pop("Authorization", None)
+        if token:
+            req.add_unredirected_header("Authorization", token)
+        return super()._perform_urllib_http_request_internal(url, req)
 
 
 def _creates_message(request: HttpRequest) -> bool:
@@ -139,14 +154,13 @@ class Listeners:
         app.command(re.compile(r"^/"))(self.on_command)
         app.event("app_mention")(self.on_mention)
         app.action(SUMMARY_ACTION)(self.on_summary_button)
-        app.event("app_home_opened")(self.on_home_opened)
-        for kind in (LinkPreviews, Feedback, Sharing, Explain):
+        for kind in (HomeTab, LinkPreviews, Feedback, Sharing, Explain):
             kind(self.runtime, self.later).register(app)
 
-    def later(self, job: Callable[..., None], *args: Any, request: Request | None = None) -> None:
+    def later(self, job: Callable[..., None], *args: Any, request: RequestLog | None = None) -> None:
         """Run job(*args) on the pool, as the answer to `request` (by default, one named after the job): its
         records carry the request's fields, and one more says how it went and how long it took from here."""
-        request = request or Request(kind=job.__name__.strip("_").replace("_", " "))
+        request = request or RequestLog(kind=job.__name__.strip("_").replace("_", " "))
         self.work.submit(_logged, request, job, *args)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
@@ -159,7 +173,7 @@ class Listeners:
             ack(WORKING)
         else:
             ack()
-        request = Request(command_name(self.runtime, text), _text(command.get("team_id")), _text(command.get("channel_id")))
+        request = RequestLog(command_name(self.runtime, text), _text(command.get("team_id")), _text(command.get("channel_id")))
         self.later(self.answer_command, text, command, respond, request=request)
 
     def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
@@ -178,7 +192,7 @@ class Listeners:
         if not body.get("response_url"):
             log.warning("a summary button click without a response_url; nothing to answer it with")
             return
-        request = Request("summary button", _text((body.get("team") or {}).get("id")), _text((body.get("channel") or {}).get("id")))
+        request = RequestLog("summary button", _text((body.get("team") or {}).get("id")), _text((body.get("channel") or {}).get("id")))
         self.later(self.answer_button, match.group(1), int(match.group(2)), respond, request=request)
 
     def answer_button(self, repo: str, number: int, respond: Respond) -> None:
@@ -189,7 +203,7 @@ class Listeners:
             log.warning("a mention without its channel or ts; nothing to answer it in")
             return
         kind = "follow-up question" if event.get("thread_ts") else "question"
-        request = Request(kind, _text(body.get("team_id")), event["channel"])
+        request = RequestLog(kind, _text(body.get("team_id")), event["channel"])
         self.later(self.answer_mention, event, client, request=request)
 
     def answer_mention(self, event: dict[str, Any], client: WebClient) -> None:
@@ -223,35 +237,8 @@ class Listeners:
         message = votable(self.runtime, message, "mention", channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
 
-    def on_home_opened(self, event: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab") != "home":
-            return
-        if not isinstance(event.get("user"), str):
-            log.warning("a Home tab opened by no user; nothing to publish")
-            return
-        self.later(self.publish_home, event["user"], client)
 
-    def publish_home(self, user: str, client: WebClient) -> None:
-        client.views_publish(user_id=user, view={"type": "home", "blocks": self.home_blocks()})
-
-    def home_blocks(self) -> list[dict[str, Any]]:
-        """The Home tab: the latest day of each configured repository, then how to use the bot."""
-        repos = self.runtime.settings.repos
-        reports = [report for report in map(self._latest_report, repos) if report is not None]
-        return home_blocks(reports, help_text(repos))
-
-    def _latest_report(self, repo: str) -> DailyReport | None:
-        """The report of `repo`'s latest day with merges; None when it has none or it cannot be read."""
-        db, tz = self.runtime.db, self.runtime.settings.timezone
-        try:
-            latest = latest_merge(db, repo)
-            return None if latest is None else load_report(db, repo, local_day(latest, tz), tz)
-        except Exception:  # the rest of the Home tab is still useful
-            log.exception("could not read the latest report of %s for the Home tab", repo)
-            return None
-
-
-def _logged(request: Request, job: Callable[..., None], *args: Any) -> None:
+def _logged(request: RequestLog, job: Callable[..., None], *args: Any) -> None:
     """Run a job of the answer pool as the answer to `request`; a failure is logged (a Future would keep it silent)."""
     with answering(request):
         job(*args)

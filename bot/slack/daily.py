@@ -1,4 +1,5 @@
-"""Posting a day's report to a channel as a thread, exactly once, within Slack's rate limits."""
+"""Posting a subscription's report (a day, the weekdays since the last one, a week) as a thread, exactly once,
+within Slack's rate limits; to a channel, or to a person by direct message."""
 from __future__ import annotations
 
 import logging
@@ -8,7 +9,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Any
@@ -18,25 +19,28 @@ from sqlite_utils import Database
 
 from bot.config import Settings
 from bot.ingest import describe, github_client
-from bot.messages.blocks import Message, daily_report_messages
+from bot.messages.blocks import Message, daily_report_messages, filter_scope
 from bot.runtime import Runtime
 from bot.slack.posted import ThreadReader, ambiguous, metadata
 from store.db import StoreError
 from store.report.day import DailyReport, load_report
 from store.sources.ingest import ingest_repo, plan_window
+from store.subscription.cadence import WEEKLY
+from store.tables.people import dm_channel, remember_dm_channel
 from store.tables.posts import (
     EMPTY,
     DailyPost,
     PostKey,
     begin_send,
     claim_post,
+    last_covered,
     record_done,
     record_parent,
     record_replies,
     release,
     renew,
 )
-from store.tables.subscriptions import get_subscription
+from store.tables.subscriptions import Subscription, chosen_by, is_user, report_key
 
 log = logging.getLogger(__name__)
 
@@ -60,19 +64,19 @@ class Pacer:
         time.sleep(slot - now)
 
 
-def channel_report(db: Database, settings: Settings, repo: str, day: date, areas: Sequence[str] = ()) -> DailyReport:
-    """The day's report as a channel sees it: only PRs in one of `areas`, when it names any."""
-    report = load_report(db, repo, day, settings.timezone)
-    if not areas:
-        return report
-    return replace(report, prs=[pr for pr in report.prs if set(pr.areas) & set(areas)])
+def subscription_report(db: Database, settings: Settings, sub: Subscription, last: date) -> DailyReport:
+    """The subscription's report ending on `last`: the days its cadence covers, and the PRs its filter keeps."""
+    first = sub.cadence.first_day(last, last_covered(db, report_key(sub, last)))
+    report = load_report(db, sub.repo, first, settings.timezone, last=last)
+    rule = chosen_by(db, sub)
+    return replace(report, prs=rule.select(report.prs, settings.bots) if rule else [])
 
 
-def report_messages(report: DailyReport, areas: Sequence[str] = ()) -> list[Message]:
-    """The parent and its replies; nothing at all for a day without PRs (a channel is not told daily that nothing happened)."""
+def report_messages(report: DailyReport, sub: Subscription) -> list[Message]:
+    """The parent and its replies; nothing at all for days without PRs (nobody is told daily that nothing happened)."""
     if not report.prs:
         return []
-    return daily_report_messages(report, scope=f"in {', '.join(areas)}" if areas else None)
+    return daily_report_messages(report, scope=filter_scope(sub.filter), week=sub.cadence.name == WEEKLY)
 
 
 @dataclass
@@ -83,11 +87,12 @@ class Outcome:
 
     def describe(self) -> str:
         post, key = self.post, self.key
-        where = f"{key.channel} for {key.date.isoformat()}"
+        span = f"the week ending {key.date.isoformat()}" if key.kind == WEEKLY else key.date.isoformat()
+        where = f"{key.channel} for {span}"
         if post is None:
             return f"being posted to {where} by another process; nothing sent"
         if post.state == EMPTY:
-            return f"nothing merged on {key.date.isoformat()} for {key.channel}; nothing posted"
+            return f"nothing merged on {span} for {key.channel}; nothing posted"
         if not self.sent:
             return f"already posted to {where}; nothing sent"
         return f"posted {self.sent} message(s) to {where} (thread {post.parent_ts}, {post.replies_sent} replies)"
@@ -121,14 +126,26 @@ class DailyPoster:
     def db(self) -> Database:
         return self.runtime.db
 
-    def post(self, channel: str, repo: str, day: date, areas: Sequence[str] = ()) -> Outcome:
-        key = PostKey.of(channel, repo, day, tuple(areas))
+    def post(self, sub: Subscription, last: date) -> Outcome:
+        """Post the subscription's report ending on `last`; planned, under the claim, from the store as it is."""
 
         def plan() -> list[dict[str, Any]]:
-            report = channel_report(self.db, self.settings, repo, day, key.areas)
-            return [asdict(message) for message in report_messages(report, key.areas)]
+            report = subscription_report(self.db, self.settings, sub, last)
+            return [asdict(message) for message in report_messages(report, sub)]
 
-        return self.send(key, plan)
+        return self.send(report_key(sub, last), plan)
+
+    def room(self, channel: str) -> str:
+        """Where a post to `channel` goes in Slack: the channel itself, or a person's direct messages,
+        which Slack opens once (conversations.open gives the same channel every time)."""
+        if not is_user(channel):
+            return channel
+        known = dm_channel(self.db, channel)
+        if known:
+            return known
+        opened = self.client.conversations_open(users=channel)["channel"]["id"]
+        remember_dm_channel(self.db, channel, opened)
+        return opened
 
     def send(self, key: PostKey, plan: Callable[[], list[dict[str, Any]]]) -> Outcome:
         """Claim the post (planned with `plan` if it is new) and send what it still lacks."""
@@ -141,7 +158,7 @@ class DailyPoster:
         """Send the claimed post's missing parts, renewing the claim meanwhile; the number sent."""
         with Heartbeat(self.runtime, post):
             try:
-                sent = self._post_thread(post)
+                sent = self._post_thread(post, self.room(post.channel))
             except BaseException:
                 release(self.db, post)
                 raise
@@ -149,61 +166,61 @@ class DailyPoster:
         log.info("post %s sent", post.key.text)
         return sent
 
-    def _post_thread(self, post: DailyPost) -> int:
+    def _post_thread(self, post: DailyPost, room: str) -> int:
         if post.in_flight is not None:  # the last holder sent a part and died before recording it
-            self._read_back(post)
+            self._read_back(post, room)
         sent = 0
         if post.parent_ts is None:
-            record_parent(self.db, post, self._deliver(post, 0))
+            record_parent(self.db, post, self._deliver(post, 0, room))
             sent += 1
         while post.replies_sent < len(post.replies):
             part = post.replies_sent + 1
-            self._deliver(post, part)
+            self._deliver(post, part, room)
             record_replies(self.db, post, part)
             sent += 1
         return sent
 
-    def _read_back(self, post: DailyPost) -> None:
+    def _read_back(self, post: DailyPost, room: str) -> None:
         if post.parent_ts is None and post.sent_at is not None:
-            ts = self.reader.find_parent(post.channel, post.key.text, post.sent_at)
+            ts = self.reader.find_parent(room, post.key.text, post.sent_at)
             if ts is None:
                 return
             record_parent(self.db, post, ts)
         # begin_send notes sent_at with in_flight, and replies are sent only once the parent's ts is recorded.
         assert post.parent_ts is not None, "a part in flight has its parent found above, or recorded before it"
-        parts = self.reader.reply_parts(post.channel, post.parent_ts, post.key.text)
+        parts = self.reader.reply_parts(room, post.parent_ts, post.key.text)
         # Replies go out one after another, so the thread holds a prefix of them.
         record_replies(self.db, post, max([post.replies_sent, *parts]))
 
-    def _deliver(self, post: DailyPost, part: int) -> str:
+    def _deliver(self, post: DailyPost, part: int, room: str) -> str:
         """Send one part and return its ts, reading the channel back instead of blindly sending twice."""
         attempt = 0
         while True:  # left by a ts or a raise: attempt SEND_ATTEMPTS raises when it fails
             attempt += 1
-            self.pacer.wait(post.channel)
+            self.pacer.wait(room)
             if not begin_send(self.db, post, part, self.settings.post_lease, time.time()):
                 raise ClaimLost(f"the post to {post.channel} was taken over by another process")
             try:
-                return self._send(post, part)
+                return self._send(post, part, room)
             except Exception as exc:
                 if not ambiguous(exc) or attempt == SEND_ATTEMPTS:
                     raise
                 log.warning("Slack's answer to part %d of the post to %s was lost (%s); reading it back", part,
                             post.channel, exc)
-                found = self._find(post, part)
+                found = self._find(post, part, room)
                 if found is not None:
                     return found
 
-    def _find(self, post: DailyPost, part: int) -> str | None:
+    def _find(self, post: DailyPost, part: int, room: str) -> str | None:
         if part == 0:
-            return self.reader.find_parent(post.channel, post.key.text, post.sent_at or time.time())
+            return self.reader.find_parent(room, post.key.text, post.sent_at or time.time())
         assert post.parent_ts is not None, "replies are sent only once the parent's ts is recorded"
-        return self.reader.reply_parts(post.channel, post.parent_ts, post.key.text).get(part)
+        return self.reader.reply_parts(room, post.parent_ts, post.key.text).get(part)
 
-    def _send(self, post: DailyPost, part: int) -> str:
+    def _send(self, post: DailyPost, part: int, room: str) -> str:
         message = post.messages[part]
         response = self.client.chat_postMessage(
-            channel=post.channel,
+            channel=room,
             text=message["text"],
             blocks=message["blocks"],
             thread_ts=post.parent_ts if part else None,
@@ -267,8 +284,3 @@ def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
 
     return ingest
 
-
-def channel_areas(db: Database, channel: str, repo: str) -> list[str]:
-    """The areas the channel's subscription filters on (none: the whole report)."""
-    sub = get_subscription(db, channel, repo)
-    return list(sub.areas) if sub else []

@@ -1,7 +1,8 @@
-"""Live alerts inside `serve`: each newly stored PR in a channel's areas, posted once, soon after its ingest.
+"""Live alerts inside `serve`: each newly stored PR a subscription's filter keeps, posted once, soon after its ingest.
 
 Every PR due at one look goes into one message, so a burst (a busy poll, the
-catch-up after downtime) is one grouped alert rather than one per PR. Posts go
+catch-up after downtime) is one grouped alert rather than one per PR; a person
+subscribed to their own PRs (my-prs) gets a direct message per PR. Posts go
 through the daily poster's claims and read-back, so a PR is announced exactly
 once across restarts and replicas. An alert then follows its PRs: when a model
 summary (or anything else it shows) changes, the message is edited to match.
@@ -19,9 +20,10 @@ from bot.messages.blocks import live_message
 from bot.runtime import Runtime
 from bot.slack.daily import DailyPoster, Pacer
 from store.days import local_day
-from store.tables.live import Render, changed_since_sent, plan_alert, unfinished
+from store.subscription.cadence import LIVE, MY_PRS
+from store.tables.live import Keeps, Render, changed_since_sent, plan_alerts, unfinished
 from store.tables.posts import record_messages
-from store.tables.subscriptions import LIVE, Subscription, all_subscriptions
+from store.tables.subscriptions import Subscription, all_subscriptions, chosen_by
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +39,7 @@ class LiveAlerts:
 
     def run(self, now: datetime) -> None:
         """Send every live subscription what is due, and bring recent alerts up to date."""
-        for sub in all_subscriptions(self.runtime.db, LIVE):
+        for sub in all_subscriptions(self.runtime.db, (LIVE, MY_PRS)):
             try:
                 self._alert(sub, now)
                 self._follow(sub, now)
@@ -47,17 +49,27 @@ class LiveAlerts:
     def _alert(self, sub: Subscription, now: datetime) -> None:
         for key in unfinished(self.runtime.db, sub):  # a process died mid-send: finish its post first
             self.poster.send(key, list)
+        keeps = self._keeps(sub)
+        if keeps is None:
+            return
         day = local_day(now, self.runtime.settings.timezone)
-        post = plan_alert(
-            self.runtime.db, sub, day, self._render(sub), self.poster.owner, self.runtime.settings.post_lease,
+        posts = plan_alerts(
+            self.runtime.db, sub, day, keeps, self._render(sub), self.poster.owner, self.runtime.settings.post_lease,
             time.time(),
         )
-        if post is not None:
+        for post in posts:
             self.poster.deliver(post)
+
+    def _keeps(self, sub: Subscription) -> Keeps | None:
+        rule = chosen_by(self.runtime.db, sub)
+        if rule is None:
+            return None
+        bots = self.runtime.settings.bots
+        return lambda pr: rule.keeps(pr, bots)
 
     def _render(self, sub: Subscription) -> Render:
         tz = self.runtime.settings.timezone
-        return lambda prs: [asdict(live_message(prs, sub.areas, tz))]
+        return lambda prs: [asdict(live_message(prs, sub.filter, tz))]
 
     def _follow(self, sub: Subscription, now: datetime) -> None:
         since = local_day(now, self.runtime.settings.timezone) - timedelta(days=FOLLOW_DAYS)
@@ -68,6 +80,7 @@ class LiveAlerts:
                 continue
             message = current[0]
             assert post.parent_ts is not None, "changed_since_sent gives only posts done, so sent"
-            self.client.chat_update(channel=sub.channel, ts=post.parent_ts, text=message["text"], blocks=message["blocks"])
+            room = self.poster.room(sub.channel)
+            self.client.chat_update(channel=room, ts=post.parent_ts, text=message["text"], blocks=message["blocks"])
             record_messages(self.runtime.db, post, current)
             log.info("live alert %s follows its PRs' summaries", post.key.text)

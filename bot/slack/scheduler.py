@@ -1,24 +1,24 @@
-"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts, post each channel's report at its time.
+"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts, post each report at its time.
 
-A report is due once the channel's local time of day has come on the day after
-the reported one; whether it was posted is read from the store, so a restart
-(or a crash in the middle of a thread) picks up exactly where it stopped.
+When a report is due comes from its subscription's cadence (store.subscription.cadence);
+whether it was posted is read from the store, so a restart (or a crash in the
+middle of a thread) picks up exactly where it stopped.
 """
 from __future__ import annotations
 
 import logging
 import threading
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import UTC, datetime, timedelta
 
 from slack_sdk import WebClient
 
 from bot.runtime import Runtime
 from bot.slack.daily import DailyPoster, Pacer
 from bot.slack.live import LiveAlerts
-from store.tables.posts import get_post
-from store.tables.subscriptions import DAILY, Subscription, all_subscriptions
+from store.subscription.cadence import DAILY, WEEKLY
+from store.tables.posts import find_post
+from store.tables.subscriptions import all_subscriptions, report_key
 
 log = logging.getLogger(__name__)
 
@@ -26,22 +26,6 @@ log = logging.getLogger(__name__)
 RETRY_AFTER = timedelta(minutes=5)
 # An ingest this recent counts as fresh enough to post from.
 FRESH = timedelta(minutes=1)
-
-
-def due_day(sub: Subscription, now: datetime, tz: ZoneInfo) -> date | None:
-    """The day whose report `sub` wants at `now`: yesterday's, once today's post_at has come; else None.
-
-    Local wall time decides, so a time skipped by a DST switch (02:30 on the
-    spring-forward day) comes due with the first minute after it, and a time
-    that happens twice (fall-back) is due at the first.
-    """
-    local_now = now.astimezone(tz)
-    wall_due = datetime.combine(local_now.date(), sub.post_at)
-    if local_now.replace(tzinfo=None) < wall_due:
-        return None
-    if sub.created_at > wall_due.replace(tzinfo=tz):
-        return None  # subscribed after today's time: the first report comes tomorrow
-    return local_now.date() - timedelta(days=1)
 
 
 class Scheduler:
@@ -60,29 +44,30 @@ class Scheduler:
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
         self.live = LiveAlerts(runtime, client, self.pacer)
         self._ingested: dict[str, datetime] = {}
-        self._retry_at: dict[tuple[str, str], datetime] = {}
+        self._retry_at: dict[tuple[str, str, str], datetime] = {}
 
     def tick(self, now: datetime | None = None) -> None:
         now = now or datetime.now(UTC)
         self._poll(now)
         self.live.run(now)
         tz = self.runtime.settings.timezone
-        for sub in all_subscriptions(self.runtime.db, DAILY):
-            day = due_day(sub, now, tz)
-            key = (sub.channel, sub.repo)
+        for sub in all_subscriptions(self.runtime.db, (DAILY, WEEKLY)):
+            day = sub.cadence.due(now, tz, sub.created_at)
+            key = (sub.channel, sub.repo, sub.slot)
             if day is None or now < self._retry_at.get(key, now):
                 continue
-            post = get_post(self.runtime.db, sub.channel, sub.repo, day, sub.areas)
+            post = find_post(self.runtime.db, report_key(sub, day))
             if post is not None and post.finished:
                 continue
             self._refresh(sub.repo, now)
             try:
-                outcome = DailyPoster(self.client, self.runtime, self.pacer).post(sub.channel, sub.repo, day, sub.areas)
+                outcome = DailyPoster(self.client, self.runtime, self.pacer).post(sub, day)
                 if outcome.post is None:
                     log.info("%s", outcome.describe())
                 self._retry_at.pop(key, None)
             except Exception as exc:  # one channel's trouble must not stop the others
-                log.warning("daily report of %s for %s to %s failed, retrying later: %s", sub.repo, day, sub.channel, exc)
+                log.warning("%s report of %s for %s to %s failed, retrying later: %s", sub.cadence.name, sub.repo, day,
+                            sub.channel, exc)
                 self._retry_at[key] = now + RETRY_AFTER
 
     def _poll(self, now: datetime) -> None:

@@ -23,7 +23,7 @@ REQUEST_FIELDS = ("request_id", "team", "channel", "kind", "latency_ms", "outcom
 
 
 @dataclass
-class Request:
+class RequestLog:
     """One Slack request being answered: what the log says of it, filled in as the answer learns it."""
 
     kind: str  # a command's word ("today", "area"), "question", a button's or a shortcut's name
@@ -37,16 +37,16 @@ class Request:
         return {"request_id": self.request_id, "team": self.team, "channel": self.channel, "kind": self.kind}
 
 
-_REQUEST: contextvars.ContextVar[Request | None] = contextvars.ContextVar("prdigest_request", default=None)
+_REQUEST: contextvars.ContextVar[RequestLog | None] = contextvars.ContextVar("prdigest_request", default=None)
 
 
-def current_request() -> Request | None:
+def current_request() -> RequestLog | None:
     """The request this thread is answering, for a listener to fill in what it learns (its kind, its outcome)."""
     return _REQUEST.get()
 
 
 @contextmanager
-def answering(request: Request) -> Iterator[Request]:
+def answering(request: RequestLog) -> Iterator[RequestLog]:
     """Every record made inside carries the request's fields; at the end, one record says how it went and how
     long it took since it arrived. An exception is logged as the request's failure, not raised."""
     token = _REQUEST.set(request)

@@ -1,4 +1,4 @@
-"""The store's rows: PRs, summaries, posts, subscriptions, live alerts, thread turns and the model-call ledger.
+"""The store's rows: PRs, summaries, posts, subscriptions, people, live alerts, thread turns and the model-call ledger.
 
-May import store.db, store.understanding and below.
+May import store.db, store.subscription and below.
 """

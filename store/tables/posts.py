@@ -1,4 +1,4 @@
-"""Records of daily reports posted to channels, which make each post happen exactly once.
+"""Records of reports and alerts posted to channels and people, which make each post happen exactly once.
 
 A record is written with the planned messages before anything is sent, then
 updated after every message Slack accepts: a restart resumes the same thread
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -21,32 +21,35 @@ from sqlite_utils import Database
 
 from store.days import now_text
 from store.db import write_transaction
+from store.subscription.cadence import DAILY, WEEKLY
 
 POSTING, DONE, EMPTY = "posting", "done", "empty"
 
 
 @dataclass(frozen=True)
 class PostKey:
-    channel: str
+    channel: str  # a channel, or a person's user ID (delivered by direct message)
     repo: str
-    date: date
-    areas: tuple[str, ...] = ()  # as the channel filters; empty: the whole report
-    batch: int = 0  # 0: the day's report; 1, 2, ...: the day's live alerts, in order
+    date: date  # the last day a report covers; the day of a live alert
+    filter: str = ""  # the subscription's filter, as its canonical text; empty: every PR
+    batch: int = 0  # 0: a report; 1, 2, ...: the day's live alerts, in order
+    kind: str = DAILY  # the subscription's slot: daily (daily or weekdays), weekly, live, my-prs
 
     # datetime.date: in the class body `date` names the field above, not the type.
     @classmethod
-    def of(cls, channel: str, repo: str, day: datetime.date, areas: Sequence[str] = (), batch: int = 0) -> PostKey:
-        return cls(channel, repo, day, tuple(sorted(set(areas))), batch)
+    def of(cls, channel: str, repo: str, day: datetime.date, filter: str = "", batch: int = 0, kind: str = DAILY) -> PostKey:
+        return cls(channel, repo, day, filter, batch, kind)
 
     @property
     def text(self) -> str:
         """The key as one string, as it travels in the messages' metadata."""
-        live = f" live-{self.batch}" if self.batch else ""
-        return f"{self.channel} {self.repo} {self.date.isoformat()} {','.join(self.areas)}".rstrip() + live
+        numbered = f" {self.kind}-{self.batch}" if self.batch else ""
+        weekly = f" {self.kind}" if self.kind == WEEKLY else ""
+        return f"{self.channel} {self.repo} {self.date.isoformat()} {self.filter}".rstrip() + weekly + numbered
 
     @property
     def where(self) -> list[Any]:
-        return [self.channel, self.repo, self.date.isoformat(), json.dumps(list(self.areas)), self.batch]
+        return [self.channel, self.repo, self.kind, self.date.isoformat(), self.filter, self.batch]
 
 
 @dataclass
@@ -78,17 +81,26 @@ class DailyPost:
         return self.state in (DONE, EMPTY)
 
 
-_WHERE = "channel = ? and repo = ? and date = ? and areas = ? and batch = ?"
+_WHERE = "channel = ? and repo = ? and kind = ? and date = ? and filter = ? and batch = ?"
 
 
 def get_post(
-    db: Database, channel: str, repo: str, day: date, areas: Sequence[str] = (), batch: int = 0
+    db: Database, channel: str, repo: str, day: date, filter: str = "", batch: int = 0, kind: str = DAILY
 ) -> DailyPost | None:
-    """The record of the day's post to the channel (filtered on `areas`; a live alert's `batch`), if there is one."""
-    return _load(db, PostKey.of(channel, repo, day, areas, batch))
+    """The record of the post to the channel that ends on `day`, if there is one."""
+    return find_post(db, PostKey.of(channel, repo, day, filter, batch, kind))
 
 
-def _load(db: Database, key: PostKey) -> DailyPost | None:
+def last_covered(db: Database, key: PostKey) -> date | None:
+    """The last day that an earlier report of the key's channel, repository and kind covered, whatever its filter."""
+    (day,) = db.execute(
+        "select max(date) from daily_posts where channel = ? and repo = ? and kind = ? and batch = 0 and date < ?",
+        [key.channel, key.repo, key.kind, key.date.isoformat()],
+    ).fetchone()
+    return date.fromisoformat(day) if day else None
+
+
+def find_post(db: Database, key: PostKey) -> DailyPost | None:
     rows = list(db["daily_posts"].rows_where(_WHERE, key.where))
     if not rows:
         return None
@@ -115,7 +127,7 @@ def claim_post(
     processes never record two different plans. A finished post is returned as it is.
     """
     with write_transaction(db):
-        post = _load(db, key)
+        post = find_post(db, key)
         if post is None:
             messages = plan()
             post = DailyPost(key, messages, state=POSTING if messages else EMPTY)
@@ -124,8 +136,9 @@ def claim_post(
                 {
                     "channel": key.channel,
                     "repo": key.repo,
+                    "kind": key.kind,
                     "date": key.date.isoformat(),
-                    "areas": json.dumps(list(key.areas)),
+                    "filter": key.filter,
                     "batch": key.batch,
                     "messages": json.dumps(messages, ensure_ascii=False),
                     "parent_ts": None,

@@ -1,72 +1,102 @@
-"""Channels that follow repositories: the daily report at a local time, or live alerts as PRs merge."""
+"""What channels and people follow: a repository, through a filter, on a cadence.
+
+A subscription belongs to a channel, or to a person (its `channel` is then their Slack user ID, and it is
+delivered by direct message). Each has at most one subscription to a repository per slot (the daily
+report, the weekly report, live alerts, their own PRs); subscribing again updates it.
+"""
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import date, datetime, time
 from typing import Any
 
 from sqlite_utils import Database
 
 from store.days import from_utc_text, to_utc_text
 from store.db import write_transaction
+from store.subscription.cadence import DAILY, EVERY_DAY, LIVE, MY_PRS, WEEKLY, Cadence
+from store.subscription.filter import EVERYTHING, Filter, load_filter
+from store.tables.people import github_login
+from store.tables.posts import PostKey
+from store.text.patterns import LazyPattern
 
-DEFAULT_POST_AT = time(9, 0)
-DAILY, LIVE = "daily", "live"
+# Slack user IDs: U… (W… in Enterprise Grid). Channels are C…, G… and D….
+_USER = LazyPattern(r"^[UW][A-Z0-9]{2,}$")
+SLOTS = (DAILY, WEEKLY, LIVE, MY_PRS)
+
+
+def is_user(channel: str) -> bool:
+    """Whether a subscription's `channel` is a person, who gets it by direct message."""
+    return bool(_USER.match(channel))
 
 
 @dataclass(frozen=True)
 class Subscription:
-    channel: str
+    channel: str  # a channel ID, or a user ID for a personal subscription
     repo: str
-    areas: tuple[str, ...]  # empty: every area
-    post_at: time  # local time in PRDIGEST_TIMEZONE (daily only)
     created_at: datetime
+    filter: Filter = EVERYTHING
+    cadence: Cadence = EVERY_DAY
     created_by: str | None = None
-    mode: str = DAILY  # daily: yesterday's report at post_at; live: each PR soon after it is stored
+
+    @property
+    def slot(self) -> str:
+        return self.cadence.slot
 
     @property
     def live(self) -> bool:
-        return self.mode == LIVE
+        """Whether it sends PRs one look at a time (live alerts, one's own PRs) rather than reports."""
+        return not self.cadence.reports
+
+    @property
+    def personal(self) -> bool:
+        return is_user(self.channel)
+
+
+def report_key(sub: Subscription, last: date) -> PostKey:
+    """The post of the subscription's report whose last day is `last`."""
+    return PostKey.of(sub.channel, sub.repo, last, sub.filter.text, kind=sub.slot)
+
+
+def chosen_by(db: Database, sub: Subscription) -> Filter | None:
+    """The filter every PR the subscription sends passes, whatever sends it (a report, an alert, a direct
+    message, a dry run): its own, and for my-prs the person's GitHub login too; None while my-prs has no login."""
+    if sub.slot != MY_PRS:
+        return sub.filter
+    login = github_login(db, sub.channel)
+    return sub.filter.with_author(login) if login else None
 
 
 def _from_row(row: dict[str, Any]) -> Subscription:
     return Subscription(
         channel=row["channel"],
         repo=row["repo"],
-        areas=tuple(json.loads(row["areas"] or "[]")),
-        post_at=time.fromisoformat(row["post_at"]),
         created_at=from_utc_text(row["created_at"]),
+        filter=load_filter(row["filter"]),
+        cadence=Cadence(row["cadence"], time.fromisoformat(row["post_at"]), row["weekday"]),
         created_by=row["created_by"],
-        mode=row["mode"],
     )
 
 
 def subscribe(
-    db: Database,
-    channel: str,
-    repo: str,
-    areas: Sequence[str],
-    post_at: time,
-    user: str | None,
-    now: datetime,
-    mode: str = DAILY,
+    db: Database, channel: str, repo: str, filter: Filter, cadence: Cadence, user: str | None, now: datetime
 ) -> tuple[Subscription, bool]:
-    """Create or update the channel's subscription to `repo` in `mode`; True when it is new.
+    """Create or update the subscription of `channel` to `repo` in the cadence's slot; True when it is new.
 
-    An update keeps the original creation time, which decides the first day a report is
-    due and the first PR a live subscription announces.
+    An update keeps the original creation time, which decides the first report due and the first PR
+    a live subscription announces.
     """
     with write_transaction(db):
-        existing = get_subscription(db, channel, repo, mode)
+        existing = get_subscription(db, channel, repo, cadence.slot)
         created_at = existing.created_at if existing else now
         row = {
             "channel": channel,
             "repo": repo,
-            "mode": mode,
-            "areas": json.dumps(list(areas)),
-            "post_at": post_at.strftime("%H:%M"),
+            "mode": cadence.slot,
+            "cadence": cadence.name,
+            "filter": filter.text,
+            "post_at": cadence.post_at.strftime("%H:%M"),
+            "weekday": cadence.weekday,
             "created_by": existing.created_by if existing else user,
             "created_at": to_utc_text(created_at),
         }
@@ -74,28 +104,33 @@ def subscribe(
     return _from_row(row), existing is None
 
 
-def get_subscription(db: Database, channel: str, repo: str, mode: str = DAILY) -> Subscription | None:
-    rows = list(db["subscriptions"].rows_where("channel = ? and repo = ? and mode = ?", [channel, repo, mode]))
+def get_subscription(db: Database, channel: str, repo: str, slot: str = DAILY) -> Subscription | None:
+    rows = list(db["subscriptions"].rows_where("channel = ? and repo = ? and mode = ?", [channel, repo, slot]))
     return _from_row(rows[0]) if rows else None
 
 
-def unsubscribe(db: Database, channel: str, repo: str | None = None, mode: str | None = None) -> list[Subscription]:
-    """Remove the channel's subscriptions (to `repo`, in `mode`, when given); returns those removed."""
+def unsubscribe(db: Database, channel: str, repo: str | None = None, slot: str | None = None) -> list[Subscription]:
+    """Remove the subscriptions of `channel` (to `repo`, in `slot`, when given); returns those removed."""
     where, args = "channel = ?", [channel]
     if repo is not None:
         where, args = where + " and repo = ?", [*args, repo]
-    if mode is not None:
-        where, args = where + " and mode = ?", [*args, mode]
+    if slot is not None:
+        where, args = where + " and mode = ?", [*args, slot]
     with write_transaction(db):
-        removed = [_from_row(row) for row in db["subscriptions"].rows_where(where, args, order_by="repo, mode")]
+        removed = [_from_row(row) for row in db["subscriptions"].rows_where(where, args, order_by=_ORDER)]
         db.execute(f"delete from subscriptions where {where}", args)
     return removed
 
 
+# daily, weekly, live, my-prs: the order subscriptions are listed in
+_ORDER = "repo, case mode when 'daily' then 0 when 'weekly' then 1 when 'live' then 2 else 3 end"
+
+
 def channel_subscriptions(db: Database, channel: str) -> list[Subscription]:
-    return [_from_row(row) for row in db["subscriptions"].rows_where("channel = ?", [channel], order_by="repo, mode")]
+    return [_from_row(row) for row in db["subscriptions"].rows_where("channel = ?", [channel], order_by=_ORDER)]
 
 
-def all_subscriptions(db: Database, mode: str | None = None) -> list[Subscription]:
-    where, args = ("mode = ?", [mode]) if mode else (None, [])
-    return [_from_row(row) for row in db["subscriptions"].rows_where(where, args, order_by="channel, repo, mode")]
+def all_subscriptions(db: Database, slots: tuple[str, ...] = SLOTS) -> list[Subscription]:
+    marks = ", ".join("?" * len(slots))
+    rows = db["subscriptions"].rows_where(f"mode in ({marks})", list(slots), order_by=f"channel, {_ORDER}")
+    return [_from_row(row) for row in rows]

@@ -1,9 +1,10 @@
 """A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
 
 It answers auth.test, chat.postMessage, chat.update, chat.delete, chat.unfurl, conversations.history,
-conversations.replies (with message metadata), reactions.add, views.publish, views.open and
-apps.connections.open (when a Socket Mode server is attached) the way Slack
-does, records every call, and can answer a method with 429 + Retry-After, an
+conversations.replies (with message metadata), conversations.open (a person's
+direct messages), reactions.add, views.publish (checked as Slack checks a Home
+tab), views.open and apps.connections.open (when a Socket Mode server is
+attached) the way Slack does, records every call, and can answer a method with 429 + Retry-After, an
 HTTP error or a Slack error ({"ok": false, "error": ...}). A fault may also
 come after the message was accepted: an HTTP error, a dropped connection, or
 no answer at all until the test ends (so a poster can be killed right there).
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -32,7 +34,13 @@ BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
 SIGNING_SECRET = "test-signing-secret"
 BOT_USER = "UPRDIGEST"
+USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 TEAM = "T0TEST"
+
+
+def dm_channel(user: str) -> str:
+    """The channel of the bot's direct messages with `user`, as the fake opens it."""
+    return "D" + user[1:]
 
 
 @dataclass
@@ -65,6 +73,7 @@ class FakeSlack(LoopbackServer):
         self._faults: dict[str, list[Fault]] = {}
         self._held: dict[str, threading.Event] = {}  # response_url hook -> set when its calls may go through
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages in the order posted
+        self.views: dict[str, dict[str, Any]] = {}  # user -> the Home tab last published to them
         self.deleted: set[tuple[str, str]] = set()  # (channel, ts) of messages deleted in Slack
         self._last_ts = 0.0
         self._changed = threading.Condition()
@@ -215,6 +224,52 @@ class FakeSlack(LoopbackServer):
             found = [{k: v for k, v in m.items() if k != "metadata"} for m in found]
         return {"ok": True, "messages": found, "has_more": False}
 
+    def _open(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A person's direct-message channel: the same one every time, D… for U…."""
+        users = str(params.get("users") or "")
+        if not USER_ID.fullmatch(users):
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "channel": {"id": dm_channel(users)}}
+
+    def _publish(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A Home tab, refused as Slack refuses one it cannot show."""
+        view = params.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        user = params.get("user_id")
+        problems = view_problems(view) if isinstance(user, str) and user else ["no user_id"]
+        if problems:
+            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": problems}}
+        with self._changed:
+            self.views[user] = view
+        return {"ok": True, "view": {**view, "id": f"V{user}", "hash": f"{time.time():.6f}"}}
+
+    def home_action(self, user: str, action_id: str, *chosen: str, block_id: str | None = None,
+                    typed: str | None = None) -> dict[str, Any]:
+        """The block_actions payload of `user` using a control on the Home tab last published to them: choosing
+        options of a select (by value: only ones it lists), typing into an input, or clicking a button."""
+        with self._changed:
+            view = self.views[user]
+        for block in view["blocks"]:
+            if block_id is not None and block.get("block_id") != block_id:
+                continue
+            for element in [*block.get("elements", []), *(block[key] for key in ("accessory", "element") if key in block)]:
+                if element.get("action_id") != action_id:
+                    continue
+                action = {"type": element["type"], "action_id": action_id, "block_id": block.get("block_id", "sLaCk"),
+                          "action_ts": f"{time.time():.6f}"}
+                listed = {o["value"]: o for o in [*element.get("options", []),
+                                                   *(o for g in element.get("option_groups", []) for o in g["options"])]}
+                if element["type"] == "static_select":
+                    action["selected_option"] = listed[chosen[0]]
+                elif element["type"] == "multi_static_select":
+                    action["selected_options"] = [listed[value] for value in chosen]
+                elif element["type"] == "plain_text_input":
+                    action["value"] = typed
+                else:
+                    action["value"] = element["value"]
+                return home_action_payload(user, action)
+        raise AssertionError(f"the Home tab of {user} has no {action_id} in {block_id or 'any block'}")
+
     def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
         if method != "apps.connections.open" and token != self.bot_token:
             return {"ok": False, "error": "invalid_auth"}
@@ -229,17 +284,21 @@ class FakeSlack(LoopbackServer):
             return self._post(params)
         if method in ("conversations.history", "conversations.replies"):
             return self._read(method, params)
+        if method == "conversations.open":
+            return self._open(params)
         if method == "chat.update":
             if (params.get("channel"), params.get("ts")) in self.deleted:
                 return {"ok": False, "error": "message_not_found"}
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
+        if method == "views.publish":
+            return self._publish(params)
         if method == "chat.unfurl":
             return _unfurl(params)
         if method == "views.open":
             return _view_opened(params)
         if method == "chat.delete":
             return self._delete(params)
-        if method in ("reactions.add", "views.publish"):
+        if method == "reactions.add":
             return {"ok": True}
         return {"ok": False, "error": "unknown_method"}
 
@@ -452,6 +511,74 @@ def home_opened(event_id: str, user: str = "U0ALICE") -> tuple[str, str]:
         "event_time": int(time.time()),
         "event": {"type": "app_home_opened", "user": user, "channel": "D1", "tab": "home"},
     }), JSON
+
+
+def home_opened_payload(event_id: str, user: str = "U0ALICE") -> dict[str, Any]:
+    return json.loads(home_opened(event_id, user)[0])
+
+
+def home_action_payload(user: str, action: dict[str, Any]) -> dict[str, Any]:
+    """A block_actions payload from a control on the Home tab: its container is the view, and it has no response_url."""
+    return {
+        "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+        "api_app_id": "A0PRDIGEST", "token": "legacy", "trigger_id": "1.2.3",
+        "container": {"type": "view", "view_id": f"V{user}"},
+        "view": {"id": f"V{user}", "type": "home", "hash": "1.2", "blocks": [], "state": {"values": {}}},
+        "actions": [action],
+    }
+
+
+def form(payload: dict[str, Any]) -> tuple[str, str]:
+    """An interaction payload as Slack sends it over HTTP."""
+    return urlencode({"payload": json.dumps(payload)}), FORM
+
+
+# Slack's limits on a Home tab, as views.publish enforces them.
+_MAX_HOME_BLOCKS, _MAX_TEXT, _MAX_OPTIONS, _MAX_OPTION_TEXT, _MAX_VALUE, _MAX_ELEMENTS = 100, 3000, 100, 75, 150, 25
+
+
+def view_problems(view: object) -> list[str]:
+    """What makes Slack refuse a Home tab view (none: it is shown)."""
+    if not isinstance(view, dict) or view.get("type") != "home" or not isinstance(view.get("blocks"), list):
+        return ["a view of type home with blocks"]
+    blocks, problems = view["blocks"], []
+    if len(blocks) > _MAX_HOME_BLOCKS:
+        problems.append(f"{len(blocks)} blocks, more than {_MAX_HOME_BLOCKS}")
+    ids = [block["block_id"] for block in blocks if "block_id" in block]
+    if len(ids) != len(set(ids)):
+        problems.append("block_ids not unique")
+    for block in blocks:
+        text = (block.get("text") or {}).get("text", "")
+        if len(text) > _MAX_TEXT or len(block.get("block_id", "")) > 255:
+            problems.append(f"a {block.get('type')} block's text or block_id is too long")
+        elements = [*block.get("elements", []), *(block[key] for key in ("accessory", "element") if key in block)]
+        if len(elements) > _MAX_ELEMENTS:
+            problems.append("an actions block of more than 25 elements")
+        actions = [element.get("action_id") for element in elements if element.get("action_id")]
+        if len(actions) != len(set(actions)):
+            problems.append("action_ids not unique in a block")
+        if block.get("type") == "input" and not (block.get("label") and block.get("element")):
+            problems.append("an input without its label or element")
+        problems += [problem for element in elements for problem in _element_problems(element)]
+    return problems
+
+
+def _element_problems(element: dict[str, Any]) -> list[str]:
+    options = [*element.get("options", []), *(o for g in element.get("option_groups", []) for o in g["options"])]
+    problems = []
+    if len(options) > _MAX_OPTIONS:
+        problems.append(f"{element.get('type')} of {len(options)} options")
+    if any(len(o["text"]["text"]) > _MAX_OPTION_TEXT or len(o["value"]) > _MAX_VALUE for o in options):
+        problems.append("an option's text or value is too long")
+    values = {o["value"] for o in options}
+    initial = [element["initial_option"]] if "initial_option" in element else element.get("initial_options", [])
+    if "initial_options" in element and not initial:
+        problems.append("empty initial_options")
+    if any(o.get("value") not in values for o in initial):
+        problems.append("an initial option that is not among the options")
+    if element.get("type") == "button" and (len(element.get("value", "")) > 2000 or len(element["text"]["text"]) > 75):
+        problems.append("a button's value or text is too long")
+    return problems
 
 
 def button_click(action_id: str, value: str, response_url: str, **where: str) -> tuple[str, str]:

@@ -1,0 +1,39 @@
+"""People: a Slack user's GitHub login (whose PRs are theirs), and the channel of their direct messages."""
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from store.days import now_text
+from store.db import write_transaction
+
+
+def link_github(db: Database, user: str, login: str) -> str | None:
+    """Link `user` to the GitHub `login`; returns the login they were linked to before, if any."""
+    with write_transaction(db):
+        before = github_login(db, user)
+        db.execute(
+            "insert into people (user, github, updated_at) values (?, ?, ?)"
+            " on conflict (user) do update set github = excluded.github, updated_at = excluded.updated_at",
+            [user, login, now_text()],
+        )
+    return before
+
+
+def github_login(db: Database, user: str) -> str | None:
+    row = db.execute("select github from people where user = ?", [user]).fetchone()
+    return row[0] if row else None
+
+
+def dm_channel(db: Database, user: str) -> str | None:
+    """The direct-message channel Slack opened with `user`, once it has been."""
+    row = db.execute("select dm_channel from people where user = ?", [user]).fetchone()
+    return row[0] if row else None
+
+
+def remember_dm_channel(db: Database, user: str, channel: str) -> None:
+    with write_transaction(db):
+        db.execute(
+            "insert into people (user, dm_channel, updated_at) values (?, ?, ?)"
+            " on conflict (user) do update set dm_channel = excluded.dm_channel, updated_at = excluded.updated_at",
+            [user, channel, now_text()],
+        )
