@@ -18,7 +18,7 @@ from bot.terminal.logs import error_line, log_to_stderr, use_log_format
 from bot.terminal.render import Style, render
 from store.db import StoreError, StoreMissing, open_db
 from store.text.errors import one_line
-from store.text.prose import typed
+from store.text.prose import plural, typed
 from store.text.safe import neutralize, to_json, use_secrets
 
 if TYPE_CHECKING:
@@ -498,6 +498,19 @@ def _subscription_for(
         except FilterError as exc:
             raise click.BadParameter(str(exc), param_hint="--filter") from None
     return sub
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@pass_app(creates=False)
+def backup(app: AppContext, path: Path) -> None:
+    """Copy the store to PATH while it is in use, as of one moment (SQLite's online backup), checked with
+    integrity_check; the copy is 0600, and replaces PATH only once it is whole."""
+    from store.db import back_up
+
+    copy = back_up(app.db, path)
+    click.echo(neutralize(f"backed up {app.settings.db_path} to {path}: {copy.size / 1e6:,.1f} MB, "
+                          f"{plural(copy.prs, 'PR')}; integrity_check ok"))
 
 
 @cli.command()
