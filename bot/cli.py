@@ -155,11 +155,19 @@ def cli(ctx: click.Context) -> None:
 
     --db PATH goes before or after the command."""
     log_to_stderr()  # before anything can log, so that every record is masked
-    settings = Settings.from_env()
-    use_log_format(settings.log_format)
-    # Registered once, before anything can store, log, post or print: every output masks them from here on.
-    use_secrets(settings.secrets)
-    use_areas(settings)
+    try:
+        settings = Settings.from_env()
+        use_log_format(settings.log_format)
+        # Registered once, before anything can store, log, post or print: every output masks them from here on.
+        use_secrets(settings.secrets)
+        use_areas(settings)
+    except ConfigError as exc:
+        if ctx.invoked_subcommand != "doctor":
+            raise
+        from bot.doctor import FAILED
+
+        click.echo(f"{FAILED} settings: {exc} (the other checks need settings that read)")
+        sys.exit(1)
     ctx.obj = AppContext(settings)
 
 
@@ -498,6 +506,22 @@ def _subscription_for(
         except FilterError as exc:
             raise click.BadParameter(str(exc), param_hint="--filter") from None
     return sub
+
+
+@cli.command()
+@pass_app(creates=False)
+def doctor(app: AppContext) -> None:
+    """Check every part prdigest depends on, one line each (✓ passed, ✗ failed, – not configured): the settings in
+    effect and where each came from, the store, Slack and its scopes, GitHub and its rate limit, the model.
+    Exits 1 when a check fails."""
+    from bot.doctor import FAILED, checks
+
+    failed = False
+    for check in checks(app.settings, db_given=DB_KEY in click.get_current_context().meta):
+        click.echo(neutralize(check.shown()))
+        failed = failed or check.mark == FAILED
+    if failed:
+        sys.exit(1)
 
 
 @cli.command()

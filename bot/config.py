@@ -29,6 +29,22 @@ VARIABLES = (
     "PRDIGEST_AREAS", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "XDG_DATA_HOME",
 )
 LOG_FORMATS = ("text", "json")  # text for a person, one JSON object a line for a log collector
+# The setting each variable gives (XDG_DATA_HOME gives none of its own: it places PRDIGEST_DB's default).
+_FIELD_OF = {
+    "PRDIGEST_DB": "db_path", "PRDIGEST_TIMEZONE": "timezone", "PRDIGEST_REPOS": "repos",
+    "PRDIGEST_GITHUB_API_URL": "github_api_url", "GITHUB_TOKEN": "github_token", "OPENAI_API_KEY": "openai_api_key",
+    "OPENAI_BASE_URL": "openai_base_url", "PRDIGEST_MODEL": "model", "PRDIGEST_SUMMARY_TOKENS": "summary_tokens",
+    "PRDIGEST_LLM_CONCURRENCY": "llm_concurrency", "PRDIGEST_LLM_TIMEOUT": "llm_timeout",
+    "SLACK_BOT_TOKEN": "slack_bot_token", "SLACK_APP_TOKEN": "slack_app_token",
+    "SLACK_SIGNING_SECRET": "slack_signing_secret", "SLACK_CLIENT_SECRET": "slack_client_secret",
+    "PRDIGEST_SLACK_API_URL": "slack_api_url", "PRDIGEST_POLL_MINUTES": "poll_minutes",
+    "PRDIGEST_GITHUB_MAX_WAIT": "github_max_wait", "PRDIGEST_BUSY_TIMEOUT": "busy_timeout",
+    "PRDIGEST_POST_LEASE": "post_lease", "PRDIGEST_POST_PACE": "post_pace",
+    "PRDIGEST_SUMMARY_MAX_FAILURES": "summary_max_failures", "PRDIGEST_AREAS": "areas_file", "PRDIGEST_BOTS": "bots",
+    "PRDIGEST_LOG_FORMAT": "log_format",
+}
+SECRET_VARIABLES = ("GITHUB_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
+                    "SLACK_CLIENT_SECRET")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -67,8 +83,7 @@ class Settings:
     @property
     def secrets(self) -> tuple[str, ...]:
         """Every configured credential: masked by value in whatever prdigest stores, logs, posts or prints."""
-        values = (self.openai_api_key, self.github_token, self.slack_bot_token, self.slack_app_token,
-                  self.slack_signing_secret, self.slack_client_secret)
+        values = (getattr(self, _FIELD_OF[name]) for name in SECRET_VARIABLES)
         return tuple(value for value in values if value)
 
     @property
@@ -112,6 +127,25 @@ class Settings:
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
             log_format=_choice(env, "PRDIGEST_LOG_FORMAT", LOG_FORMATS),
         )
+
+    def in_effect(self, env: Mapping[str, str] | None = None) -> list[tuple[str, str, bool]]:
+        """Every variable with the value in effect, as text, and whether the environment gave it (else the
+        default did; `--db` replaces PRDIGEST_DB's value). A secret's value is never given: only whether it is set."""
+        env = os.environ if env is None else env
+        shown = []
+        for name in VARIABLES:
+            given = bool((env.get(name) or "").strip())
+            value = getattr(self, _FIELD_OF[name]) if name in _FIELD_OF else env.get(name)
+            if name in SECRET_VARIABLES:
+                text = "set" if value else "unset"
+            elif isinstance(value, ZoneInfo):
+                text = value.key
+            elif isinstance(value, tuple | frozenset):
+                text = ",".join(sorted(value) if isinstance(value, frozenset) else value) or "none"
+            else:
+                text = "unset" if value is None else str(value)
+            shown.append((name, text, given))
+        return shown
 
     def with_db(self, path: str | Path | None) -> Settings:
         if path is None:
