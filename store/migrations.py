@@ -363,6 +363,16 @@ def m013_subscription_filters(db: Database) -> None:
     )
 
 
+@migrations()
+def m014_signed_requests(db: Database) -> None:
+    # The signatures of signed Slack requests handled within their freshness window, so that one
+    # delivered again is handled once: after a restart too, and by any process sharing the store.
+    # Keyed by the signature alone, without a rowid, so recording one writes one b-tree.
+    db.execute(
+        "create table signed_requests (signature text primary key, fresh_until integer not null) without rowid"
+    )
+
+
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""
     if not db[migrations.migrations_table].exists():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -47,6 +48,8 @@ _SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100})#([1
 WORKING = "_Working on it\u2026_"
 # Answers prepared at once (each may wait on the model); more requests queue, acknowledged all the same.
 WORKERS = 8
+# The longest an answer waits for the requests waiting for their acknowledgement (see Listeners.after_acks).
+ACKS_FIRST = 1.0
 
 
 def slack_client(settings: Settings) -> WebClient:
@@ -110,8 +113,13 @@ class _ClientGiven(logging.Filter):
         return record.getMessage() != warning_client_prioritized_and_token_skipped()
 
 
-def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
-    """The bolt App with every listener registered; its token is checked with auth.test."""
+def _never() -> bool:
+    return False
+
+
+def build_app(runtime: Runtime, client: WebClient | None = None, acks_waiting: Callable[[], bool] = _never) -> App:
+    """The bolt App with every listener registered; its token is checked with auth.test.
+    `acks_waiting` tells whether requests are waiting for their acknowledgement (the HTTP server knows)."""
     settings = runtime.settings
     bolt_log = get_bolt_logger(App)
     if not any(isinstance(known, _ClientGiven) for known in bolt_log.filters):
@@ -123,8 +131,12 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
         name="prdigest",
         # To _malformed, as one log line; bolt's own warning is a screenful of suggested code per request.
         raise_error_for_unhandled_request=True,
+        # Each listener acknowledges and hands its work to Listeners' pool, so it may run on the request's own
+        # thread. Otherwise bolt runs it on a pool of its own and polls every 10 ms for the acknowledgement,
+        # which held each HTTP request thread 10 ms or more and capped a burst at a few hundred acks a second.
+        process_before_response=True,
     )
-    Listeners(runtime).register(app)
+    Listeners(runtime, acks_waiting=acks_waiting).register(app)
     app.error(_malformed)
     return app
 
@@ -145,9 +157,10 @@ class Listeners:
     while every worker waits on a slow model.
     """
 
-    def __init__(self, runtime: Runtime, workers: int = WORKERS) -> None:
+    def __init__(self, runtime: Runtime, workers: int = WORKERS, acks_waiting: Callable[[], bool] = _never) -> None:
         self.runtime = runtime
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="prdigest-answer")
+        self.acks_waiting = acks_waiting
 
     def register(self, app: App) -> None:
         # Any command routed to this app is ours, so a workspace may rename /prdigest when the name is taken.
@@ -161,7 +174,16 @@ class Listeners:
         """Run job(*args) on the pool, as the answer to `request` (by default, one named after the job): its
         records carry the request's fields, and one more says how it went and how long it took from here."""
         request = request or RequestLog(kind=job.__name__.strip("_").replace("_", " "))
-        self.work.submit(_logged, request, job, *args)
+        self.work.submit(self.after_acks, request, job, *args)
+
+    def after_acks(self, request: RequestLog, job: Callable[..., None], *args: Any) -> None:
+        """Run a job of the answer pool once no request waits for its acknowledgement (ACKS_FIRST at most).
+        Slack waits 3 s for an acknowledgement and far longer for the answer; the interpreter runs one thread
+        at a time, so in a burst the answers would otherwise slow every acknowledgement still to come."""
+        waited_enough = time.monotonic() + ACKS_FIRST
+        while self.acks_waiting() and time.monotonic() < waited_enough:
+            time.sleep(0.005)
+        _logged(request, job, *args)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
         if not command.get("response_url"):

@@ -10,7 +10,7 @@ import click
 from bot.runtime import Runtime
 from bot.slack.app import build_app
 from bot.slack.daily import repo_ingester
-from bot.slack.http_server import EVENTS_PATH, http_server
+from bot.slack.http_server import EVENTS_PATH, HttpServer, http_server
 from bot.slack.scheduler import Scheduler
 from bot.terminal.logs import SERVE_FORMAT, log_to_stderr
 from bot.terminal.shell import prompted_lines, shell
@@ -35,8 +35,13 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     _check_tokens(runtime, port)
     log_to_stderr(logging.INFO, logging.Formatter(SERVE_FORMAT))
     _ = runtime.db  # a store that cannot open fails here, as one line, not in the first request
+    server: HttpServer | None = None  # in HTTP mode, made once the app is
+
+    def acks_waiting() -> bool:
+        return server is not None and server.acks_waiting()
+
     try:
-        app = build_app(runtime)
+        app = build_app(runtime, acks_waiting=acks_waiting)
     except Exception as exc:  # auth.test failed: a bad token or no way to reach Slack
         raise click.ClickException(slack_refusal(settings.slack_api_url, exc)) from None
     stop = threading.Event()
@@ -44,7 +49,7 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     threading.Thread(target=scheduler.run, args=(stop,), name="prdigest-scheduler", daemon=True).start()
     try:
         if port is not None:
-            server = http_server(app, settings.slack_signing_secret or "", port, host)
+            server = http_server(app, settings.slack_signing_secret or "", settings.db_path, port, host)
             log.info("serving Slack requests at http://%s:%s%s", host, server.effective_port, EVENTS_PATH)
             server.run()
         else:
