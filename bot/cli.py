@@ -389,13 +389,16 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
 
 @cli.command()
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Serve HTTP on this port (POST /slack/events) instead of Socket Mode.")
-@click.option("--host", default="0.0.0.0", show_default=True, help="Interface to listen on with --http.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Interface to listen on with --http and --health-port (behind a reverse proxy: 127.0.0.1; 0.0.0.0 for every one).")
+@click.option("--health-port", type=click.IntRange(0, 65535),
+              help="Serve GET /healthz and /readyz on this port too, in Socket Mode as well (default: $PRDIGEST_HEALTH_PORT).")
 @pass_app(creates=True)
-def serve(app: AppContext, port: int | None, host: str) -> None:
+def serve(app: AppContext, port: int | None, host: str, health_port: int | None) -> None:
     """Run the Slack bot and the daily report scheduler. Without Slack tokens: the local shell."""
     from bot.slack.server import serve as serve_slack
 
-    serve_slack(app.runtime(), port, host)
+    serve_slack(app.runtime(), port, host, health_port if health_port is not None else app.settings.health_port)
 
 
 def channel_option(func):

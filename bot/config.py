@@ -26,7 +26,7 @@ VARIABLES = (
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "XDG_DATA_HOME",
+    "PRDIGEST_AREAS", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "PRDIGEST_HEALTH_PORT", "XDG_DATA_HOME",
 )
 LOG_FORMATS = ("text", "json")  # text for a person, one JSON object a line for a log collector
 # The setting each variable gives (XDG_DATA_HOME gives none of its own: it places PRDIGEST_DB's default).
@@ -41,7 +41,7 @@ _FIELD_OF = {
     "PRDIGEST_GITHUB_MAX_WAIT": "github_max_wait", "PRDIGEST_BUSY_TIMEOUT": "busy_timeout",
     "PRDIGEST_POST_LEASE": "post_lease", "PRDIGEST_POST_PACE": "post_pace",
     "PRDIGEST_SUMMARY_MAX_FAILURES": "summary_max_failures", "PRDIGEST_AREAS": "areas_file", "PRDIGEST_BOTS": "bots",
-    "PRDIGEST_LOG_FORMAT": "log_format",
+    "PRDIGEST_LOG_FORMAT": "log_format", "PRDIGEST_HEALTH_PORT": "health_port",
 }
 SECRET_VARIABLES = ("GITHUB_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
                     "SLACK_CLIENT_SECRET")
@@ -79,6 +79,7 @@ class Settings:
     bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
     slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
     log_format: str = LOG_FORMATS[0]
+    health_port: int | None = None  # `serve --health-port`'s default: /healthz and /readyz on a port of their own
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -126,6 +127,7 @@ class Settings:
             bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
             log_format=_choice(env, "PRDIGEST_LOG_FORMAT", LOG_FORMATS),
+            health_port=_port(env, "PRDIGEST_HEALTH_PORT"),
         )
 
     def in_effect(self, env: Mapping[str, str] | None = None) -> list[tuple[str, str, bool]]:
@@ -191,6 +193,16 @@ def _positive_int(env: Mapping[str, str], name: str, default: int, least: int = 
         expected = "a positive whole number" if least == 1 else f"a whole number of at least {least:,}"
         raise ConfigError(f"{name}: expected {expected}, got {raw!r}")
     return int(raw)
+
+
+def _port(env: Mapping[str, str], name: str) -> int | None:
+    """A TCP port, 1 to 65535; None when unset."""
+    if not (env.get(name) or "").strip():
+        return None
+    port = _positive_int(env, name, 0)
+    if port > 65535:
+        raise ConfigError(f"{name}: expected a port from 1 to 65535, got {port}")
+    return port
 
 
 def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
