@@ -373,6 +373,48 @@ def m014_signed_requests(db: Database) -> None:
     )
 
 
+@migrations()
+def m015_releases(db: Database) -> None:
+    # A repository's published releases (drafts are never stored). A release's range, the commits
+    # from its previous release's tag to its own, is read once: mapped_at is set in the transaction
+    # that writes its PRs, so a killed run maps it again from the start and never half.
+    db.table("releases").create(
+        {
+            "repo": str,
+            "tag": str,
+            "name": str,
+            "url": str,
+            "published_at": str,  # UTC, like prs.merged_at
+            "prerelease": int,
+            "previous_tag": str,  # where its range starts; null for the first release, or until mapped
+            "range_commits": int,  # commits in the range, once mapped
+            "mapped_at": str,  # null until its PRs are recorded
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk=("repo", "tag"),
+        not_null={"name", "published_at", "prerelease", "created_at"},
+        defaults={"name": "", "prerelease": 0},
+    )
+    db.table("releases").create_index(["repo", "published_at"])
+    # Every PR number a release's range names, stored or not, so a PR the store lacks is still
+    # listed by its number. A PR's first release is the one of these published first.
+    db.table("release_prs").create({"repo": str, "tag": str, "number": int}, pk=("repo", "tag", "number"))
+    db.table("release_prs").create_index(["repo", "number"])
+    # When a listing of the repository's releases last reached its end: until then the oldest
+    # release listed may not be the first, so no release is mapped without a previous one.
+    db.table("repos").add_column("releases_listed_at", str)
+
+
+@migrations()
+def m016_release_posts(db: Database) -> None:
+    # A release's thread is a post of its own (kind "releases"), keyed by its tag beside the day it came
+    # out; every other post has none. The key is read from the table, whatever the migrations before made it.
+    posts = db.table("daily_posts")
+    posts.add_column("release", str, not_null_default="")
+    posts.transform(pk=(*posts.pks, "release"))
+
+
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""
     if not db[migrations.migrations_table].exists():

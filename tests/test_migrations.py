@@ -30,6 +30,8 @@ ORDER = [
     "m012_shared_replies",
     "m013_subscription_filters",
     "m014_signed_requests",
+    "m015_releases",
+    "m016_release_posts",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [

@@ -1,4 +1,5 @@
-"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts, post each report at its time.
+"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts and new releases' threads, post
+each report at its time.
 
 When a report is due comes from its subscription's cadence (store.subscription.cadence);
 whether it was posted is read from the store, so a restart (or a crash in the
@@ -16,6 +17,7 @@ from slack_sdk import WebClient
 from bot.runtime import Runtime
 from bot.slack.daily import DailyPoster, Pacer
 from bot.slack.live import LiveAlerts
+from bot.slack.releases import ReleasePosts
 from store.subscription.cadence import DAILY, WEEKLY
 from store.tables.posts import find_post
 from store.tables.subscriptions import all_subscriptions, report_key
@@ -29,7 +31,8 @@ FRESH = timedelta(minutes=1)
 
 
 class Scheduler:
-    """One tick a minute: poll ingestion when due, send live alerts, then post every report that is due and not posted."""
+    """One tick a minute: poll ingestion when due, send live alerts and release threads, then post every report
+    that is due and not posted."""
 
     def __init__(
         self,
@@ -45,6 +48,7 @@ class Scheduler:
         self.ingested = ingested  # told of each repository whose ingest went through (serve's readiness)
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
         self.live = LiveAlerts(runtime, client, self.pacer)
+        self.releases = ReleasePosts(runtime, client, self.pacer)
         self._ingested: dict[str, datetime] = {}
         self._retry_at: dict[tuple[str, str, str], datetime] = {}
 
@@ -52,6 +56,7 @@ class Scheduler:
         now = now or datetime.now(UTC)
         self._poll(now)
         self.live.run(now)
+        self.releases.run()
         tz = self.runtime.settings.timezone
         for sub in all_subscriptions(self.runtime.db, (DAILY, WEEKLY)):
             day = sub.cadence.due(now, tz, sub.created_at)

@@ -30,26 +30,31 @@ POSTING, DONE, EMPTY = "posting", "done", "empty"
 class PostKey:
     channel: str  # a channel, or a person's user ID (delivered by direct message)
     repo: str
-    date: date  # the last day a report covers; the day of a live alert
+    date: date  # the last day a report covers; the day of a live alert; the day a release came out
     filter: str = ""  # the subscription's filter, as its canonical text; empty: every PR
     batch: int = 0  # 0: a report; 1, 2, ...: the day's live alerts, in order
-    kind: str = DAILY  # the subscription's slot: daily (daily or weekdays), weekly, live, my-prs
+    kind: str = DAILY  # the subscription's slot: daily (daily or weekdays), weekly, live, my-prs, releases
+    release: str = ""  # a release's thread: its tag
 
     # datetime.date: in the class body `date` names the field above, not the type.
     @classmethod
-    def of(cls, channel: str, repo: str, day: datetime.date, filter: str = "", batch: int = 0, kind: str = DAILY) -> PostKey:
-        return cls(channel, repo, day, filter, batch, kind)
+    def of(
+        cls, channel: str, repo: str, day: datetime.date, filter: str = "", batch: int = 0, kind: str = DAILY,
+        release: str = "",
+    ) -> PostKey:
+        return cls(channel, repo, day, filter, batch, kind, release)
 
     @property
     def text(self) -> str:
         """The key as one string, as it travels in the messages' metadata."""
         numbered = f" {self.kind}-{self.batch}" if self.batch else ""
         weekly = f" {self.kind}" if self.kind == WEEKLY else ""
-        return f"{self.channel} {self.repo} {self.date.isoformat()} {self.filter}".rstrip() + weekly + numbered
+        release = f" release-{self.release}" if self.release else ""
+        return f"{self.channel} {self.repo} {self.date.isoformat()} {self.filter}".rstrip() + weekly + numbered + release
 
     @property
     def where(self) -> list[Any]:
-        return [self.channel, self.repo, self.kind, self.date.isoformat(), self.filter, self.batch]
+        return [self.channel, self.repo, self.kind, self.date.isoformat(), self.filter, self.batch, self.release]
 
 
 @dataclass
@@ -81,14 +86,16 @@ class DailyPost:
         return self.state in (DONE, EMPTY)
 
 
-_WHERE = "channel = ? and repo = ? and kind = ? and date = ? and filter = ? and batch = ?"
+_WHERE = "channel = ? and repo = ? and kind = ? and date = ? and filter = ? and batch = ? and release = ?"
 
 
 def get_post(
-    db: Database, channel: str, repo: str, day: date, filter: str = "", batch: int = 0, kind: str = DAILY
+    db: Database, channel: str, repo: str, day: date, filter: str = "", batch: int = 0, kind: str = DAILY,
+    release: str = "",
 ) -> DailyPost | None:
-    """The record of the post to the channel that ends on `day`, if there is one."""
-    return find_post(db, PostKey.of(channel, repo, day, filter, batch, kind))
+    """The record of the post to the channel that ends on `day` (the thread of the `release` that came out
+    that day), if there is one."""
+    return find_post(db, PostKey.of(channel, repo, day, filter, batch, kind, release))
 
 
 def last_covered(db: Database, key: PostKey) -> date | None:
@@ -140,6 +147,7 @@ def claim_post(
                     "date": key.date.isoformat(),
                     "filter": key.filter,
                     "batch": key.batch,
+                    "release": key.release,
                     "messages": json.dumps(messages, ensure_ascii=False),
                     "parent_ts": None,
                     "replies_sent": 0,
