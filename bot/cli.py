@@ -67,7 +67,7 @@ class AppContext:
         """The local day an option names, read as commands read days ("2026-02-13", "feb 13", "yesterday")."""
         if value is None:
             return None
-        from store.retrieval.when import read_day
+        from store.retrieval.reading.when import read_day
 
         try:
             return read_day(typed(value), self.settings.timezone, datetime.now(self.settings.timezone))
@@ -113,16 +113,23 @@ def pass_app(*, creates: bool) -> Callable[[Command], Command]:
     return decorate
 
 
-def use_areas(settings: Settings) -> None:
-    """The operator's areas file (PRDIGEST_AREAS), read and checked before any command runs."""
-    if settings.areas_file is None:
-        return
-    from store.understanding.areas import use_areas_file
+def use_operator_files(settings: Settings) -> None:
+    """The operator's areas (PRDIGEST_AREAS) and vocabulary (PRDIGEST_VOCABULARY), read and checked before any
+    command runs."""
+    if settings.areas_file is not None:
+        from store.understanding.areas import use_areas_file
 
-    try:
-        use_areas_file(settings.areas_file)
-    except ValueError as exc:
-        raise ConfigError(f"PRDIGEST_AREAS: {exc}") from None
+        try:
+            use_areas_file(settings.areas_file)
+        except ValueError as exc:
+            raise ConfigError(f"PRDIGEST_AREAS: {exc}") from None
+    if settings.vocabulary_file is not None:
+        from store.understanding.vocabulary import use_vocabulary_file
+
+        try:
+            use_vocabulary_file(settings.vocabulary_file)
+        except ValueError as exc:
+            raise ConfigError(f"PRDIGEST_VOCABULARY: {exc}") from None
 
 
 
@@ -160,7 +167,7 @@ def cli(ctx: click.Context) -> None:
         use_log_format(settings.log_format)
         # Registered once, before anything can store, log, post or print: every output masks them from here on.
         use_secrets(settings.secrets)
-        use_areas(settings)
+        use_operator_files(settings)
     except ConfigError as exc:
         if ctx.invoked_subcommand != "doctor":
             raise

@@ -26,7 +26,7 @@ VARIABLES = (
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "PRDIGEST_HEALTH_PORT", "XDG_DATA_HOME",
+    "PRDIGEST_AREAS", "PRDIGEST_VOCABULARY", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "PRDIGEST_HEALTH_PORT", "XDG_DATA_HOME",
 )
 LOG_FORMATS = ("text", "json")  # text for a person, one JSON object a line for a log collector
 # The setting each variable gives (XDG_DATA_HOME gives none of its own: it places PRDIGEST_DB's default).
@@ -78,6 +78,7 @@ class Settings:
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
+    vocabulary_file: Path | None = None  # words laid over the shipped lexicon, store/understanding/vocabulary.toml
     bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
     slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
     log_format: str = LOG_FORMATS[0]
@@ -127,6 +128,7 @@ class Settings:
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
             areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
+            vocabulary_file=Path(words).expanduser() if (words := get("PRDIGEST_VOCABULARY")) else None,
             bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
             log_format=_choice(env, "PRDIGEST_LOG_FORMAT", LOG_FORMATS),

@@ -415,6 +415,13 @@ def m016_release_posts(db: Database) -> None:
     posts.transform(pk=(*posts.pks, "release"))
 
 
+@migrations()
+def m017_thread_turn_answers(db: Database) -> None:
+    # What each question of a thread was read as, and the PRs its answer cited, by repository (JSON), so a
+    # follow-up is read against what was shown instead of being worked out again.
+    db.table("thread_turns").add_column("answered", str)
+
+
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""
     if not db[migrations.migrations_table].exists():

@@ -40,8 +40,8 @@ from store.days import local_day
 from store.db import StoreError, StoreFull, StoreReadOnly
 from store.report.day import DailyReport, load_report
 from store.report.release import LATEST, closest_tags, find_release, load_release, release_status
+from store.retrieval.reading.when import TimeRange, read_time
 from store.retrieval.search import search_prs
-from store.retrieval.when import TimeRange, read_time
 from store.subscription.cadence import DEFAULT_POST_AT
 from store.tables.previews import QUIET_SECONDS, previews_on, set_previews
 from store.tables.prs import get_pr, latest_merge
@@ -497,14 +497,14 @@ def corrected(
     Only commands that read PRs are tried, never one that changes a subscription, and `ask`, since a mistyped
     `ask` is a question anyway. The rest must read as that command's arguments: "are there rocm fixes?" is no
     area's name, so it stays a question."""
-    from store.retrieval.question import _one_slip
+    from store.retrieval.reading.typos import one_slip
 
     word, _, rest = typed(text).strip().partition(" ")
     word = word.lower()
     if len(word) < 3:
         return None
     for name, command in COMMANDS.items():
-        if not command.reads_prs or command.run is cmd_ask or not _one_slip(word, name):
+        if not command.reads_prs or command.run is cmd_ask or not one_slip(word, name):
             continue
         args = rest if command is not WHEN else f"{name} {rest}".strip()
         run = functools.partial(_run, name, command, runtime, args, now, channel, user)

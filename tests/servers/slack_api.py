@@ -273,36 +273,55 @@ class FakeSlack(LoopbackServer):
         raise AssertionError(f"the Home tab of {user} has no {action_id} in {block_id or 'any block'}")
 
     def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
-        if method != "apps.connections.open" and token != self.bot_token:
-            return {"ok": False, "error": "invalid_auth"}
         if method == "apps.connections.open":
             if token != APP_TOKEN or not self.socket_url:
                 return {"ok": False, "error": "invalid_auth"}
             return {"ok": True, "url": self.socket_url}
+        if token != self.bot_token:
+            return {"ok": False, "error": "invalid_auth"}
+        if method.startswith("chat."):
+            return self._chat(method, params)
+        if method.startswith("conversations."):
+            return self._conversations(method, params)
+        if method.startswith("views."):
+            return self._views(method, params)
         if method == "auth.test":
             return {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "prdigest",
                     "team_id": TEAM, "user_id": BOT_USER, "bot_id": "BPRDIGEST"}
+        if method == "reactions.add":
+            return {"ok": True}
+        return _unknown_method()
+
+    def _chat(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "chat.postMessage":
             return self._post(params)
-        if method in ("conversations.history", "conversations.replies"):
-            return self._read(method, params)
-        if method == "conversations.open":
-            return self._open(params)
         if method == "chat.update":
             if (params.get("channel"), params.get("ts")) in self.deleted:
                 return {"ok": False, "error": "message_not_found"}
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
-        if method == "views.publish":
-            return self._publish(params)
         if method == "chat.unfurl":
             return _unfurl(params)
-        if method == "views.open":
-            return _view_opened(params)
         if method == "chat.delete":
             return self._delete(params)
-        if method == "reactions.add":
-            return {"ok": True}
-        return {"ok": False, "error": "unknown_method"}
+        return _unknown_method()
+
+    def _conversations(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method in ("conversations.history", "conversations.replies"):
+            return self._read(method, params)
+        if method == "conversations.open":
+            return self._open(params)
+        return _unknown_method()
+
+    def _views(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "views.publish":
+            return self._publish(params)
+        if method == "views.open":
+            return _view_opened(params)
+        return _unknown_method()
+
+
+def _unknown_method() -> dict[str, Any]:
+    return {"ok": False, "error": "unknown_method"}
 
 
 def _blocks_problem(blocks: Any, most: int) -> str | None:
@@ -340,71 +359,82 @@ def _view_opened(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # keep test output quiet
-            pass
+    return type("Handler", (_Handler,), {"slack": slack})
 
-        def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
-            path, _, query = self.path.partition("?")
-            self._api(path, dict(parse_qsl(query, keep_blank_values=True)))
 
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
-            params = _params(raw, self.headers.get("Content-Type", ""))
-            self._api(self.path, params)
+class _Handler(BaseHTTPRequestHandler):
+    slack: FakeSlack
 
-        def _api(self, path: str, params: dict[str, Any]) -> None:
-            if path.startswith("/respond/"):
-                hook = path[len("/respond/"):]
-                slack._wait_if_held(hook)
-                fault = slack._next_fault(f"response_url:{hook}")
-                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook, ok=fault is None))
-                if fault:  # Slack answers a response_url it will not take with a status and a word
-                    return self._send(fault.status, fault.error or "expired_url", "text/plain")
-                return self._send(200, "ok", "text/plain")
-            if not path.startswith("/api/"):
-                return self._send(404, "not found", "text/plain")
-            method = path[len("/api/"):].split("?")[0]
-            auth = self.headers.get("Authorization", "")
-            token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
-            fault = slack._next_fault(method)
-            if fault and fault.gate is not None:
-                fault.gate.wait(120)  # a test that forgot to set it still ends
-                fault = None
-            call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
-            if fault and fault.accept:
-                call.ok = slack.answer(method, params, token)["ok"]
-                slack._record(call)
-                if fault.hang:
-                    slack._closing.wait()
-                if fault.drop or fault.hang:
-                    self.close_connection = True
-                    return None
-                return self._send(fault.status, json.dumps({"ok": False}))
-            if fault and fault.error:
-                slack._record(call)
-                return self._send(200, json.dumps({"ok": False, "error": fault.error}))
-            if fault:
-                slack._record(call)
-                body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
-                return self._send(fault.status, json.dumps(body), headers=fault.headers)
-            answer = slack.answer(method, params, token)
-            call.ok = answer["ok"]
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
+        path, _, query = self.path.partition("?")
+        self._api(path, dict(parse_qsl(query, keep_blank_values=True)))
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+        params = _params(raw, self.headers.get("Content-Type", ""))
+        self._api(self.path, params)
+
+    def _api(self, path: str, params: dict[str, Any]) -> None:
+        slack = self.slack
+        if path.startswith("/respond/"):
+            return self._respond(path[len("/respond/"):], params)
+        if not path.startswith("/api/"):
+            return self._send(404, "not found", "text/plain")
+        method = path[len("/api/"):].split("?")[0]
+        auth = self.headers.get("Authorization", "")
+        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
+        fault = slack._next_fault(method)
+        if fault and fault.gate is not None:
+            fault.gate.wait(120)  # a test that forgot to set it still ends
+            fault = None
+        call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
+        if fault:
+            return self._fault(fault, call)
+        answer = slack.answer(method, params, token)
+        call.ok = answer["ok"]
+        slack._record(call)
+        granted = {"x-oauth-scopes": ",".join(slack.scopes)} if slack.scopes is not None and answer["ok"] else {}
+        self._send(200, json.dumps(answer), headers=granted)
+
+    def _respond(self, hook: str, params: dict[str, Any]) -> None:
+        slack = self.slack
+        slack._wait_if_held(hook)
+        fault = slack._next_fault(f"response_url:{hook}")
+        slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook, ok=fault is None))
+        if fault:  # Slack answers a response_url it will not take with a status and a word
+            return self._send(fault.status, fault.error or "expired_url", "text/plain")
+        return self._send(200, "ok", "text/plain")
+
+    def _fault(self, fault: Fault, call: ApiCall) -> None:
+        """Answer a call with the fault injected for it: accepted and then lost, an error, or a failing status."""
+        slack = self.slack
+        if fault.accept:
+            call.ok = slack.answer(call.method, call.params, call.token)["ok"]
             slack._record(call)
-            granted = {"x-oauth-scopes": ",".join(slack.scopes)} if slack.scopes is not None and answer["ok"] else {}
-            self._send(200, json.dumps(answer), headers=granted)
+            if fault.hang:
+                slack._closing.wait()
+            if fault.drop or fault.hang:
+                self.close_connection = True
+                return None
+            return self._send(fault.status, json.dumps({"ok": False}))
+        slack._record(call)
+        if fault.error:
+            return self._send(200, json.dumps({"ok": False, "error": fault.error}))
+        body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
+        return self._send(fault.status, json.dumps(body), headers=fault.headers)
 
-        def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
-            data = body.encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", f"{kind}; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
+    def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def _params(raw: str, content_type: str) -> dict[str, Any]:
