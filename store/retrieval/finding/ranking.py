@@ -177,13 +177,16 @@ def _score_locally(db: Database, expression: str, ids: list[int], limit: int) ->
     then means rare among those matches.
     """
     _index_window(db, ids)
-    cursor = db.execute(
-        f"select prs.*, -{_bm25('search_window')} as score "
+    # Ranked on ids and merge times alone; only the PRs that come out on top are read whole.
+    ranked = db.execute(
+        f"select prs.id, -{_bm25('search_window')} as score "
         "from temp.search_window cross join prs on prs.id = search_window.rowid "
         "where search_window match ? order by score desc, prs.merged_at desc limit ?",
         [expression, limit],
-    )
-    return rows_of(cursor)
+    ).fetchall()
+    cursor = db.execute("select * from prs where id in (select value from json_each(?))", [json.dumps([pr_id for pr_id, _ in ranked])])
+    rows = {row["id"]: row for row in rows_of(cursor)}
+    return [{**rows[pr_id], "score": score} for pr_id, score in ranked]
 
 
 def _index_window(db: Database, ids: list[int]) -> None:
