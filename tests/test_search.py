@@ -216,6 +216,24 @@ def test_queries_use_indexes(store):
         assert "SCAN prs " not in plan + " " and not plan.endswith("SCAN prs"), (sql, plan)
 
 
+def test_rarity_sample_is_counted_through_an_index(store, monkeypatch):
+    """Past RARITY_SAMPLE PRs a word's rarity is counted among the newest ones, and so is their number: without
+    ANALYZE's statistics (nothing runs it), that count must not read a whole index or table."""
+    from store.retrieval import evidence
+
+    monkeypatch.setattr(evidence, "RARITY_SAMPLE", 3)
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    search_prs(store, "scheduler prompts", REPO, LA, now=NOW)
+    store.conn.set_trace_callback(None)
+    counts = [sql for sql in statements if sql.lstrip().lower().startswith("select count(*)")]
+    assert counts
+    for sql in counts:
+        plan = " | ".join(row[3] for row in store.execute("explain query plan " + sql).fetchall())
+        # FTS5 shows as a scan of its virtual table, which reads only the matching doclists.
+        assert "SCAN" not in plan.replace("SCAN prs_fts VIRTUAL TABLE", ""), (sql, plan)
+
+
 def test_cli_search_json(run_cli, store):
     result = run_cli("search", "scheduler", "--limit", "3", "--json", "--repo", REPO)
     assert result.code == 0, result.err
