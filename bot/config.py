@@ -20,7 +20,7 @@ VARIABLES = (
     "PRDIGEST_DB", "PRDIGEST_TIMEZONE", "PRDIGEST_REPOS", "PRDIGEST_GITHUB_API_URL", "GITHUB_TOKEN",
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "PRDIGEST_MODEL", "PRDIGEST_SUMMARY_TOKENS",
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
-    "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
+    "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
     "PRDIGEST_AREAS", "PRDIGEST_BOTS", "XDG_DATA_HOME",
 )
@@ -57,7 +57,8 @@ class Settings:
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
     bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
-    slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
+    slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in workspaces
+    slack_client_id: str | None = None  # the app's OAuth client ID, likewise
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -65,6 +66,12 @@ class Settings:
         values = (self.openai_api_key, self.github_token, self.slack_bot_token, self.slack_app_token,
                   self.slack_signing_secret, self.slack_client_secret)
         return tuple(value for value in values if value)
+
+    @property
+    def installable(self) -> bool:
+        """Whether workspaces install the app through its Add to Slack page (OAuth), rather than it serving the one
+        workspace of SLACK_BOT_TOKEN."""
+        return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
 
     @property
     def default_repo(self) -> str:
@@ -100,6 +107,7 @@ class Settings:
             areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
             bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
+            slack_client_id=get("SLACK_CLIENT_ID"),
         )
 
     def with_db(self, path: str | Path | None) -> Settings:

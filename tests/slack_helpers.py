@@ -20,11 +20,13 @@ from conftest import FIXTURES, LA
 from pr_factory import REPO
 from pr_factory import make_pr as base_pr
 from servers.github_api import FakeGitHub
-from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlack, signed_headers, slash_command
+from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, TEAM, FakeSlack, signed_headers, slash_command
 from waiting import wait_until
 
 from bot.config import Settings
 from bot.runtime import Runtime
+from bot.slack.app import slack_client
+from bot.slack.workspaces import OneWorkspace
 from store.db import open_db
 from store.model import PullRequest, Summary
 from store.sources.importer import import_file
@@ -32,8 +34,15 @@ from store.subscription.cadence import EVERY_DAY, Cadence
 from store.subscription.filter import parse_filter, split_terms
 from store.tables.prs import save_prs
 from store.tables.subscriptions import Subscription
+from store.tables.teams import Team
 
 LOUD_TITLE = "<!channel>"  # in report-2026-03-08.md: must reach Slack as inert text
+WORKSPACE = Team(TEAM)  # the fake Slack's workspace: the one of BOT_TOKEN, whose rows the bot reads
+
+
+def one_team(settings: Settings) -> OneWorkspace:
+    """The workspace of SLACK_BOT_TOKEN as `serve` starts with it (without asking auth.test again)."""
+    return OneWorkspace(WORKSPACE, slack_client(settings))
 
 
 def make_pr(number: int, merged_at: datetime, title: str | None = None, **fields) -> PullRequest:
@@ -63,7 +72,8 @@ def seed_day(db, day: date, count: int, start: int = 1000, **fields) -> list[Pul
 
 def of_channel(channel: str, rule: str = "", cadence: Cadence = EVERY_DAY, repo: str = REPO) -> Subscription:
     """A subscription of `channel` made long ago, its filter `rule` as `subscribe` takes it."""
-    return Subscription(channel, repo, datetime(2026, 1, 1, tzinfo=LA), parse_filter(split_terms(rule), repo), cadence)
+    return Subscription(channel, repo, datetime(2026, 1, 1, tzinfo=LA), parse_filter(split_terms(rule), repo), cadence,
+                        team=WORKSPACE)
 
 
 def replicas_at_once(replicas: list, now: datetime) -> None:
@@ -120,13 +130,17 @@ class Served:
 
 @contextmanager
 def serve_app(slack: FakeSlack, monkeypatch: pytest.MonkeyPatch, **env: str) -> Iterator[str]:
-    """The app on a free port over the settings of the environment (and `env`), talking to `slack`; its URL."""
+    """The app on a free port over the settings of the environment (and `env`, where "" unsets one), talking to
+    `slack`; its URL."""
     from bot.slack.app import build_app
     from bot.slack.http_server import EVENTS_PATH, http_server
 
     for name, value in {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
                         "PRDIGEST_SLACK_API_URL": slack.api_url, **env}.items():
-        monkeypatch.setenv(name, value)
+        if value:
+            monkeypatch.setenv(name, value)
+        else:
+            monkeypatch.delenv(name, raising=False)
     runtime = Runtime(Settings.from_env())
     server = http_server(build_app(runtime), SIGNING_SECRET, 0, "127.0.0.1")
     threading.Thread(target=server.run, daemon=True).start()

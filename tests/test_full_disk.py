@@ -38,7 +38,7 @@ def on_small_disk(tmp_path: Path, size: str, script: str) -> subprocess.Complete
 def test_a_full_disk_under_a_fresh_store_is_named(tmp_path):
     """From a disk with no room for the schema to one with room for all: each run imports, or says the disk is full."""
     outcomes = []
-    for kilobytes in range(64, 352, 32):
+    for kilobytes in range(64, 416, 32):
         done = on_small_disk(tmp_path, f"{kilobytes}k", f'{PRDIGEST} import "{FIXTURES / "report-2026-03-08.md"}"')
         outcomes.append(done.returncode)
         if done.returncode:

@@ -24,6 +24,7 @@ from bot.messages.blocks import (
 )
 from bot.messages.mrkdwn import escape, link, truncate
 from bot.runtime import Runtime
+from store.tables.teams import Team
 from store.tables.threads import claim_turn, earlier_questions
 from store.text.prose import typed
 
@@ -41,11 +42,11 @@ def question_text(text: str) -> str:
     return " ".join(_MENTION.sub(" ", typed(text or "")).split())
 
 
-def start_turn(runtime: Runtime, channel: str, thread_ts: str, ts: str, question: str) -> list[str] | None:
+def start_turn(runtime: Runtime, team: Team, channel: str, thread_ts: str, ts: str, question: str) -> list[str] | None:
     """Record the question; the thread's earlier questions, or None if this mention was seen before."""
-    if not claim_turn(runtime.db, channel, thread_ts, ts, question):
+    if not claim_turn(runtime.db, team, channel, thread_ts, ts, question):
         return None
-    return earlier_questions(runtime.db, channel, thread_ts, ts)
+    return earlier_questions(runtime.db, team, channel, thread_ts, ts)
 
 
 @dataclass
@@ -67,20 +68,21 @@ class Replies:
 def reply_to(
     runtime: Runtime,
     question: str,
+    team: Team,
     now: datetime | None = None,
     history: Sequence[str] = (),
     channel: str | None = None,
     only: str | None = None,
 ) -> Replies:
-    """Answer for every repository the question covers (the channel's, the configured ones, or those it names);
-    `only` limits it to one. A failing model degrades to answers from the store alone."""
+    """Answer for every repository the question covers (the team's channel's, the configured ones, or those it
+    names); `only` limits it to one. A failing model degrades to answers from the store alone."""
     from bot.model.client import LLMError  # imported on use: the model client takes a second to load
 
-    scope = scope_of(runtime, question, channel, history)
+    scope = scope_of(runtime, question, team, channel, history)
     if scope.ambiguous:
         return Replies(refusal=scope.ambiguous)
     if scope.foreign:
-        return Replies(refusal=not_followed(scope.foreign[0], followed(runtime)) + ".")
+        return Replies(refusal=not_followed(scope.foreign[0], followed(runtime, team)) + ".")
     repos = (only,) if only else _answerable(runtime, scope.repos)
     settings = runtime.settings
     ask = lambda llm: [
@@ -97,12 +99,13 @@ def reply_to(
 def answer(
     runtime: Runtime,
     question: str,
+    team: Team,
     now: datetime | None = None,
     history: Sequence[str] = (),
     channel: str | None = None,
 ) -> Message:
     """The answer as a Slack message, grouped by repository when it covers several, with what it answered."""
-    replies = reply_to(runtime, question, now, history, channel)
+    replies = reply_to(runtime, question, team, now, history, channel)
     message = replies_message(replies, runtime.settings.timezone)
     message.asked = asked(question, history, replies)
     return message

@@ -1,6 +1,8 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab (bot.slack.home).
 
-Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
+Link previews, feedback on answers, sharing and the message shortcut register their own listeners. The app serves
+the one workspace of SLACK_BOT_TOKEN, or every workspace that installs it (bot.slack.install); each request
+reads and writes the rows of its own workspace only (bot.slack.listening.team_of).
 
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from slack_bolt import Ack, App, BoltResponse, Respond
+from slack_bolt import Ack, App, BoltContext, BoltResponse, Respond
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_sdk import WebClient
 from slack_sdk.http_retry import HttpRequest, HttpResponse, RetryState
@@ -32,8 +34,11 @@ from bot.runtime import Runtime
 from bot.slack.explain import Explain
 from bot.slack.feedback import Feedback
 from bot.slack.home import HomeTab
+from bot.slack.install import oauth_settings
+from bot.slack.listening import team_of
 from bot.slack.previews import LinkPreviews
 from bot.slack.sharing import Sharing, shareable
+from store.tables.teams import Team
 from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
@@ -45,13 +50,13 @@ WORKING = "_Working on it\u2026_"
 WORKERS = 8
 
 
-def slack_client(settings: Settings) -> WebClient:
-    """A Web API client that waits out 429s (Retry-After) and retries Slack's 5xx and dropped connections,
-    except for calls that create a message: Slack may have accepted one whose answer was lost,
-    so those are read back (bot.slack.posted) instead of sent again.
+def slack_client(settings: Settings, token: str | None = None) -> WebClient:
+    """A Web API client with `token` (else SLACK_BOT_TOKEN, if set) that waits out 429s (Retry-After) and retries
+    Slack's 5xx and dropped connections, except for calls that create a message: Slack may have accepted one whose
+    answer was lost, so those are read back (bot.slack.posted) instead of sent again.
     """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    client = WebClient(token=settings.slack_bot_token, base_url=base_url)
+    client = WebClient(token=token or settings.slack_bot_token, base_url=base_url)
     client.retry_handlers = [
         RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
         _ServerErrors(max_retry_count=2),
@@ -83,19 +88,34 @@ class _ConnectionErrors(ConnectionErrorRetryHandler):
 
 
 def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
-    """The bolt App with every listener registered; its token is checked with auth.test."""
+    """The bolt App with every listener registered: for SLACK_BOT_TOKEN's workspace, its token checked with
+    auth.test; or, with the OAuth settings and no bot token, for every workspace that installs it."""
     settings = runtime.settings
+    client = client or slack_client(settings)
+    oauth, authorize = oauth_settings(runtime, client) if settings.installable else (None, None)
     app = App(
-        client=client or slack_client(settings),
+        client=client,
         # Empty in Socket Mode, where Slack does not sign; in HTTP mode bolt then refuses every request.
         signing_secret=settings.slack_signing_secret or "",
         name="prdigest",
         # To _malformed, as one log line; bolt's own warning is a screenful of suggested code per request.
         raise_error_for_unhandled_request=True,
+        oauth_settings=oauth,
+        authorize=authorize,  # type: ignore[arg-type]  # bolt takes an Authorize (it checks), though its hint names a function
     )
     Listeners(runtime).register(app)
+    if settings.installable:
+        app.enable_token_revocation_listeners()  # the installation goes, and with it the team's posts
+    else:
+        app.event("app_uninstalled")(_uninstalled)
+        app.event("tokens_revoked")(_uninstalled)
     app.error(_malformed)
     return app
+
+
+def _uninstalled(context: BoltContext) -> None:
+    log.warning("workspace %s uninstalled the app or revoked its token: SLACK_BOT_TOKEN no longer works there",
+                team_of(context))
 
 
 def _malformed(error: Exception) -> BoltResponse:
@@ -129,7 +149,7 @@ class Listeners:
     def later(self, job: Callable[..., None], *args: Any) -> None:
         self.work.submit(_logged, job, *args)
 
-    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
+    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond, context: BoltContext) -> None:
         if not command.get("response_url"):
             ack()
             log.warning("a command without a response_url; nothing to answer it with")
@@ -139,13 +159,13 @@ class Listeners:
             ack(WORKING)
         else:
             ack()
-        self.later(self.answer_command, text, command, respond)
+        self.later(self.answer_command, text, command, respond, team_of(context))
 
-    def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
+    def answer_command(self, text: str, command: dict[str, Any], respond: Respond, team: Team) -> None:
         channel, user = command.get("channel_id"), command.get("user_id")
-        reply = execute(self.runtime, text, channel=channel, user=user)
-        reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
-        send_reply(respond, shareable(self.runtime, reply, channel, user))
+        reply = execute(self.runtime, text, team, channel=channel, user=user)
+        reply.messages = [votable(self.runtime, message, "ask", team, channel, user) for message in reply.messages]
+        send_reply(respond, shareable(self.runtime, reply, team, channel, user))
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
@@ -161,13 +181,13 @@ class Listeners:
     def answer_button(self, repo: str, number: int, respond: Respond) -> None:
         send_reply(respond, pr_reply(self.runtime, repo, number))
 
-    def on_mention(self, event: dict[str, Any], client: WebClient) -> None:
+    def on_mention(self, event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
         if not (isinstance(event.get("channel"), str) and isinstance(event.get("ts"), str)):
             log.warning("a mention without its channel or ts; nothing to answer it in")
             return
-        self.later(self.answer_mention, event, client)
+        self.later(self.answer_mention, event, client, team_of(context))
 
-    def answer_mention(self, event: dict[str, Any], client: WebClient) -> None:
+    def answer_mention(self, event: dict[str, Any], client: WebClient, team: Team) -> None:
         channel, ts = event["channel"], event["ts"]
         thread_ts = event.get("thread_ts") or ts
         text = event.get("text")
@@ -176,7 +196,7 @@ class Listeners:
             post(client, channel, thread_ts, text_message(EMPTY_QUESTION))
             return
         try:
-            history = start_turn(self.runtime, channel, thread_ts, ts, question)
+            history = start_turn(self.runtime, team, channel, thread_ts, ts, question)
         except Exception:  # the store may be locked or gone; the person still gets an answer
             log.exception("could not record the mention %s/%s", channel, ts)
             post(client, channel, thread_ts, apology())
@@ -189,11 +209,11 @@ class Listeners:
             log.warning("could not post the placeholder in %s/%s (%s)", channel, thread_ts, _why(exc))
             placeholder = None
         try:
-            message = answer(self.runtime, question, history=history, channel=channel)
+            message = answer(self.runtime, question, team, history=history, channel=channel)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
-        message = votable(self.runtime, message, "mention", channel, event.get("user"))
+        message = votable(self.runtime, message, "mention", team, channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
 
 

@@ -2,7 +2,9 @@
 
 The signature is checked over the raw body before anything parses it, so
 whoever can reach the port cannot make the app parse (and log tracebacks for)
-arbitrary bytes; a signed request sent again is answered once.
+arbitrary bytes; a signed request sent again is answered once. The only
+requests let through unsigned are GETs of the install pages, when the app is
+installable: a browser's, which Slack never signs.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from http import HTTPStatus
 from typing import Any
 
@@ -33,18 +35,23 @@ WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
 class SignedRequestsOnly:
-    """WSGI middleware in front of bolt's handler for POSTs to `path`."""
+    """WSGI middleware in front of bolt's handler: signed POSTs to `path` (None: no POST at all) and GETs of
+    `pages`, every other request 404."""
 
-    def __init__(self, inner: WsgiApp, signing_secret: str, path: str) -> None:
+    def __init__(self, inner: WsgiApp, signing_secret: str, path: str | None, pages: Collection[str] = ()) -> None:
         self.inner = inner
         self.path = path
+        self.pages = pages
         self.verifier = SignatureVerifier(signing_secret)
         self._seen: dict[str, float] = {}  # signature -> when it stops being fresh
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        if environ.get("REQUEST_METHOD") != "POST" or environ.get("PATH_INFO") != self.path:
+        method, path = environ.get("REQUEST_METHOD"), environ.get("PATH_INFO")
+        if method == "GET" and path in self.pages:
             return self.inner(environ, start_response)
+        if method != "POST" or path != self.path:
+            return _not_found(start_response)
         body, problem, status = self._check(environ)
         if problem:
             return _refuse(environ, start_response, status, problem)
@@ -95,6 +102,13 @@ class SignedRequestsOnly:
                 return True
             self._seen[signature] = timestamp + FRESH_SECONDS
             return False
+
+
+def _not_found(start_response: StartResponse) -> list[bytes]:
+    """404, and no log line: a port open to the internet is probed all day."""
+    data = b"not found"
+    start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(data)))])
+    return [data]
 
 
 def _refuse(environ: dict[str, Any], start_response: StartResponse, status: int, problem: str) -> list[bytes]:

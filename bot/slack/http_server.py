@@ -1,5 +1,7 @@
 """`serve --http` on waitress: each request bounded in size and time before bolt, or even our guard, sees it.
 
+The same server, without the events path, serves the install pages beside a Socket Mode connection.
+
 waitress was chosen for what it bounds on its own (body and header size, idle
 connections, open connections, worker threads) and because it is pure Python,
 maintained, and reads requests on one event loop: a connection that sends
@@ -83,9 +85,13 @@ class HttpServer(TcpWSGIServer):
         self.trigger.pull_trigger(lambda: close_all(self._map))
 
 
-def http_server(app: App, signing_secret: str, port: int, host: str = "0.0.0.0") -> HttpServer:
-    """The server taking commands, events and interactions at POST /slack/events, signed requests only."""
-    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH)
+def http_server(app: App, signing_secret: str, port: int, host: str = "0.0.0.0", events: bool = True) -> HttpServer:
+    """The server taking commands, events and interactions at POST /slack/events, signed requests only (unless not
+    `events`), and, when the app is installable, its install pages: GET /slack/install and /slack/oauth_redirect."""
+    flow = app.oauth_flow
+    pages = (flow.install_path, flow.redirect_uri_path) if flow is not None else ()
+    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret,
+                                 EVENTS_PATH if events else None, pages)
     # A burst queues requests for the threads by design; waitress would log a line for each one queued.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     return HttpServer(handler, host=host, port=port, **_BOUNDS)

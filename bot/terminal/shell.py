@@ -17,6 +17,7 @@ from bot.messages.blocks import text_message
 from bot.runtime import Runtime
 from bot.terminal.render import Style, dim, render
 from store.retrieval.search import read_question
+from store.tables.teams import NO_TEAM, Team
 from store.tables.threads import HISTORY_TURNS, kept_question
 from store.text.prose import typed
 
@@ -31,10 +32,11 @@ FOLLOWING_CHARS = 80  # of the earlier question shown beside a follow-up
 
 @dataclass
 class Conversation:
-    """One run or shell session: its channel (for subscriptions) and its mention thread."""
+    """One run or shell session: its workspace and channel (for subscriptions) and its mention thread."""
 
     runtime: Runtime
     channel: str | None = None
+    team: Team = NO_TEAM  # the store's workspace (bot.slack.workspaces.command_line_team)
     # A thread keeps what a Slack thread keeps (store.tables.threads): its last few questions, each cut to what is
     # read. A long session then costs the same per question as a short one: the prompt and the reading of the
     # thread stay the same size.
@@ -49,9 +51,9 @@ class Conversation:
         if line.lower().startswith(MENTION_PREFIX):
             return self._mention(question_text(line[len(MENTION_PREFIX):]))
         if line.lower().startswith(COMMAND_PREFIX):
-            return execute(self.runtime, line[len(COMMAND_PREFIX):], channel=self.channel)
+            return execute(self.runtime, line[len(COMMAND_PREFIX):], self.team, channel=self.channel)
         if is_command(self.runtime, line):
-            return execute(self.runtime, line, channel=self.channel)
+            return execute(self.runtime, line, self.team, channel=self.channel)
         return self._mention(question_text(line))
 
     def start_afresh(self) -> None:
@@ -62,7 +64,7 @@ class Conversation:
         if not question:
             return Reply([text_message(EMPTY_QUESTION)])
         try:
-            message = answer(self.runtime, question, history=list(self.history), channel=self.channel)
+            message = answer(self.runtime, question, self.team, history=list(self.history), channel=self.channel)
             self.following = self._followed(question)
         except Exception:  # as in Slack: an apology, and the session goes on
             log.exception("could not answer %r", question)
@@ -80,9 +82,11 @@ class Conversation:
         return self.history[-1] if read_in_thread(db, question, self.history, repo, tz, now) != alone else None
 
 
-def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None) -> None:
+def shell(
+    runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None, team: Team = NO_TEAM
+) -> None:
     """Answer lines until EOF or `quit`; every answer is the bot's Slack reply rendered for `out`."""
-    talk = Conversation(runtime, channel)
+    talk = Conversation(runtime, channel, team)
     style = Style.for_stream(out)
     print(
         f"prdigest shell on {runtime.settings.db_path} ({runtime.settings.default_repo}). "

@@ -1,4 +1,4 @@
-"""Questions asked by mention, per Slack thread, so follow-ups keep their context."""
+"""Questions asked by mention, per Slack thread of a workspace, so follow-ups keep their context."""
 from __future__ import annotations
 
 import sqlite3
@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from store.days import now_text
 from store.db import write_transaction
+from store.tables.teams import OF_TEAM, Team
 from store.text.safe import mask_secrets
 
 # Enough context for a follow-up, short enough to keep prompts small.
@@ -15,12 +16,13 @@ HISTORY_TURNS = 6
 QUESTION_CHARS = 600
 
 
-def claim_turn(db: Database, channel: str, thread_ts: str, ts: str, question: str) -> bool:
+def claim_turn(db: Database, team: Team, channel: str, thread_ts: str, ts: str, question: str) -> bool:
     """Record a mention; False when it was recorded before (Slack retried the event)."""
     try:
         with write_transaction(db):
             db.table("thread_turns").insert(
                 {
+                    **team.columns,
                     "channel": channel,
                     "thread_ts": thread_ts,
                     "ts": ts,
@@ -38,12 +40,12 @@ def kept_question(question: str) -> str:
     return mask_secrets(question)[:QUESTION_CHARS]
 
 
-def earlier_questions(db: Database, channel: str, thread_ts: str, ts: str) -> list[str]:
+def earlier_questions(db: Database, team: Team, channel: str, thread_ts: str, ts: str) -> list[str]:
     """The questions asked in the thread before `ts`, oldest first."""
     rows = db.execute(
         "select question from (select question, ts from thread_turns"
-        " where channel = ? and thread_ts = ? and ts < ? order by ts desc limit ?) order by ts",
-        [channel, thread_ts, ts, HISTORY_TURNS],
+        f" where {OF_TEAM} and channel = ? and thread_ts = ? and ts < ? order by ts desc limit ?) order by ts",
+        [*team.key, channel, thread_ts, ts, HISTORY_TURNS],
     ).fetchall()
     return [row[0] for row in rows]
 

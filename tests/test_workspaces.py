@@ -1,0 +1,276 @@
+"""Several workspaces: each installs the app through the real OAuth redirect flow, and each sees, changes and gets
+only its own rows, posted with its own token; an uninstall stops one only; a single-workspace store keeps working."""
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import httpx
+import pytest
+from conftest import LA
+from freezegun import freeze_time
+from servers.slack_api import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    FakeSlack,
+    button_click,
+    home_opened,
+    lifecycle_event,
+    mention_event,
+    slash_command,
+)
+from slack_helpers import REPO, Served, seed_day, serve_app
+from waiting import wait_until
+
+from bot.config import Settings
+from bot.messages.interactive import VOTE_DOWN_ACTION
+from bot.runtime import Runtime
+from bot.slack.app import slack_client
+from bot.slack.daily import Pacer
+from bot.slack.scheduler import Scheduler
+from bot.slack.workspaces import Installed
+from store.tables.installations import find_installation
+from store.tables.subscriptions import team_subscriptions
+from store.tables.teams import Team
+
+ACME, GLOBEX = "T0ACME", "T0GLOBEX"
+CHANNEL = "C0SAME"  # the same ID in both workspaces: unique per workspace only on paper
+
+
+@dataclass
+class Installable:
+    """The app served over HTTP for any workspace that installs it, a fake Slack, and the store they share."""
+
+    base: str
+    slack: FakeSlack
+    runtime: Runtime
+
+    def events(self, team: str) -> Served:
+        """Requests from `team`, signed as Slack signs them."""
+        return Served(f"{self.base}/slack/events", self.slack, self.runtime)
+
+    def command(self, team: str, text: str, hook: str, channel: str = CHANNEL) -> str:
+        """`/prdigest TEXT` typed in `team`'s channel; the answer Slack shows the person."""
+        assert self.events(team).send(*slash_command(text, self.slack.response_url(hook), channel=channel, team=team)).status_code == 200
+        self.slack.wait_for(lambda s: s.responses(hook))
+        return self.slack.responses(hook)[-1].params["text"]
+
+    def scheduler(self) -> Scheduler:
+        """The scheduler as `serve` starts it: each workspace's posts with the token of its installation."""
+        settings = self.runtime.settings
+        return Scheduler(Runtime(settings), Installed(self.runtime, lambda token: slack_client(settings, token)), pacer=Pacer(0))
+
+
+@pytest.fixture
+def installable(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> Iterator[Installable]:
+    with FakeSlack() as slack:
+        with serve_app(slack, monkeypatch, SLACK_BOT_TOKEN="", SLACK_CLIENT_ID=CLIENT_ID,
+                       SLACK_CLIENT_SECRET=CLIENT_SECRET) as url:
+            base = url.removesuffix("/slack/events")
+            slack.redirect_url = f"{base}/slack/oauth_redirect"
+            yield Installable(base, slack, Runtime(Settings.from_env()))
+
+
+def start_install(base: str, team: str) -> tuple[str, str]:
+    """A person opens the Add to Slack page and clicks its button: the authorize URL it links to, and the state
+    cookie it set (Secure: a browser sends it back over the HTTPS a real install runs on)."""
+    page = httpx.get(f"{base}/slack/install", params={"team": team}, timeout=30)
+    assert page.status_code == 200, page.text
+    link = html.unescape(re.search(r'<a href="([^"]+)"', page.text)[1])
+    cookie = page.headers["set-cookie"].split(";")[0]
+    return link, cookie
+
+
+def authorize(link: str) -> str:
+    """Slack's authorize page, where the person chooses Allow: where it redirects the browser to."""
+    answer = httpx.get(link, timeout=30)
+    assert answer.status_code == 302, answer.text
+    return answer.headers["location"]
+
+
+def install(base: str, team: str) -> httpx.Response:
+    """The whole Add to Slack flow of one workspace, as a browser goes through it."""
+    link, cookie = start_install(base, team)
+    return httpx.get(authorize(link), headers={"Cookie": cookie}, timeout=30)
+
+
+def token_of(runtime: Runtime, team: str) -> str:
+    found = find_installation(runtime.db, Team(team))
+    assert found is not None, f"{team} is not installed"
+    return found["bot_token"]
+
+
+def test_two_workspaces_install_and_each_gets_its_own_daily_thread_and_answers_with_its_own_token(installable):
+    slack, runtime = installable.slack, installable.runtime
+    for team in (ACME, GLOBEX):
+        done = install(installable.base, team)
+        assert done.status_code == 200 and "Thank you!" in done.text
+    acme, globex = token_of(runtime, ACME), token_of(runtime, GLOBEX)
+    assert acme != globex and {call.team for call in slack.calls_to("oauth.v2.access")} == {ACME, GLOBEX}
+
+    assert "now gets the daily report of acme/engine (`rocm`)" in installable.command(ACME, "subscribe rocm at 9:00", "a-sub")
+    assert "now gets the daily report of acme/engine at 09:00" in installable.command(GLOBEX, "subscribe at 9:00", "g-sub")
+    today = datetime.now(LA).date()
+    seed_day(runtime.db, today, 2, areas=["rocm"])
+    seed_day(runtime.db, today, 3, start=2000, areas=["core"])
+    scheduler = installable.scheduler()
+    with freeze_time(datetime.combine(today + timedelta(days=1), datetime.min.time().replace(hour=9, minute=1), tzinfo=LA)):
+        scheduler.tick()
+    for team, token, merged in ((ACME, acme, "2 merged"), (GLOBEX, globex, "5 merged")):
+        parents, replies = slack.thread(CHANNEL, team)
+        assert len(parents) == 1 and merged in parents[0]["text"] and replies
+        assert {call.token for call in slack.posts(CHANNEL, team)} == {token}
+
+    event = mention_event("<@UPRDIGEST> what merged in rocm?", ts="1760000000.000100", channel=CHANNEL, team=GLOBEX)
+    assert installable.events(GLOBEX).send(*event).status_code == 200
+    slack.wait_for(lambda s: s.calls_to("chat.update"))
+    [update] = slack.calls_to("chat.update")
+    assert update.token == globex and "#1000" in update.params["text"]
+    assert all(call.token == globex for call in slack.posts(team=GLOBEX) if call.params.get("thread_ts") == "1760000000.000100")
+
+
+def test_a_workspace_never_reads_or_changes_another_workspaces_rows(installable):
+    slack, runtime = installable.slack, installable.runtime
+    for team in (ACME, GLOBEX):
+        install(installable.base, team)
+    seed_day(runtime.db, datetime.now(LA).date(), 2, areas=["rocm"])
+    installable.command(ACME, "subscribe rocm weekly", "a-sub")
+    assert installable.command(GLOBEX, "subscriptions", "g-list").startswith("This channel gets no reports")
+    assert installable.command(GLOBEX, "unsubscribe", "g-stop") == "This channel has no reports or live alerts to stop."
+    assert [sub.filter.text for sub in team_subscriptions(runtime.db, Team(ACME))] == ["rocm"]
+    assert "the weekly report of acme/engine (`rocm`)" in installable.command(ACME, "subscriptions", "a-list")
+
+    # An answer's vote buttons carry its number: Globex clicking Acme's number finds no answer of its own.
+    installable.command(ACME, "ask what merged in rocm?", "a-ask")
+    [value] = [element["value"] for block in slack.responses("a-ask")[-1].params["blocks"]
+               for element in block.get("elements", []) if element.get("action_id") == VOTE_DOWN_ACTION]
+    click = button_click(VOTE_DOWN_ACTION, value, slack.response_url("g-vote"), channel=CHANNEL, user="U0EVE", team=GLOBEX)
+    assert installable.events(GLOBEX).send(*click).status_code == 200
+    slack.wait_for(lambda s: s.responses("g-vote"))
+    assert slack.responses("g-vote")[0].params["text"].startswith("That answer is no longer kept")
+    assert slack.calls_to("views.open") == []  # the modal would have shown Acme's question
+
+    assert installable.events(GLOBEX).send(*home_opened("EvG1", user="U0EVE", team=GLOBEX)).status_code == 200
+    slack.wait_for(lambda s: s.calls_to("views.publish"))
+    tab = "\n".join(block["text"]["text"] for block in slack.view("U0EVE", GLOBEX)["blocks"] if "text" in block)
+    assert f"<#{CHANNEL}>" not in tab  # Acme's channel is not among what channels get in Globex
+    assert slack.calls_to("views.publish")[0].token == token_of(runtime, GLOBEX)
+
+
+def test_an_uninstall_stops_that_workspaces_posts_and_keeps_its_history(installable):
+    slack, runtime = installable.slack, installable.runtime
+    for team in (ACME, GLOBEX):
+        install(installable.base, team)
+        installable.command(team, "subscribe at 9:00", f"{team}-sub")
+    today = datetime.now(LA).date()
+    seed_day(runtime.db, today, 2)
+    seed_day(runtime.db, today + timedelta(days=1), 2, start=3000)
+    scheduler = installable.scheduler()
+    nine = datetime.min.time().replace(hour=9, minute=1)
+    with freeze_time(datetime.combine(today + timedelta(days=1), nine, tzinfo=LA)):
+        scheduler.tick()
+    assert len(slack.thread(CHANNEL, ACME)[0]) == len(slack.thread(CHANNEL, GLOBEX)[0]) == 1
+
+    slack.uninstall(ACME)
+    assert installable.events(ACME).send(*lifecycle_event("app_uninstalled", ACME, "EvU1")).status_code == 200
+    wait_until(lambda: find_installation(runtime.db, Team(ACME)) is None, "the uninstalled workspace forgotten")
+    with freeze_time(datetime.combine(today + timedelta(days=2), nine, tzinfo=LA)):
+        scheduler.tick()
+    assert len(slack.thread(CHANNEL, ACME)[0]) == 1 and len(slack.thread(CHANNEL, GLOBEX)[0]) == 2
+    assert not [call for call in slack.posts(team=None) if not call.ok]  # nothing was even tried with Acme's old token
+    assert [sub.repo for sub in team_subscriptions(runtime.db, Team(ACME))] == [REPO]  # its history is kept
+
+    install(installable.base, ACME)  # back again: its subscription goes on
+    with freeze_time(datetime.combine(today + timedelta(days=2), nine.replace(minute=30), tzinfo=LA)):
+        scheduler.tick()
+    assert len(slack.thread(CHANNEL, ACME)[0]) == 2
+
+
+def test_a_revoked_bot_token_stops_the_workspace_too(installable):
+    install(installable.base, GLOBEX)
+    assert installable.events(GLOBEX).send(*lifecycle_event("tokens_revoked", GLOBEX, "EvR1")).status_code == 200
+    wait_until(lambda: find_installation(installable.runtime.db, Team(GLOBEX)) is None, "the revoked token forgotten")
+
+
+def test_a_tampered_or_expired_state_installs_nothing(installable):
+    slack, base = installable.slack, installable.base
+    link, cookie = start_install(base, ACME)
+    redirect = authorize(link)
+    state = re.search(r"state=([^&]+)", redirect)[1]
+    forged = redirect.replace(state, state[:-1] + ("A" if state[-1] != "A" else "B"))
+    assert httpx.get(forged, headers={"Cookie": cookie}, timeout=30).status_code in (400, 401)
+    assert httpx.get(forged, headers={"Cookie": cookie.replace(state, forged.split("state=")[1])}, timeout=30).status_code == 401
+    assert httpx.get(redirect, timeout=30).status_code == 400  # no cookie: not the browser that started it
+
+    late_link, late_cookie = start_install(base, GLOBEX)
+    late = authorize(late_link)
+    with freeze_time(datetime.now() + timedelta(minutes=11)):
+        assert httpx.get(late, headers={"Cookie": late_cookie}, timeout=30).status_code == 401
+    assert slack.calls_to("oauth.v2.access") == []
+    assert find_installation(installable.runtime.db, Team(ACME)) is None
+    assert find_installation(installable.runtime.db, Team(GLOBEX)) is None
+
+    done = httpx.get(redirect, headers={"Cookie": cookie}, timeout=30)  # the real one still works, once
+    assert done.status_code == 200 and find_installation(installable.runtime.db, Team(ACME)) is not None
+    assert httpx.get(redirect, headers={"Cookie": cookie}, timeout=30).status_code == 401
+
+
+def test_the_install_pages_are_the_only_unsigned_requests_taken(installable):
+    base = installable.base
+    assert httpx.get(f"{base}/slack/install", timeout=30).status_code == 200
+    for method, path in (("GET", "/slack/events"), ("POST", "/slack/install"), ("GET", "/slack/other"),
+                         ("PUT", "/slack/oauth_redirect"), ("GET", "/")):
+        assert httpx.request(method, f"{base}{path}", timeout=30).status_code == 404, (method, path)
+    assert httpx.post(f"{base}/slack/events", content=b"command=/prdigest", timeout=30).status_code == 401
+    huge = httpx.get(f"{base}/slack/oauth_redirect", params={"state": "x" * 20_000}, timeout=30)
+    assert huge.status_code == 431  # bounded by the same front as the events
+
+
+def test_a_workspace_that_did_not_install_the_app_gets_nothing(installable):
+    install(installable.base, ACME)
+    hook = installable.slack.response_url("intruder")
+    body = slash_command("subscriptions", hook, channel=CHANNEL, team="T0NOBODY")
+    assert installable.events("T0NOBODY").send(*body).status_code == 200
+    installable.slack.wait_for(lambda s: s.responses("intruder"))
+    [said] = installable.slack.responses("intruder")  # bolt's own word, and nothing of the store
+    assert "reinstall this app" in said.params["text"] and "channel" not in said.params["text"]
+
+
+def test_a_token_that_rotates_is_refreshed_before_it_is_used(installable):
+    slack, runtime = installable.slack, installable.runtime
+    slack.rotation = 60  # each token lives a minute: within bolt's two hours, so refreshed whenever used
+    install(installable.base, ACME)
+    first = token_of(runtime, ACME)
+    event = mention_event("<@UPRDIGEST> what merged?", ts="1760000000.000200", channel=CHANNEL, team=ACME)
+    assert installable.events(ACME).send(*event).status_code == 200
+    slack.wait_for(lambda s: s.calls_to("chat.update"))
+    refreshed = [call for call in slack.calls_to("oauth.v2.access") if call.params.get("grant_type") == "refresh_token"]
+    assert refreshed and token_of(runtime, ACME) != first
+    assert slack.calls_to("chat.update")[0].token == token_of(runtime, ACME)
+    assert not slack.tokens[first].works() or first != token_of(runtime, ACME)
+
+    installable.command(ACME, "subscribe at 9:00", "a-sub")
+    seed_day(runtime.db, datetime.now(LA).date(), 1)
+    before, posted = token_of(runtime, ACME), len(slack.posts())
+    with freeze_time(datetime.combine(datetime.now(LA).date() + timedelta(days=1), datetime.min.time().replace(hour=9, minute=5),
+                                      tzinfo=LA)):
+        installable.scheduler().tick()
+    report = slack.posts()[posted:]
+    assert report and "1 merged" in report[0].params["text"]
+    assert token_of(runtime, ACME) != before and {call.token for call in report} == {token_of(runtime, ACME)}
+
+
+def test_the_scopes_asked_are_the_manifests_and_it_hears_uninstalls():
+    from pathlib import Path
+
+    from bot.slack.install import SCOPES
+
+    manifest = (Path(__file__).resolve().parents[1] / "manifest.yml").read_text()
+    bot = manifest.split("    bot:\n", 1)[1].split("\nsettings:", 1)[0]
+    assert tuple(re.findall(r"^      - ([\w:.]+)", bot, re.MULTILINE)) == SCOPES
+    for needed in ("app_uninstalled", "tokens_revoked", "redirect_urls:", "/slack/oauth_redirect"):
+        assert needed in manifest, needed
+
