@@ -335,7 +335,7 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
     repos = [app.repo(repo)] if repo else list(app.settings.repos)
     progress = TerminalProgress()
     failed = 0
-    with github_client(app.settings, on_wait=progress.waiting) as client:
+    with github_client(app.settings, on_wait=progress.waiting, on_warning=progress.warn) as client:
         for name in repos:
             window = plan_window(app.db, name, app.settings.timezone, first, last, datetime.now(app.settings.timezone))
             before = client.requests

@@ -14,6 +14,9 @@ from store.subscription.logins import is_login
 DEFAULT_REPO = "vllm-project/vllm"
 GITHUB_MAX_WAIT_SECONDS = 900  # a GitHub rate limit may be waited out this long before ingest gives up
 LLM_TIMEOUT_SECONDS = 120  # per model call, before the client's own retries
+# Every prompt fits PRDIGEST_SUMMARY_TOKENS, and below this not even the instructions with a PR's framing
+# and a repair turn do (tests/test_prompt_budget.py holds the prompts to it).
+SMALLEST_SUMMARY_TOKENS = 1000
 
 # Every environment variable prdigest reads; Settings.from_env reads no other.
 VARIABLES = (
@@ -90,7 +93,7 @@ class Settings:
             openai_api_key=get("OPENAI_API_KEY"),
             openai_base_url=get("OPENAI_BASE_URL"),
             model=get("PRDIGEST_MODEL"),
-            summary_tokens=_positive_int(env, "PRDIGEST_SUMMARY_TOKENS", 6000),
+            summary_tokens=_positive_int(env, "PRDIGEST_SUMMARY_TOKENS", 6000, least=SMALLEST_SUMMARY_TOKENS),
             llm_concurrency=_positive_int(env, "PRDIGEST_LLM_CONCURRENCY", 4),
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_app_token=get("SLACK_APP_TOKEN"),
@@ -146,12 +149,13 @@ def _zone(name: str) -> ZoneInfo:
         raise ConfigError(f"PRDIGEST_TIMEZONE: unknown timezone {name!r}") from None
 
 
-def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+def _positive_int(env: Mapping[str, str], name: str, default: int, least: int = 1) -> int:
     raw = (env.get(name) or "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"{name}: expected a positive whole number, got {raw!r}")
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < least:
+        expected = "a positive whole number" if least == 1 else f"a whole number of at least {least:,}"
+        raise ConfigError(f"{name}: expected {expected}, got {raw!r}")
     return int(raw)
 
 

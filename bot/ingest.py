@@ -4,25 +4,29 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
-from store.sources.github import GitHubClient, WaitHook
+from store.sources.github import GitHubClient, WaitHook, WarnHook
 from store.sources.ingest import Ingested
 
 
-def github_client(settings: Settings, on_wait: WaitHook | None = None, max_wait: float | None = None) -> GitHubClient:
+def github_client(
+    settings: Settings, on_wait: WaitHook | None = None, max_wait: float | None = None, on_warning: WarnHook | None = None
+) -> GitHubClient:
     """A client for the configured GitHub; `max_wait` shortens the longest rate-limit wait (PRDIGEST_GITHUB_MAX_WAIT)."""
     return GitHubClient(
         settings.github_api_url,
         settings.github_token,
         max_wait=settings.github_max_wait if max_wait is None else min(max_wait, settings.github_max_wait),
         on_wait=on_wait,
+        on_warning=on_warning,
     )
 
 
 def describe(done: Ingested, tz: ZoneInfo, requests: int) -> str:
     """The line a run prints per repository."""
     local = lambda moment: moment.astimezone(tz).strftime("%Y-%m-%d %H:%M")
+    skipped = f", {done.skipped} skipped until a later run" if done.skipped else ""
     return (
         f"{done.repo}: {done.total} merged PRs from {local(done.window.start)} to {local(done.window.end)} "
         f"{done.window.end.astimezone(tz).tzname()}: {done.new} new, {done.updated} updated, "
-        f"{done.unchanged} unchanged ({requests} GitHub request{'' if requests == 1 else 's'})"
+        f"{done.unchanged} unchanged{skipped} ({requests} GitHub request{'' if requests == 1 else 's'})"
     )

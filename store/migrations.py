@@ -363,9 +363,18 @@ def m013_subscription_filters(db: Database) -> None:
     )
 
 
+@migrations()
+def m014_signed_requests(db: Database) -> None:
+    # The signatures of signed Slack requests handled within their freshness window, so that one
+    # delivered again is handled once: after a restart too, and by any process sharing the store.
+    # Keyed by the signature alone, without a rowid, so recording one writes one b-tree.
+    db.execute(
+        "create table signed_requests (signature text primary key, fresh_until integer not null) without rowid"
+    )
+
 
 @migrations()
-def m014_teams(db: Database) -> None:
+def m015_teams(db: Database) -> None:
     # Each row belongs to a Slack workspace: its team_id, and inside an Enterprise Grid organisation its
     # enterprise_id. Channel and user IDs are unique within a team only, so the team leads every key holding one.
     # Rows made before now belong to no team yet (both empty); the first start with a bot token gives them its team.

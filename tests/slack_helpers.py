@@ -142,7 +142,7 @@ def serve_app(slack: FakeSlack, monkeypatch: pytest.MonkeyPatch, **env: str) -> 
         else:
             monkeypatch.delenv(name, raising=False)
     runtime = Runtime(Settings.from_env())
-    server = http_server(build_app(runtime), SIGNING_SECRET, 0, "127.0.0.1")
+    server = http_server(build_app(runtime), SIGNING_SECRET, runtime.settings.db_path, 0, "127.0.0.1")
     threading.Thread(target=server.run, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.effective_port}{EVENTS_PATH}"

@@ -443,11 +443,11 @@ def test_the_candidates_fit_the_prompts_budget(db, model_env, monkeypatch):
     save_prs(db, [make_pr(900 + n, f"[Core] Tune the admission knob {n}", merged_at=NOW - timedelta(hours=n),
                           summary=Summary(f"Tunes admission knob {n} for long prompts.", "", "", "", "imported"))
                   for n in range(40)])
-    monkeypatch.setenv("PRDIGEST_SUMMARY_TOKENS", "700")
+    monkeypatch.setenv("PRDIGEST_SUMMARY_TOKENS", "1000")
     model_env.script(Reply(_picked([939, 900], "[#900] tunes it.")))
     answer = _model_ask(db, "which admission knob changed for long prompts?")
     request = _answer_requests(model_env)[-1]
-    assert estimate_tokens(request.system + request.user) <= 700 and "more, left out for length" in request.user
+    assert estimate_tokens(request.system + request.user) <= 1000 and "more, left out for length" in request.user
     assert "[#939]" not in request.user and answer.citations == [900]  # a number left out for length is not given
 
 # ---------------------------------------------------------------- time order, paths and vLLM's vocabulary

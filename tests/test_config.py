@@ -45,3 +45,9 @@ def test_bots_are_github_logins_compared_without_case():
     assert Settings.from_env({"PRDIGEST_BOTS": " vllm-bot, @Acme-Release ,"}).bots == {"vllm-bot", "acme-release"}
     with pytest.raises(ConfigError, match=r"^PRDIGEST_BOTS: expected GitHub logins separated by commas, got 'vllm bot'$"):
         Settings.from_env({"PRDIGEST_BOTS": "vllm bot"})
+
+
+@pytest.mark.parametrize("raw", ["²", "١٠", "5e1", "-3"])
+def test_a_count_is_written_in_ascii_digits(raw):
+    with pytest.raises(ConfigError, match="PRDIGEST_POLL_MINUTES: expected a positive whole number"):
+        Settings.from_env({"PRDIGEST_POLL_MINUTES": raw})

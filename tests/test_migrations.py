@@ -30,7 +30,8 @@ ORDER = [
     "m011_answer_feedback",
     "m012_shared_replies",
     "m013_subscription_filters",
-    "m014_teams",
+    "m014_signed_requests",
+    "m015_teams",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [

@@ -207,12 +207,28 @@ def _exchange(serve, head: str, body: bytes = b"", timeout: float = 10) -> str:
             return ""
 
 
+def _fields(headers: dict[str, str]) -> str:
+    return "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+
+
+def test_an_unsigned_request_is_refused_before_its_body_is_sent(serve):
+    serve.log()
+    # Only the headers are sent: the body they announce is neither waited for nor read.
+    assert _exchange(serve, f"Content-Length: {1024 * 1024}\r\n") == "HTTP/1.1 401 Unauthorized"
+    stale = _fields(signed_raw(b"x", JSON, str(int(time.time()) - 6 * 60)))
+    assert _exchange(serve, stale + "Content-Length: 1\r\n") == "HTTP/1.1 401 Unauthorized"
+    assert _exchange(serve, _fields(signed_raw(b"x", JSON, "1e9")) + "Content-Length: 1\r\n") == "HTTP/1.1 400 Bad Request"
+    lines = serve.log_until(lambda lines: sum(REFUSED in line for line in lines) >= 3, "a line for each")
+    assert sum("401 Unauthorized (no valid signature, or a stale timestamp)" in line for line in lines) == 2
+
+
 def test_a_body_over_1_mb_is_refused_before_it_is_read(serve):
     # Only the headers are sent: the 413 comes without waiting for the 10 MB they announce.
     assert _exchange(serve, "Content-Length: 10485760\r\n") == "HTTP/1.1 413 Request Entity Too Large"
     chunk = b"x" * 65536
     stream = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(17))  # 1.06 MB with no length given
-    assert _exchange(serve, "Transfer-Encoding: chunked\r\n", stream) == "HTTP/1.1 413 Request Entity Too Large"
+    signed = _fields(signed_raw(stream, JSON))  # unsigned, it would get its 401 at once
+    assert _exchange(serve, "Transfer-Encoding: chunked\r\n" + signed, stream) == "HTTP/1.1 413 Request Entity Too Large"
     body, kind = slash_command("today", serve.slack.response_url("big"))
     padded = body + "&pad=" + "x" * (1024 * 1024)
     assert httpx.post(serve.url, content=padded.encode(), headers=signed_headers(padded, kind), timeout=10).status_code == 413
@@ -227,8 +243,7 @@ def test_a_content_length_not_a_short_run_of_digits_gets_400(serve, length):
 @pytest.mark.parametrize("stamp", BAD_TIMESTAMPS)
 def test_a_timestamp_not_a_short_run_of_digits_gets_400(serve, stamp):
     body, kind = slash_command("today", serve.slack.response_url("stamp"))
-    headers = {**signed_headers(body, kind), "X-Slack-Request-Timestamp": stamp}
-    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    head = _fields({**signed_headers(body, kind), "X-Slack-Request-Timestamp": stamp})
     assert _exchange(serve, head.encode().decode("latin-1") + f"Content-Length: {len(body)}\r\n", body.encode()) \
         == "HTTP/1.1 400 Bad Request"
 
@@ -237,7 +252,8 @@ def test_idle_and_stalled_connections_are_closed(serve):
     port = int(serve.url.split(":")[2].split("/")[0])
     idle = socket.create_connection(("127.0.0.1", port), timeout=60)
     stalled = socket.create_connection(("127.0.0.1", port), timeout=60)
-    stalled.sendall(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
+    stalled.sendall(f"POST /slack/events HTTP/1.1\r\nHost: x\r\n{_fields(signed_raw(b'x' * 100, JSON))}"
+                    "Content-Length: 100\r\n\r\nabc".encode())
     slow_header = socket.create_connection(("127.0.0.1", port), timeout=60)
     slow_header.sendall(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nX-Slack-")
     for sock in (idle, stalled, slow_header):

@@ -45,7 +45,7 @@ def app_url(runtime, slack, model, monkeypatch, app_env):
                         "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "sk-test", **app_env}.items():
         monkeypatch.setenv(name, value)
     settings = Settings.from_env()
-    server = http_server(build_app(Runtime(settings)), settings.slack_signing_secret, 0, "127.0.0.1")
+    server = http_server(build_app(Runtime(settings)), settings.slack_signing_secret, settings.db_path, 0, "127.0.0.1")
     threading.Thread(target=server.run, daemon=True).start()
     yield f"http://127.0.0.1:{server.effective_port}{EVENTS_PATH}"
     server.shutdown()

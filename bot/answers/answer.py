@@ -518,7 +518,7 @@ def _within(picked: ModelChoice, given: list[PullRequest]) -> tuple[list[PullReq
 
 def _model_continued_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
     """The first line as without a model, then the model's explanation, citing only PRs it was given."""
-    from bot.answers.model_prompt import SYSTEM_PROMPT, answer_prompt
+    from bot.answers.model_prompt import SYSTEM_PROMPT, answer_prompt, retry_prompt
     from bot.model.summarize import ensure_summary  # imported on use, like the model client
 
     settings = asking.settings
@@ -531,9 +531,7 @@ def _model_continued_answer(asking: _Asking, choice: Choice, form: Form) -> Answ
     prompt = answer_prompt(asking.question, asking.history, lead, answer, choice.context, settings, system)
     cleaned, unknown = cite_only(asking.text(system, prompt), allowed)
     if unknown:
-        retry = f"{prompt}\n\nYour last answer named {', '.join(f'#{n}' for n in unknown)}, which is not listed. " \
-            f"Answer again, citing only {', '.join(f'[#{n}]' for n in allowed)}."
-        cleaned, unknown = cite_only(asking.text(system, retry), allowed)
+        cleaned, unknown = cite_only(asking.text(system, retry_prompt(prompt, unknown, allowed)), allowed)
         cleaned = _without_sentences_naming(cleaned, unknown)
     if not cleaned:
         return extractive_answer(choice, form, settings)

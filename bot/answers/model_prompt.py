@@ -3,8 +3,9 @@
 Two calls: a question of words has the model choose which of the graded candidates
 answer (CHOOSING_PROMPT, a JSON reply); any other question has it continue the first
 line the store wrote about the PRs already chosen (SYSTEM_PROMPT, plain text).
-The whole prompt fits PRDIGEST_SUMMARY_TOKENS; the question and the thread's
-earlier questions are cut to a fixed length first, then as many PRs as fit follow.
+The whole prompt fits PRDIGEST_SUMMARY_TOKENS whatever its inputs: the question, the
+thread's earlier questions (the latest first) and the first line each get their share
+and are cut to it; as many PRs as fit follow, each brief with its fields cut too.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from bot.config import Settings
 from bot.messages.mrkdwn import first_sentence, truncate
+from bot.model.budget import fitted, fitting
 from bot.model.client import estimate_tokens
 from bot.model.reply import json_object
 from store.model import PullRequest
@@ -30,6 +32,13 @@ MODEL_SECTION_CHARS = 700
 EARLIER_TURN_CHARS = 200
 # Kept free in the budget for the retry's note naming the PRs it may cite.
 RETRY_NOTE_TOKENS = 200
+# The most the question, the thread's earlier questions and the first line may each take of what the budget
+# leaves after the instructions, as divisors: the PRs get at least the half they leave.
+QUESTION_SHARE = 4
+HISTORY_SHARE = 8
+LEAD_SHARE = 8
+# The longest a PR's title, or one of its people, areas or files, may be in a brief.
+FIELD_CHARS = 300
 # The most candidates the model chooses from (search grades more); the issue asks for 20-30.
 MAX_CANDIDATES = 30
 # A candidate is shown by a few of its files: enough to tell a kernel change from a docs change.
@@ -78,61 +87,96 @@ def answer_prompt(
     settings: Settings,
     system: str,
 ) -> str:
-    """The message to continue `lead`: the question, the thread's earlier ones, then as many PRs' briefs as fit."""
-    lines = [*_asked(question, history), f"First line (already written): {lead}", "", "Answer:"]
+    """The message to continue `lead`: the question, the thread's earlier ones, then as many PRs' briefs as fit,
+    leaving RETRY_NOTE_TOKENS for retry_prompt's note."""
+    room = _room(settings, system, RETRY_NOTE_TOKENS)
+    first = _line(lead, room // LEAD_SHARE)
+    lines = [*_asked(question, history, room), f"First line (already written): {first}", "", "Answer:"]
     brief = partial(_pr_brief, settings=settings)
     briefs, _, left = _briefs(answer, brief, _left(settings, system, lines, RETRY_NOTE_TOKENS))
     lines += briefs
     if context:
-        briefs, _, _ = _briefs(context, brief, left)
+        briefs, _, _ = _briefs(context, brief, left - estimate_tokens("Context:\n"))
         lines += ["Context:", *briefs]
     return "\n".join(lines).strip()
+
+
+def retry_prompt(prompt: str, unknown: Sequence[int], allowed: Sequence[int]) -> str:
+    """`prompt` again, with a note (within RETRY_NOTE_TOKENS) naming the numbers the last answer should not have."""
+    named = fitted([f"#{n}" for n in unknown], RETRY_NOTE_TOKENS // 5, ", ", lambda n: f"and {n} more")
+    listed = fitted([f"[#{n}]" for n in allowed], RETRY_NOTE_TOKENS // 2, ", ",
+                    lambda n: f"and the {n} others listed above")
+    return f"{prompt}\n\nYour last answer named {named}, which is not listed. Answer again, citing only {listed}."
 
 
 def choosing_prompt(
     question: str, history: Sequence[str], candidates: list[PullRequest], settings: Settings, system: str
 ) -> tuple[str, list[PullRequest]]:
     """The message to choose from `candidates` (best first), and the candidates it holds: those that fit."""
-    lines = [*_asked(question, history), "", "Candidates, best match first:"]
+    lines = [*_asked(question, history, _room(settings, system)), "", "Candidates, best match first:"]
     shown = candidates[:MAX_CANDIDATES]
     briefs, fitted, _ = _briefs(shown, partial(_candidate_brief, settings=settings), _left(settings, system, lines))
     return "\n".join([*lines, *briefs]).strip(), shown[:fitted]
 
 
-def _asked(question: str, history: Sequence[str]) -> list[str]:
-    lines = [f"Question: {_clip(question, MAX_QUESTION_CHARS)}"]
+def _asked(question: str, history: Sequence[str], room: int) -> list[str]:
+    """The question, and the thread's earlier questions: the latest that fit their share, oldest first."""
+    lines = [f"Question: {_line(question, min(MAX_QUESTION_CHARS // 4, room // QUESTION_SHARE))}"]
     if history:
-        lines.append("Earlier questions in this thread: " + " | ".join(_clip(h, EARLIER_TURN_CHARS) for h in history))
+        latest = [_clip(turn, EARLIER_TURN_CHARS) for turn in reversed(history)]
+        more = lambda n: f"({n} earlier left out)"
+        shown = fitting(latest, room // HISTORY_SHARE - len(_EARLIER) // 4 - 1, " | ", more)
+        turns = latest[:shown][::-1]
+        if shown < len(latest):
+            turns.insert(0, more(len(latest) - shown))
+        lines.append(_EARLIER + " | ".join(turns))
     return lines
+
+
+_EARLIER = "Earlier questions in this thread: "
+
+
+def _room(settings: Settings, system: str, reserved: int = 0) -> int:
+    """What the budget leaves once the instructions and `reserved` are in: the question, the thread and the
+    first line take their shares of it."""
+    return settings.summary_tokens - estimate_tokens(system) - reserved
 
 
 def _left(settings: Settings, system: str, lines: list[str], reserved: int = 0) -> int:
     """The tokens left for PRs once the instructions, `lines` and `reserved` are in."""
-    return settings.summary_tokens - estimate_tokens(system) - reserved - estimate_tokens("\n".join(lines))
+    return _room(settings, system, reserved) - estimate_tokens("\n".join(lines) + "\n")
 
 
 def _clip(text: str, chars: int) -> str:
     return truncate(" ".join(text.split()), chars)
 
 
+def _line(text: str, tokens: int) -> str:
+    """`text` on one line within `tokens`."""
+    return _clip(text, max(tokens, 0) * 4)
+
+
 def _briefs(
     prs: list[PullRequest], brief: Callable[[PullRequest], list[str]], tokens: int
 ) -> tuple[list[str], int, int]:
     """The briefs of the first `prs` that fit in `tokens` and a note naming how many did not; how many fit; the tokens left."""
+    note = lambda left: [f"(and {left} more, left out for length)", ""]
+    tokens -= estimate_tokens("\n".join(note(len(prs))) + "\n")  # room for the note, should it be needed
     lines: list[str] = []
     for shown, pr in enumerate(prs):
         written = brief(pr)
-        cost = estimate_tokens("\n".join(written))
+        cost = estimate_tokens("\n".join(written) + "\n")
         if cost > tokens:
-            return [*lines, f"(and {len(prs) - shown} more, left out for length)", ""], shown, tokens
+            return [*lines, *note(len(prs) - shown)], shown, tokens
         lines += written
         tokens -= cost
-    return lines, len(prs), tokens
+    return lines, len(prs), tokens + estimate_tokens("\n".join(note(len(prs))) + "\n")
 
 
 def _pr_brief(pr: PullRequest, settings: Settings) -> list[str]:
-    merged_by = f", merged by {pr.merged_by}" if pr.merged_by else ""
-    lines = [f"[#{pr.number}] {pr.title}", f"Merged {_merged(pr, settings)} by author {pr.author}{merged_by}{_areas(pr)}"]
+    merged_by = f", merged by {_field(pr.merged_by)}" if pr.merged_by else ""
+    lines = [f"[#{pr.number}] {_field(pr.title)}",
+             f"Merged {_merged(pr, settings)} by author {_field(pr.author)}{merged_by}{_areas(pr)}"]
     if pr.summary:
         for label, text in (
             ("What changed", pr.summary.what_changed),
@@ -146,13 +190,14 @@ def _pr_brief(pr: PullRequest, settings: Settings) -> list[str]:
 
 def _candidate_brief(pr: PullRequest, settings: Settings) -> list[str]:
     """A candidate in a few lines: 30 of them must fit where a handful of full briefs do."""
-    lines = [f"[#{pr.number}] {pr.title}", f"Merged {_merged(pr, settings)} by author {pr.author}{_areas(pr)}"]
+    lines = [f"[#{pr.number}] {_field(pr.title)}", f"Merged {_merged(pr, settings)} by author {_field(pr.author)}{_areas(pr)}"]
     what = first_sentence(pr.summary.what_changed) if pr.summary else ""
     if what:
         lines.append(f"What changed: {what}")
     if pr.files:
         more = len(pr.files) - CANDIDATE_FILES
-        lines.append("Files: " + ", ".join(pr.files[:CANDIDATE_FILES]) + (f" and {more} more" if more > 0 else ""))
+        shown = ", ".join(_field(path) for path in pr.files[:CANDIDATE_FILES])
+        lines.append(f"Files: {shown}" + (f" and {more} more" if more > 0 else ""))
     return [*lines, ""]
 
 
@@ -161,7 +206,14 @@ def _merged(pr: PullRequest, settings: Settings) -> str:
 
 
 def _areas(pr: PullRequest) -> str:
-    return f"; areas: {', '.join(pr.areas)}" if pr.areas else ""
+    if not pr.areas:
+        return ""
+    return "; areas: " + fitted([_field(area) for area in pr.areas], FIELD_CHARS // 4, ", ", lambda n: f"and {n} more")
+
+
+def _field(text: str) -> str:
+    """A title, person, area or path in a brief: one line, at most FIELD_CHARS."""
+    return _clip(text, FIELD_CHARS)
 
 
 # ---------------------------------------------------------------- the model's pick

@@ -3,6 +3,8 @@
 Retries (429 with Retry-After, 5xx, timeouts, dropped connections) are the openai
 client's own; this module bounds how many calls run at once, reports usage, keeps
 reasoning out of the reply, and turns every failure into one LLMError line.
+The key goes to the origin of the base URL only: the client's httpx follows
+redirects, so a redirect elsewhere is refused before it is sent.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bot.config import LLM_TIMEOUT_SECONDS, Settings
 from store.tables.model_calls import ModelCall
 from store.text.errors import one_line
+from store.text.origins import elsewhere, origin
 from store.text.safe import mask_secrets
 
 if TYPE_CHECKING:
@@ -92,8 +95,10 @@ class LLM:
         import openai
 
         self._openai = openai
+        # openai's own httpx client, with its defaults, and a hook that sees every request before it is sent.
+        http = openai.DefaultHttpxClient(event_hooks={"request": [self._only_own_origin]})
         self._client = openai.OpenAI(
-            api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, max_retries=max_retries
+            api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, max_retries=max_retries, http_client=http
         )
         # One bound for every caller sharing this model: summaries, answers, Slack threads.
         self._slots = threading.BoundedSemaphore(concurrency)
@@ -172,6 +177,17 @@ class LLM:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _only_own_origin(self, request: Any) -> None:
+        """A request to another origin than the base URL's (a redirect) is refused. The server is at fault,
+        so the error is a connection error; being an OpenAIError, the client raises it as it is, without retrying."""
+        home = str(self._client.base_url)
+        there = elsewhere(str(request.url), home)
+        if there:
+            raise self._openai.APIConnectionError(
+                message=f"redirected to {there}; only {origin(home)} gets the key, so it was not followed",
+                request=request,
+            )
 
     def _create(self, messages: list[ChatCompletionMessageParam], max_tokens: int, extra: dict[str, Any]):
         try:

@@ -21,10 +21,10 @@ from sqlite_utils import Database
 
 from bot.config import Settings
 from bot.model.client import LLM, LLMError, SchemaRefused
-from bot.model.prompt import PROMPT_VERSION, REPLY_SCHEMA, REPLY_TOKENS, build_prompt, repair_prompt, system_prompt
+from bot.model.prompt import PROMPT_VERSION, REPLY_SCHEMA, REPLY_TOKENS, build_prompt, repair_turn, system_prompt
 from bot.model.reply import ReplyFormatError, parse_reply
 from store.model import PullRequest, Summary
-from store.sources.github import GitHubClient, GitHubError
+from store.sources.github import GitHubClient, GitHubError, UnusableAnswer
 from store.tables.model_calls import ModelCall
 from store.tables.prs import get_pr
 from store.tables.structured_output import json_schema_support, remember_json_schema
@@ -38,9 +38,6 @@ from store.tables.summaries import (
 from store.text.prose import plural
 from store.understanding.summary import extractive_summary
 
-# How much of an unreadable reply goes back to the model with the repair prompt.
-REPAIR_CONTEXT_CHARS = 6000
-
 DiffSource = Callable[[PullRequest], "list[dict[str, Any]] | None"]
 
 
@@ -49,6 +46,8 @@ class GitHubDiffs:
 
     After one failure the rest of the run goes without diffs: GitHub is down, out of
     rate limit, or does not know the repository, and each further PR would only wait.
+    An answer about one PR that cannot be used (UnusableAnswer) is that PR's alone: it
+    is raised, and the others still get their diffs.
     """
 
     def __init__(self, client: GitHubClient) -> None:
@@ -69,6 +68,8 @@ class GitHubDiffs:
             return None
         try:
             return self.client.pull_files(pr.repo, pr.number)
+        except UnusableAnswer:
+            raise
         except GitHubError as exc:
             with self._lock:
                 self.problem = self.problem or str(exc)
@@ -145,12 +146,22 @@ class SummaryRun:
 
 
 def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_format: _ReplyFormat) -> _Attempt:
-    """Ask the model, and once more with a repair prompt if the reply cannot be read; never raises for model failures."""
-    prompt = build_prompt(pr, diffs(pr), budget)
+    """Ask the model, and once more with a repair prompt if the reply cannot be read; never raises for model failures.
+
+    A PR whose files GitHub answered unusably is not sent: it is marked for a later run, which does not count
+    against it.
+    """
     done = _Attempt(pr, [])
+    try:
+        files = diffs(pr)
+    except UnusableAnswer as exc:
+        done.error, done.counts = f"left for a later run: {exc}", False
+        return done
+    prompt = build_prompt(pr, files, budget)
     user = prompt.text
     earlier: list[tuple[str, str]] = []
-    while len(earlier) < 2:
+    repaired = False
+    while True:
         structured = reply_format.structured
         try:
             reply = llm.complete(
@@ -171,8 +182,10 @@ def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_fo
         except ReplyFormatError as exc:
             done.calls.append(reply.call("unparsed", str(exc)))
             done.error = f"the reply could not be read, nor the one to a repair prompt (last: {exc})"
-            earlier.append((user, reply.text[:REPAIR_CONTEXT_CHARS]))
-            user = repair_prompt(str(exc), structured)
+            if repaired:
+                return done
+            repaired = True
+            prompt, earlier, user = repair_turn(pr, files, budget, reply.text, str(exc), structured)
             continue
         done.calls.append(reply.call())
         sections = dict(parsed.sections)
@@ -180,7 +193,6 @@ def _attempt(pr: PullRequest, llm: LLM, budget: int, diffs: DiffSource, reply_fo
             sections["insights"] = f"{sections['insights']} {prompt.coverage_note}"
         done.type, done.summary, done.error = parsed.type, Summary(**sections, source=model_source(llm.model)), None
         return done
-    return done
 
 
 def summarize_prs(

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.request import Request
 
 from slack_bolt import Ack, App, BoltContext, BoltResponse, Respond
 from slack_bolt.error import BoltUnhandledRequestError
@@ -48,6 +50,8 @@ _SUMMARY_VALUE = re.compile(r"^([A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100})#([1
 WORKING = "_Working on it\u2026_"
 # Answers prepared at once (each may wait on the model); more requests queue, acknowledged all the same.
 WORKERS = 8
+# The longest an answer waits for the requests waiting for their acknowledgement (see Listeners.after_acks).
+ACKS_FIRST = 1.0
 
 
 def slack_client(settings: Settings, token: str | None = None) -> WebClient:
@@ -56,13 +60,29 @@ def slack_client(settings: Settings, token: str | None = None) -> WebClient:
     answer was lost, so those are read back (bot.slack.posted) instead of sent again.
     """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    client = WebClient(token=token or settings.slack_bot_token, base_url=base_url)
+    client = _TokenStaysClient(token=token or settings.slack_bot_token, base_url=base_url)
     client.retry_handlers = [
         RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
         _ServerErrors(max_retry_count=2),
         _ConnectionErrors(max_retry_count=1),
     ]
     return client
+
+
+class _TokenStaysClient(WebClient):
+    """slack_sdk's WebClient, its token kept from redirects.
+
+    It sends through urllib, which follows a redirect of a POST (301, 302, 303) as a GET to
+    wherever Location says, with every header it was given, Authorization included. A header
+    added as "unredirected" is urllib's own way to send one with the first request only.
+    Slack's Web API does not redirect, so nothing that works is lost.
+    """
+
+    def _perform_urllib_http_request_internal(self, url: str, req: Request) -> dict[str, Any]:
+        token = req.headers.pop("Authorization", None)
+        if token:
+            req.add_unredirected_header("Authorization", token)
+        return super()._perform_urllib_http_request_internal(url, req)
 
 
 def _creates_message(request: HttpRequest) -> bool:
@@ -87,9 +107,14 @@ class _ConnectionErrors(ConnectionErrorRetryHandler):
         )
 
 
-def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
+def _never() -> bool:
+    return False
+
+
+def build_app(runtime: Runtime, client: WebClient | None = None, acks_waiting: Callable[[], bool] = _never) -> App:
     """The bolt App with every listener registered: for SLACK_BOT_TOKEN's workspace, its token checked with
-    auth.test; or, with the OAuth settings and no bot token, for every workspace that installs it."""
+    auth.test; or, with the OAuth settings and no bot token, for every workspace that installs it.
+    `acks_waiting` tells whether requests are waiting for their acknowledgement (the HTTP server knows)."""
     settings = runtime.settings
     client = client or slack_client(settings)
     oauth, authorize = oauth_settings(runtime, client) if settings.installable else (None, None)
@@ -100,10 +125,14 @@ def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
         name="prdigest",
         # To _malformed, as one log line; bolt's own warning is a screenful of suggested code per request.
         raise_error_for_unhandled_request=True,
+        # Each listener acknowledges and hands its work to Listeners' pool, so it may run on the request's own
+        # thread. Otherwise bolt runs it on a pool of its own and polls every 10 ms for the acknowledgement,
+        # which held each HTTP request thread 10 ms or more and capped a burst at a few hundred acks a second.
+        process_before_response=True,
         oauth_settings=oauth,
         authorize=authorize,  # type: ignore[arg-type]  # bolt takes an Authorize (it checks), though its hint names a function
     )
-    Listeners(runtime).register(app)
+    Listeners(runtime, acks_waiting=acks_waiting).register(app)
     if settings.installable:
         app.enable_token_revocation_listeners()  # the installation goes, and with it the team's posts
     else:
@@ -134,9 +163,10 @@ class Listeners:
     while every worker waits on a slow model.
     """
 
-    def __init__(self, runtime: Runtime, workers: int = WORKERS) -> None:
+    def __init__(self, runtime: Runtime, workers: int = WORKERS, acks_waiting: Callable[[], bool] = _never) -> None:
         self.runtime = runtime
         self.work = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="prdigest-answer")
+        self.acks_waiting = acks_waiting
 
     def register(self, app: App) -> None:
         # Any command routed to this app is ours, so a workspace may rename /prdigest when the name is taken.
@@ -147,7 +177,16 @@ class Listeners:
             kind(self.runtime, self.later).register(app)
 
     def later(self, job: Callable[..., None], *args: Any) -> None:
-        self.work.submit(_logged, job, *args)
+        self.work.submit(self.after_acks, job, *args)
+
+    def after_acks(self, job: Callable[..., None], *args: Any) -> None:
+        """Run a job of the answer pool once no request waits for its acknowledgement (ACKS_FIRST at most).
+        Slack waits 3 s for an acknowledgement and far longer for the answer; the interpreter runs one thread
+        at a time, so in a burst the answers would otherwise slow every acknowledgement still to come."""
+        waited_enough = time.monotonic() + ACKS_FIRST
+        while self.acks_waiting() and time.monotonic() < waited_enough:
+            time.sleep(0.005)
+        _logged(job, *args)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond, context: BoltContext) -> None:
         if not command.get("response_url"):

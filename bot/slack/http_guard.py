@@ -2,16 +2,16 @@
 
 The signature is checked over the raw body before anything parses it, so
 whoever can reach the port cannot make the app parse (and log tracebacks for)
-arbitrary bytes; a signed request sent again is answered once. The only
-requests let through unsigned are GETs of the install pages, when the app is
-installable: a browser's, which Slack never signs.
+arbitrary bytes; a signed request sent again is answered once, after a restart
+too, and by every process sharing the store. The only requests let through
+unsigned are GETs of the install pages, when the app is installable: a
+browser's, which Slack never signs.
 """
 from __future__ import annotations
 
 import io
 import logging
 import re
-import threading
 import time
 from collections.abc import Callable, Collection, Iterable
 from http import HTTPStatus
@@ -19,6 +19,9 @@ from typing import Any
 
 from slack_bolt.request.internals import parse_body
 from slack_sdk.signature import SignatureVerifier
+
+from store.db import StoreError
+from store.tables.signed_requests import SignatureLedger
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,10 @@ MAX_BODY = 1024 * 1024
 # A timestamp or Content-Length: ASCII digits only (str.isdigit() takes "²", which int() refuses), and short.
 MAX_DIGITS = 12
 _DIGITS = re.compile(f"[0-9]{{1,{MAX_DIGITS}}}")
+# The longest a request waits to take its turn at the store, and then for another process's write (an import)
+# to finish: past either, it is handled without the replay check rather than miss Slack's 3 seconds.
+STORE_WAIT = 0.5
+NOT_SIGNED = "no valid signature, or a stale timestamp"
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -38,13 +45,14 @@ class SignedRequestsOnly:
     """WSGI middleware in front of bolt's handler: signed POSTs to `path` (None: no POST at all) and GETs of
     `pages`, every other request 404."""
 
-    def __init__(self, inner: WsgiApp, signing_secret: str, path: str | None, pages: Collection[str] = ()) -> None:
+    def __init__(
+        self, inner: WsgiApp, signing_secret: str, path: str | None, seen: SignatureLedger, pages: Collection[str] = ()
+    ) -> None:
         self.inner = inner
         self.path = path
         self.pages = pages
         self.verifier = SignatureVerifier(signing_secret)
-        self._seen: dict[str, float] = {}  # signature -> when it stops being fresh
-        self._lock = threading.Lock()
+        self.seen = seen
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ.get("REQUEST_METHOD"), environ.get("PATH_INFO")
@@ -69,17 +77,18 @@ class SignedRequestsOnly:
             return b"", "a Content-Length that is not a short number", 400
         if int(length) > MAX_BODY:
             return b"", "a body over 1 MB", 413
-        body = environ["wsgi.input"].read(int(length))
         timestamp = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP")
         signature = environ.get("HTTP_X_SLACK_SIGNATURE")
-        if timestamp is not None and not _DIGITS.fullmatch(timestamp):
-            return body, "a request timestamp that is not a short number", 400
+        refused = unsigned(timestamp, signature)
+        if refused:
+            return b"", *refused
+        body = environ["wsgi.input"].read(int(length))
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return body, "a body that is not UTF-8", 400
         if not self.verifier.is_valid(text, timestamp, signature):
-            return body, "no valid signature, or a stale timestamp", 401
+            return body, NOT_SIGNED, 401
         content_type = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip()
         try:
             parsed = parse_body(text, content_type)
@@ -88,20 +97,28 @@ class SignedRequestsOnly:
         problem = shape_problem(parsed)
         if problem:
             return body, problem, 400
-        if self._replayed(signature or "", int(timestamp or 0)):
+        if not self._first_delivery(signature or "", int(timestamp or 0)):
             return body, "a signed request sent again; answered the first time", 200
         return body, None, 200
 
-    def _replayed(self, signature: str, timestamp: int) -> bool:
-        now = time.time()
-        with self._lock:
-            for seen, until in list(self._seen.items()):
-                if until < now:
-                    del self._seen[seen]
-            if signature in self._seen:
-                return True
-            self._seen[signature] = timestamp + FRESH_SECONDS
-            return False
+    def _first_delivery(self, signature: str, timestamp: int) -> bool:
+        """Whether this is the first delivery of the request; True also when the store cannot tell in time."""
+        try:
+            return self.seen.first_delivery(signature, timestamp + FRESH_SECONDS)
+        except StoreError as exc:  # busy past STORE_WAIT, read-only, or full: an answer beats none
+            log.warning("handled a signed request without the replay check: %s", exc)
+            return True
+
+
+def unsigned(timestamp: str | None, signature: str | None) -> tuple[str, int] | None:
+    """What is wrong with a request's signature headers, with the status to answer (None: nothing), read before
+    its body: a request without a signature, or with a timestamp that is not a short number or not fresh, is
+    refused before the body arrives (bot.slack.http_server) and before it is read (here)."""
+    if timestamp is not None and not _DIGITS.fullmatch(timestamp):
+        return "a request timestamp that is not a short number", 400
+    if not (timestamp and signature) or abs(time.time() - int(timestamp)) > FRESH_SECONDS:
+        return NOT_SIGNED, 401
+    return None
 
 
 def _not_found(start_response: StartResponse) -> list[bytes]:

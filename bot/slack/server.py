@@ -15,7 +15,7 @@ import click
 from bot.runtime import Runtime
 from bot.slack.app import build_app, slack_client
 from bot.slack.daily import repo_ingester
-from bot.slack.http_server import EVENTS_PATH, http_server
+from bot.slack.http_server import EVENTS_PATH, HttpServer, http_server
 from bot.slack.install import INSTALL_PATH
 from bot.slack.scheduler import Scheduler
 from bot.slack.workspaces import Installed, Workspaces, one_workspace
@@ -43,8 +43,13 @@ def serve(runtime: Runtime, port: int | None, host: str, install_port: int = INS
     _check_tokens(runtime, port)
     log_to_stderr(logging.INFO, logging.Formatter(SERVE_FORMAT))
     _ = runtime.db  # a store that cannot open fails here, as one line, not in the first request
+    server: HttpServer | None = None  # in HTTP mode, made once the app is
+
+    def acks_waiting() -> bool:
+        return server is not None and server.acks_waiting()
+
     try:
-        app = build_app(runtime)
+        app = build_app(runtime, acks_waiting=acks_waiting)
         workspaces: Workspaces = (
             Installed(runtime, lambda token: slack_client(settings, token)) if settings.installable
             else one_workspace(runtime, app.client)
@@ -56,7 +61,7 @@ def serve(runtime: Runtime, port: int | None, host: str, install_port: int = INS
     threading.Thread(target=scheduler.run, args=(stop,), name="prdigest-scheduler", daemon=True).start()
     try:
         if port is not None:
-            server = http_server(app, settings.slack_signing_secret or "", port, host)
+            server = http_server(app, settings.slack_signing_secret or "", settings.db_path, port, host)
             log.info("serving Slack requests at http://%s:%s%s", host, server.effective_port, EVENTS_PATH)
             _installs_at(settings.installable, host, server.effective_port)
             server.run()
@@ -69,7 +74,7 @@ def serve(runtime: Runtime, port: int | None, host: str, install_port: int = INS
             handler.start()
             return
         handler.connect()
-        pages = http_server(app, "", install_port, host, events=False)
+        pages = http_server(app, "", settings.db_path, install_port, host, events=False)
         _installs_at(True, host, pages.effective_port)
         pages.run()
     finally:

@@ -23,6 +23,12 @@ class TerminalProgress:
     def waiting(self, seconds: float, why: str) -> None:
         self._draw(f"waiting {seconds:.0f}s: {why}")
 
+    def warn(self, text: str) -> None:
+        """A warning, terminal or not, on a line of its own: the status line is drawn again after it."""
+        self.clear()
+        self.stream.write(f"prdigest: warning: {one_line(text, limit=1000)}\n")
+        self.stream.flush()
+
     def clear(self) -> None:
         if self._drawn:
             self.stream.write("\r\x1b[K")

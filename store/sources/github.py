@@ -5,29 +5,38 @@ GraphQL API brings a whole page of PRs with their files in one request.
 """
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
 from store.days import to_utc_text
 from store.text.errors import one_line
+from store.text.origins import elsewhere, origin
+
+log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
 # GitHub's search returns at most this many results per query, however many match.
 SEARCH_LIMIT = 1000
-# GitHub answers the files of a PR 100 at a time and stops at 3000.
+SEARCH_PAGE = 100
+# GitHub answers the files of a PR 100 at a time and lists no more than 3000 of them.
 FILES_PAGE = 100
+FILES_LIMIT = 3000
 # 50 PRs with up to 100 files each keeps one GraphQL page well inside GitHub's
 # node limit and its 10-second query budget, and covers a busy day.
 GRAPHQL_PAGE = 50
 
 WaitHook = Callable[[float, str], None]
+WarnHook = Callable[[str], None]
+# What reading a JSON answer of a shape GitHub does not document raises.
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class GitHubError(Exception):
@@ -36,6 +45,11 @@ class GitHubError(Exception):
 
 class BadToken(GitHubError):
     """GitHub refused the token: nothing else will work until it is fixed."""
+
+
+class UnusableAnswer(GitHubError):
+    """What GitHub answered cannot be used: a shape it does not document, or a link or a
+    redirect to another origin. About one PR, that PR waits for the next run and the others go on."""
 
 
 @dataclass
@@ -59,6 +73,26 @@ class PullData:
 
 
 @dataclass
+class Unreadable:
+    """A PR a listing gave in a shape that could not be read; its number and merge time when those could be."""
+
+    number: int | None
+    merged_at: datetime | None
+    problem: str
+
+
+@dataclass
+class Listing:
+    """The merged PRs of a window: those read, oldest merge first, and those that could not be."""
+
+    pulls: list[PullData]
+    unreadable: list[Unreadable] = field(default_factory=list)
+
+    def __add__(self, other: Listing) -> Listing:
+        return Listing(self.pulls + other.pulls, self.unreadable + other.unreadable)
+
+
+@dataclass
 class OpenPull:
     """A PR GitHub has not merged: open, or closed without being merged."""
 
@@ -78,6 +112,10 @@ class GitHubClient:
 
     `sleep` and `clock` are injectable so that waiting can be observed; a wait
     longer than `max_wait` seconds is an error naming when the limit resets.
+    Requests go to the origin of `base_url` only: a next-page link or a redirect
+    elsewhere is refused before anything, the token least of all, is sent there.
+    What GitHub gave that had to be cut or left for later goes to `on_warning`
+    (by default this module's log), one line each.
     """
 
     def __init__(
@@ -93,8 +131,10 @@ class GitHubClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         on_wait: WaitHook | None = None,
+        on_warning: WarnHook | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.origin = origin(self.base_url)
         self.graphql = bool(token) if graphql is None else graphql
         if self.graphql and not token:
             raise GitHubError("the GraphQL API needs a token: set GITHUB_TOKEN")
@@ -108,6 +148,7 @@ class GitHubClient:
         self._sleep = sleep
         self._clock = clock
         self._on_wait = on_wait
+        self._on_warning = on_warning
         headers = {
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": API_VERSION,
@@ -115,12 +156,19 @@ class GitHubClient:
         }
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        # Redirects within the origin are followed (GitHub moves renamed repositories with a 301);
+        # the hook sees every request, redirected or linked, before it is sent.
         self._http = httpx.Client(
-            base_url=self.base_url + "/", headers=headers, timeout=timeout, follow_redirects=True
+            base_url=self.base_url + "/", headers=headers, timeout=timeout, follow_redirects=True,
+            event_hooks={"request": [self._only_own_origin]},
         )
 
     def close(self) -> None:
         self._http.close()
+
+    def warn(self, text: str) -> None:
+        """One line for whoever runs this: something GitHub gave was cut short or left for the next run."""
+        (self._on_warning or log.warning)(one_line(text, limit=1000))
 
     def __enter__(self) -> GitHubClient:
         return self
@@ -130,31 +178,41 @@ class GitHubClient:
 
     # -- what ingest asks for ------------------------------------------------------
 
-    def merged_pulls(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
-        """Every PR of `repo` merged in [start, end), oldest merge first (ties by number)."""
+    def merged_pulls(self, repo: str, start: datetime, end: datetime) -> Listing:
+        """Every PR of `repo` merged in [start, end), oldest merge first (ties by number), and those
+        listed in a shape that could not be read (a listing that cannot be read at all is an error)."""
         with _expected_shapes(repo):
             if self.graphql:
                 found = self._graphql_merged(repo, start, end)
             else:
-                found = self._rest_merged(self.repository(repo)["full_name"], start, end)
-        inside = {pull.number: pull for pull in found if start <= pull.merged_at < end}
-        return sorted(inside.values(), key=lambda pull: (pull.merged_at, pull.number))
+                found = self._rest_merged(_text(self.repository(repo)["full_name"]), start, end)
+        inside = {pull.number: pull for pull in found.pulls if start <= pull.merged_at < end}
+        unreadable = [pr for pr in found.unreadable if pr.merged_at is None or start <= pr.merged_at < end]
+        return Listing(sorted(inside.values(), key=lambda pull: (pull.merged_at, pull.number)), unreadable)
 
     def pull_details(self, repo: str, pull: PullData) -> PullData:
-        """`pull` with everything filled in: merged_by, line counts and the full list of files."""
-        with _expected_shapes(repo):
+        """`pull` with everything filled in: merged_by, line counts and its files, as many as GitHub lists."""
+        after = None
+        with _expected_shapes(f"{repo}#{pull.number}"):
             if self.graphql:
                 files = list(pull.files or [])
                 after = pull.files_after
-                while after:
+                for _ in range(_most_pages(FILES_LIMIT, FILES_PAGE)):
+                    if not after or len(files) >= FILES_LIMIT:
+                        break
                     page = self._graphql(PULL_FILES, {**_owner_name(repo), "number": pull.number, "after": after})
                     connection = page["repository"]["pullRequest"]["files"]
-                    files += [node["path"] for node in connection["nodes"]]
+                    files += _paths(connection)
                     after = _next_cursor(connection)
-                return replace(pull, files=files, files_after=None)
-            detailed = _rest_pull(self._get_json(f"repos/{repo}/pulls/{pull.number}"))
-            detailed.files = [file["filename"] for file in self.pull_files(repo, pull.number)]
-            return detailed
+                detailed = replace(pull, files=files[:FILES_LIMIT], files_after=None)
+            else:
+                detailed = _rest_pull(self._get_json(f"repos/{repo}/pulls/{pull.number}"))
+                detailed.files = [file["filename"] for file in self.pull_files(repo, pull.number)]
+        kept, changed = len(detailed.files or []), detailed.changed_files or 0
+        if after or changed > kept >= FILES_LIMIT:
+            self.warn(f"{repo}#{pull.number}: kept the first {kept:,} of its {changed:,} files; "
+                      f"GitHub lists at most {FILES_LIMIT:,} files of a PR")
+        return detailed
 
     def pull(self, repo: str, number: int) -> PullData | OpenPull | None:
         """One PR by number, with its files, merged or not (REST: a token is not needed); None when there is none."""
@@ -169,7 +227,7 @@ class GitHubClient:
             return OpenPull(
                 **_rest_common(item),
                 state="open" if item["state"] == "open" else "closed",
-                opened_at=datetime.fromisoformat(item["created_at"]),
+                opened_at=_moment(item["created_at"]),
                 files=files,
             )
 
@@ -180,54 +238,75 @@ class GitHubClient:
         return _json(response, f"GET /repos/{repo}")
 
     def pull_files(self, repo: str, number: int) -> list[dict[str, Any]]:
-        """GitHub's file objects of a PR (filename, status, additions, deletions, patch when given), every page."""
-        return [
-            file
-            for page in self._pages(f"repos/{repo}/pulls/{number}/files", {"per_page": FILES_PAGE})
-            for file in page
-        ]
+        """GitHub's file objects of a PR (filename, status, additions, deletions, patch when given), as many
+        as GitHub lists (FILES_LIMIT); UnusableAnswer when one is not of that shape."""
+        files: list[dict[str, Any]] = []
+        path = f"repos/{repo}/pulls/{number}/files"
+        with _expected_shapes(f"{repo}#{number}"):
+            most = _most_pages(FILES_LIMIT, FILES_PAGE)
+            for page in self._pages(path, {"per_page": FILES_PAGE}, most, lambda problem: self.warn(
+                f"{problem}, past its own limit of {FILES_LIMIT:,} files a PR; kept the first {most}"
+            )):
+                files += [_file_object(item) for item in _items(page, "a files page")]
+                if len(files) >= FILES_LIMIT:
+                    break
+        return files[:FILES_LIMIT]
 
     # -- REST ----------------------------------------------------------------------
 
-    def _rest_merged(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
-        params = {"q": _search_query(repo, start, end), "sort": "created", "order": "asc", "per_page": 100}
-        pages = self._pages("search/issues", params)
+    def _rest_merged(self, repo: str, start: datetime, end: datetime) -> Listing:
+        params = {"q": _search_query(repo, start, end), "sort": "created", "order": "asc", "per_page": SEARCH_PAGE}
+        pages = self._pages("search/issues", params, _most_pages(self.search_limit, SEARCH_PAGE), _past_search)
         first = next(pages)
         if first["total_count"] > self.search_limit:
             pages.close()
-            return [pull for half in _halves(start, end) for pull in self._rest_merged(repo, *half)]
+            halves = [self._rest_merged(repo, *half) for half in _halves(start, end)]
+            return halves[0] + halves[1]
         found = [first, *pages]
         if any(page.get("incomplete_results") for page in found):
             # Search timed out on GitHub's side; storing what came would let the cursor pass the missing PRs.
             raise GitHubError(f"GitHub search returned incomplete results for {repo}; run again")
-        items = [item for page in found for item in page["items"]]
-        return [_rest_pull(item) for item in items if (item.get("pull_request") or {}).get("merged_at")]
+        items = [item for page in found for item in _items(page["items"], "search items")]
+        return _read_each(items, lambda item: None if _unmerged(item, "pull_request") else _rest_pull(item))
 
-    def _pages(self, path: str, params: dict[str, Any] | None) -> Generator[Any, None, None]:
-        """Each page's JSON, following the Link header (whose URL carries the query: params go with the first only)."""
-        url: str | None = path
-        while url:
+    def _pages(
+        self, path: str, params: dict[str, Any] | None, most: int, past: Callable[[str], None]
+    ) -> Generator[Any, None, None]:
+        """Each page's JSON, following the Link header (whose URL carries the query: params go with the first only),
+        for at most `most` pages; a listing that offers more is told to `past` in a line."""
+        url = path
+        for _ in range(most):
             response = self._request("GET", url, params=params)
             yield _json(response, f"GET /{path}")
-            url, params = response.links.get("next", {}).get("url"), None
+            following = response.links.get("next", {}).get("url")
+            if not following:
+                return
+            url, params = following, None
+        past(f"GET /{path}: GitHub offered more than {most} pages")
 
     def _get_json(self, path: str) -> Any:
         return _json(self._request("GET", path), f"GET /{path}")
 
     # -- GraphQL -------------------------------------------------------------------
 
-    def _graphql_merged(self, repo: str, start: datetime, end: datetime) -> list[PullData]:
+    def _graphql_merged(self, repo: str, start: datetime, end: datetime) -> Listing:
         variables = {**_owner_name(repo), "q": _search_query(repo, start, end) + " sort:created-asc",
                      "first": GRAPHQL_PAGE, "after": None}
-        found: list[PullData] = []
-        while True:
+        found = Listing([])
+        most = _most_pages(self.search_limit, GRAPHQL_PAGE)
+        for _ in range(most):
             search = self._graphql(MERGED_PULLS, variables)["search"]
             if search["issueCount"] > self.search_limit:
-                return [pull for half in _halves(start, end) for pull in self._graphql_merged(repo, *half)]
-            found += [_graphql_pull(node) for node in search["nodes"] if node and node.get("mergedAt")]
+                halves = [self._graphql_merged(repo, *half) for half in _halves(start, end)]
+                return halves[0] + halves[1]
+            found += _read_each(
+                _items(search["nodes"], "search nodes"),
+                lambda node: None if _unmerged(node) else _graphql_pull(node),
+            )
             variables["after"] = _next_cursor(search)
             if not variables["after"]:
                 return found
+        _past_search(f"GraphQL MergedPulls: GitHub offered more than {most} pages")
 
     def _graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         operation = query.split("(", 1)[0].split()[-1]
@@ -244,6 +323,15 @@ class GitHubClient:
         return body["data"]
 
     # -- sending, retrying, waiting --------------------------------------------------
+
+    def _only_own_origin(self, request: httpx.Request) -> None:
+        """Called by httpx before every request: one to another origin (a next-page link, a redirect) is refused."""
+        there = elsewhere(str(request.url), self.base_url)
+        if there:
+            raise UnusableAnswer(
+                f"GitHub pointed to {there}; only {self.origin}, the configured API origin, gets the token, "
+                "so it was not followed"
+            )
 
     def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """Send, retrying 5xx, timeouts and rate limits a bounded number of times; other answers are returned."""
@@ -286,12 +374,27 @@ class GitHubClient:
 
 
 @contextmanager
-def _expected_shapes(repo: str) -> Iterator[None]:
-    """An answer missing the fields GitHub documents becomes one GitHubError line, not a traceback."""
+def _expected_shapes(about: str) -> Iterator[None]:
+    """An answer missing the fields GitHub documents, or with fields of other types, becomes
+    one UnusableAnswer line, not a traceback."""
     try:
         yield
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise GitHubError(f"unexpected answer from GitHub about {repo}: {type(exc).__name__} {exc}") from None
+    except _SHAPE_ERRORS as exc:
+        raise UnusableAnswer(f"unexpected answer from GitHub about {about}: {_shape_problem(exc)}") from None
+
+
+def _shape_problem(exc: Exception) -> str:
+    return f"{type(exc).__name__} {exc}"
+
+
+def _past_search(problem: str) -> NoReturn:
+    """GitHub's search stops at SEARCH_LIMIT results: a listing that goes on is not GitHub's, and what it
+    would have left out is unknown, so nothing of it is stored."""
+    raise GitHubError(f"{problem}, past the {SEARCH_LIMIT:,} results its search ever gives; not followed further")
+
+
+def _most_pages(limit: int, per_page: int) -> int:
+    return -(-limit // per_page)
 
 
 def graphql_endpoint(base_url: str) -> str:
@@ -372,12 +475,107 @@ def _owner_name(repo: str) -> dict[str, str]:
 
 def _next_cursor(connection: dict[str, Any]) -> str | None:
     info = connection["pageInfo"]
-    return info["endCursor"] if info["hasNextPage"] else None
+    return _text(info["endCursor"]) if info["hasNextPage"] else None
+
+
+# ---------------------------------------------------------------- reading GitHub's objects, checking each type
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{type(value).__name__} where text was expected")
+    return value
+
+
+def _count(value: Any) -> int | None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise TypeError(f"{type(value).__name__} where a number was expected")
+    if value is not None and not -(2**63) <= value < 2**63:
+        raise ValueError(f"{value:.3g} is past what the store holds")
+    return value
+
+
+def _number(value: Any) -> int:
+    number = _count(value)
+    if number is None or number < 1:
+        raise ValueError(f"{number} is no PR number")
+    return number
+
+
+def _moment(value: Any) -> datetime:
+    moment = datetime.fromisoformat(_text(value))
+    if moment.tzinfo is None:
+        raise ValueError(f"{value!r} has no time zone")
+    return moment
+
+
+def _items(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{what} is {type(value).__name__}, not a list")
+    return value
+
+
+def _file_object(item: Any) -> dict[str, Any]:
+    """One of GitHub's file objects, checked: the prompt reads its filename, status, counts and patch."""
+    if not isinstance(item, dict):
+        raise TypeError(f"a file is {type(item).__name__}, not an object")
+    _text(item["filename"])
+    for key, kind in (("status", str), ("patch", str), ("additions", int), ("deletions", int)):
+        if item.get(key) is not None and not isinstance(item[key], kind):
+            raise TypeError(f"a file's {key} is {type(item[key]).__name__}")
+    return item
+
+
+def _paths(connection: dict[str, Any]) -> list[str]:
+    return [_text(node["path"]) for node in _items(connection["nodes"], "file nodes")]
 
 
 def _login(user: dict[str, Any] | None) -> str:
     # A deleted account shows as null; GitHub's own pages call it "ghost".
-    return (user or {}).get("login") or "ghost"
+    return _text((user or {}).get("login") or "ghost")
+
+
+def _merge_field(item: Any, under: str | None) -> Any:
+    """The merge time a GraphQL node, or a search hit's `under` object, gives, as it gives it."""
+    where = (item.get(under) or {}) if under else item
+    return where.get("merged_at" if under else "mergedAt")
+
+
+def _unmerged(item: Any, under: str | None = None) -> bool:
+    """Whether a listed item is no merged PR: null, or one whose merge time is empty. One that cannot
+    be told is read, so that reading says what is wrong with it."""
+    try:
+        return item is None or not _merge_field(item, under)
+    except _SHAPE_ERRORS:
+        return False
+
+
+def _merge_time(item: Any) -> datetime | None:
+    """When a listed item that could not be read merged, if that much can be read."""
+    for under in (None, "pull_request"):
+        try:
+            return _moment(_merge_field(item, under))
+        except _SHAPE_ERRORS:
+            pass
+    return None
+
+
+def _read_each(items: list[Any], read: Callable[[Any], PullData | None]) -> Listing:
+    """Each item read on its own: one of a shape that cannot be read is set aside, placed by what can be."""
+    found = Listing([])
+    for item in items:
+        try:
+            pull = read(item)
+        except _SHAPE_ERRORS as exc:
+            number = item.get("number") if isinstance(item, dict) else None
+            placed = _merge_time(item)
+            found.unreadable.append(Unreadable(
+                number if isinstance(number, int) and not isinstance(number, bool) else None, placed, _shape_problem(exc)
+            ))
+        else:
+            if pull:
+                found.pulls.append(pull)
+    return found
 
 
 def _rest_pull(item: dict[str, Any]) -> PullData:
@@ -387,43 +585,43 @@ def _rest_pull(item: dict[str, Any]) -> PullData:
         raise GitHubError(f"PR #{item['number']} is not merged")
     return PullData(
         **_rest_common(item),
-        merged_at=datetime.fromisoformat(merged_at),
-        updated_at=item["updated_at"],
+        merged_at=_moment(merged_at),
+        updated_at=_text(item["updated_at"]),
         merged_by=_login(item["merged_by"]) if "merged_by" in item else None,
-        additions=item.get("additions"),
-        deletions=item.get("deletions"),
-        changed_files=item.get("changed_files"),
+        additions=_count(item.get("additions")),
+        deletions=_count(item.get("deletions")),
+        changed_files=_count(item.get("changed_files")),
     )
 
 
 def _rest_common(item: dict[str, Any]) -> dict[str, Any]:
     """The fields every REST PR object has, merged or not."""
     return {
-        "number": item["number"],
-        "title": item["title"],
-        "url": item["html_url"],
-        "body": item.get("body") or "",
+        "number": _number(item["number"]),
+        "title": _text(item["title"]),
+        "url": _text(item["html_url"]),
+        "body": _text(item.get("body") or ""),
         "author": _login(item.get("user")),
-        "labels": [label["name"] for label in item.get("labels") or []],
+        "labels": [_text(label["name"]) for label in _items(item.get("labels") or [], "labels")],
     }
 
 
 def _graphql_pull(node: dict[str, Any]) -> PullData:
     files = node["files"] or {"nodes": [], "pageInfo": {"hasNextPage": False}}
     return PullData(
-        number=node["number"],
-        title=node["title"],
-        url=node["url"],
-        body=node.get("body") or "",
+        number=_number(node["number"]),
+        title=_text(node["title"]),
+        url=_text(node["url"]),
+        body=_text(node.get("body") or ""),
         author=_login(node.get("author")),
-        merged_at=datetime.fromisoformat(node["mergedAt"]),
-        updated_at=node["updatedAt"],
-        labels=[label["name"] for label in node["labels"]["nodes"]],
+        merged_at=_moment(node["mergedAt"]),
+        updated_at=_text(node["updatedAt"]),
+        labels=[_text(label["name"]) for label in _items(node["labels"]["nodes"], "labels")],
         merged_by=_login(node.get("mergedBy")),
-        additions=node["additions"],
-        deletions=node["deletions"],
-        changed_files=node["changedFiles"],
-        files=[file["path"] for file in files["nodes"]],
+        additions=_count(node["additions"]),
+        deletions=_count(node["deletions"]),
+        changed_files=_count(node["changedFiles"]),
+        files=_paths(files),
         files_after=_next_cursor(files),
     )
 

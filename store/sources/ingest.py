@@ -3,6 +3,8 @@
 The repository's cursor (repos.ingest_cursor) is the merge time up to which
 every PR is stored. It advances in the same transaction as the PR that moves
 it, so a run killed at any moment resumes where it stopped and stores nothing twice.
+A PR GitHub answers about in a shape that cannot be read is skipped, and the
+cursor stays before it, so the next run lists it again.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from sqlite_utils import Database
 from store.days import day_bounds, from_utc_text, local_day, now_text, to_utc_text
 from store.db import write_transaction
 from store.model import PullRequest
-from store.sources.github import GitHubClient, GitHubError, OpenPull, PullData
+from store.sources.github import GitHubClient, GitHubError, Listing, OpenPull, PullData, UnusableAnswer
 from store.tables.prs import get_pr, save_pr
 from store.understanding.areas import classify
 from store.understanding.summary import classify_type, extractive_summary
@@ -56,6 +58,7 @@ class Ingested:
     new: int = 0
     updated: int = 0
     unchanged: int = 0
+    skipped: int = 0  # PRs whose answers could not be read: the next run tries them again
 
     @property
     def total(self) -> int:
@@ -87,37 +90,56 @@ def ingest_repo(
     done = Ingested(repo, window)
     if window.start >= window.end:
         return done
-    listed = client.merged_pulls(repo, window.start, window.end)
+    listing = client.merged_pulls(repo, window.start, window.end)
+    listed = listing.pulls
     cursor = ingest_cursor(db, repo)
     # The cursor promises "everything merged before it is stored"; a window
     # that starts after it leaves a gap, so only a contiguous run may move it.
     moves_cursor = cursor is None or window.start <= cursor
+    # Nor may it pass a PR left for the next run: from the first one on, it stays.
+    held = _unreadable_from(client, repo, listing, window)
+    done.skipped = len(listing.unreadable)
     show = progress or (lambda status: None)
     show(Status(repo, 0, len(listed), client.requests, client.rate_limit_waits))
-    for pull in listed:
+    for seen, pull in enumerate(listed, 1):
         if _stored_version(db, repo, pull.number) == pull.updated_at:
             done.unchanged += 1
         else:
             try:
                 detailed = client.pull_details(repo, pull)
+            except UnusableAnswer as exc:
+                client.warn(f"{repo}: PR #{pull.number} skipped, a later run tries it again: {exc}")
+                done.skipped += 1
+                held = min(held or pull.merged_at, pull.merged_at)
             except GitHubError as exc:
                 raise GitHubError(
                     f"PR #{pull.number}: {exc}; {done.total} of {len(listed)} PRs stored, run again to continue"
                 ) from None
-            with write_transaction(db):
-                new = _store(db, repo, detailed)
-                if moves_cursor:
-                    _advance_cursor(db, repo, detailed.merged_at)
-            if new:
-                done.new += 1
             else:
-                done.updated += 1
-        show(Status(repo, done.total, len(listed), client.requests, client.rate_limit_waits))
-    if moves_cursor and listed:
-        # Unchanged PRs at the end of the window still count as stored.
+                with write_transaction(db):
+                    new = _store(db, repo, detailed)
+                    if moves_cursor and (held is None or detailed.merged_at < held):
+                        _advance_cursor(db, repo, detailed.merged_at)
+                if new:
+                    done.new += 1
+                else:
+                    done.updated += 1
+        show(Status(repo, seen, len(listed), client.requests, client.rate_limit_waits))
+    passed = [pull.merged_at for pull in listed if held is None or pull.merged_at < held]
+    if moves_cursor and passed:
+        # Unchanged PRs at the end of what is stored still count as stored.
         with write_transaction(db):
-            _advance_cursor(db, repo, listed[-1].merged_at)
+            _advance_cursor(db, repo, passed[-1])
     return done
+
+
+def _unreadable_from(client: GitHubClient, repo: str, listing: Listing, window: Window) -> datetime | None:
+    """The earliest merge among the PRs the listing gave unreadably (the window's start when one's
+    is unknown), each told in a warning; None when there are none."""
+    for pr in listing.unreadable:
+        which = f"PR #{pr.number}" if pr.number else "a PR"
+        client.warn(f"{repo}: {which} GitHub listed could not be read ({pr.problem}); a later run tries it again")
+    return min((pr.merged_at or window.start for pr in listing.unreadable), default=None)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Text helpers every part uses: lazily compiled patterns, sentences and words, and one-line errors.
+"""Text helpers every part uses: lazily compiled patterns, sentences and words, one-line errors, and URL origins.
 
 Imports nothing of prdigest.
 """

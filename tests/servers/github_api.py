@@ -73,6 +73,7 @@ class Seen:
     path: str
     query: dict[str, str]
     operation: str | None = None  # GraphQL operation name
+    authorization: str | None = None  # the Authorization header, as received
 
 
 @dataclass
@@ -104,6 +105,9 @@ class FakeGitHub(LoopbackServer):
         self.delay = 0.0  # every answer waits this long: a slow GitHub
         self.search_cap = 1000
         self.seen: list[Seen] = []
+        # (PR number, "node" | "pull" | "files") -> what that answer becomes: its GraphQL search node, its
+        # pulls/N object, or each of its files pages, in a shape GitHub does not document.
+        self.reshape: dict[tuple[int, str], Callable[[Any], Any]] = {}
         self.limits = {"core": _Limit(5000, 3600), "search": _Limit(30, 60), "graphql": _Limit(5000, 3600)}
         self._faults: list[list[Any]] = []
         self._lock = threading.Lock()
@@ -131,6 +135,10 @@ class FakeGitHub(LoopbackServer):
         with self._lock:
             limit = self.limits[resource]
             limit.remaining, limit.reset = 0, self.clock() + reset_in
+
+    def reshaped(self, number: int, answer: str, value: Any) -> Any:
+        change = self.reshape.get((number, answer))
+        return change(value) if change else value
 
     def count(self, path_part: str = "", operation: str | None = None) -> int:
         return sum(
@@ -284,7 +292,8 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             query = {key: values[-1] for key, values in parse_qs(split.query).items()}
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}") if length else {}
-            seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None)
+            seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None,
+                        self.headers.get("Authorization"))
             github.seen.append(seen)
             if github.delay:
                 time.sleep(github.delay)
@@ -355,9 +364,10 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             if len(parts) in (5, 6) and parts[3] == "pulls" and parts[4].isdigit() and int(parts[4]) in pulls:
                 pull = pulls[int(parts[4])]
                 if len(parts) == 5:
-                    return 200, rest_pull(repo, pull, full=True), {}
+                    return 200, github.reshaped(pull.number, "pull", rest_pull(repo, pull, full=True)), {}
                 if parts[5] == "files":
-                    return self._page([_file(p) for p in pull.files[:3000]], path, query)
+                    status, page, links = self._page([_file(p) for p in pull.files[:3000]], path, query)
+                    return status, github.reshaped(pull.number, "files", page), links
             raise _Answer(404, "Not Found")
 
         def _page(self, items: list, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
@@ -408,7 +418,7 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             search = {
                 "issueCount": len(found),
                 "pageInfo": {"hasNextPage": end < len(visible), "endCursor": _cursor(end)},
-                "nodes": [_graphql_node(repo, pull, text) for pull in page],
+                "nodes": [github.reshaped(pull.number, "node", _graphql_node(repo, pull, text)) for pull in page],
             }
             return {"data": {"repository": {"nameWithOwner": repo}, "search": search}}
 
