@@ -209,6 +209,16 @@ def shown(params: dict[str, Any]) -> str:
 @contextmanager
 def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     """`prdigest serve --http` on a free port over the store at `db_path`, talking to `slack`; `env` adds settings."""
+    with serve_process(db_path, slack, ("--http", "0"), _LISTENING, **env) as (port, lines, process):
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, process)
+
+
+@contextmanager
+def serve_process(
+    db_path: Path, slack: FakeSlack, args: tuple[str, ...], ready: re.Pattern[str], **env: str
+) -> Iterator[tuple[int, queue.Queue[str], subprocess.Popen]]:
+    """`prdigest serve ARGS` on 127.0.0.1 over the store at `db_path`, talking to `slack`, with `env` over the
+    single-workspace settings ("" unsets one): the port its `ready` log line names, its log, and the process."""
     mine = ("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_")
     process_env = {
         **{name: value for name, value in os.environ.items() if not name.startswith(mine)},
@@ -216,14 +226,13 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
         "PRDIGEST_SLACK_API_URL": slack.api_url, **env,
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
-        cwd=ROOT, env=process_env, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "bot", "serve", *args, "--host", "127.0.0.1"],
+        cwd=ROOT, env={name: value for name, value in process_env.items() if value}, stderr=subprocess.PIPE, text=True,
     )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
     try:
-        port = _wait_for_port(process, lines)
-        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, process)
+        yield _wait_for_port(process, lines, ready), lines, process
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -240,7 +249,7 @@ def serving_fixtures(db_path: Path, **env: str) -> Iterator[Bot]:
             yield served
 
 
-def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
+def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str], ready: re.Pattern[str]) -> int:
     seen = []
     deadline = monotonic() + 30
     while monotonic() < deadline:
@@ -250,7 +259,7 @@ def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
             assert process.poll() is None, f"serve exited: {seen}"
             continue
         seen.append(line)
-        found = _LISTENING.search(line)
+        found = ready.search(line)
         if found:
             return int(found.group(1))
     raise AssertionError(f"serve did not start: {seen}")

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 import httpx
 import pytest
 from conftest import LA
 from freezegun import freeze_time
 from servers.slack_api import (
+    APP_TOKEN,
     CLIENT_ID,
     CLIENT_SECRET,
     FakeSlack,
@@ -20,21 +22,30 @@ from servers.slack_api import (
     home_opened,
     lifecycle_event,
     mention_event,
+    mention_payload,
     slash_command,
 )
-from slack_helpers import REPO, Served, seed_day, serve_app
+from servers.slack_socket import FakeSocketMode
+from slack_helpers import REPO, TEAM, Served, import_fixtures, seed_day, serve_app, serve_http, serve_process
+from sqlite_utils import Database
 from waiting import wait_until
 
+from bot.answers.commands import execute
 from bot.config import Settings
 from bot.messages.interactive import VOTE_DOWN_ACTION
 from bot.runtime import Runtime
 from bot.slack.app import slack_client
 from bot.slack.daily import Pacer
 from bot.slack.scheduler import Scheduler
-from bot.slack.workspaces import Installed
-from store.tables.installations import find_installation
-from store.tables.subscriptions import team_subscriptions
-from store.tables.teams import Team
+from bot.slack.workspaces import Installed, one_workspace
+from store.db import open_db
+from store.migrations import migrations
+from store.subscription.cadence import DAILY, LIVE, Cadence
+from store.subscription.filter import EVERYTHING
+from store.tables.installations import find_installation, remove_installation, save_installation
+from store.tables.posts import PostKey, begin_send, claim_post, find_post
+from store.tables.subscriptions import get_subscription, subscribe, team_subscriptions
+from store.tables.teams import TEAM_TABLES, Team
 
 ACME, GLOBEX = "T0ACME", "T0GLOBEX"
 CHANNEL = "C0SAME"  # the same ID in both workspaces: unique per workspace only on paper
@@ -274,3 +285,132 @@ def test_the_scopes_asked_are_the_manifests_and_it_hears_uninstalls():
     for needed in ("app_uninstalled", "tokens_revoked", "redirect_urls:", "/slack/oauth_redirect"):
         assert needed in manifest, needed
 
+
+
+# ---------------------------------------------------------------- a single-workspace store, and Socket Mode
+
+
+def old_store(path) -> None:
+    """A store of the release before workspaces: a channel's subscription and post, a person, previews, a question."""
+    db = Database(path)
+    migrations.apply(db, stop_before="m015_teams")
+    when = "2026-03-01T17:00:00Z"
+    db["subscriptions"].insert({"channel": "C1", "repo": REPO, "mode": "daily", "cadence": "daily", "filter": "rocm",
+                                "post_at": "09:00", "weekday": 0, "created_by": "U0ALICE", "created_at": when})
+    db["daily_posts"].insert({"channel": "C1", "repo": REPO, "kind": "daily", "date": "2026-03-08", "filter": "rocm",
+                              "batch": 0, "messages": "[]", "replies_sent": 0, "state": "empty", "created_at": when,
+                              "updated_at": when})
+    db["people"].insert({"user": "U0ALICE", "github": "ada-l", "updated_at": when})
+    db["preview_channels"].insert({"channel": "C1", "enabled_by": "U0ALICE", "enabled_at": when})
+    db["thread_turns"].insert({"channel": "C1", "thread_ts": "1.0", "ts": "1.0", "question": "what merged?", "created_at": when})
+    db.close()
+
+
+def teams_of_rows(path) -> set[tuple[str, str]]:
+    db = open_db(path)
+    try:
+        return {row for table in TEAM_TABLES for row in db.execute(f"select distinct enterprise_id, team_id from {table}")}
+    finally:
+        db.close()
+
+
+def test_a_single_workspace_store_becomes_its_tokens_workspace_at_the_first_start(tmp_path, caplog):
+    path = tmp_path / "old.db"
+    old_store(path)
+    db = open_db(path)  # migrated: its rows belong to no workspace yet
+    import_fixtures(db)
+    db.close()
+    assert teams_of_rows(path) == {("", "")}
+    with FakeSlack() as slack, serve_http(path, slack) as bot:
+        assert bot.command("subscriptions", "sub", channel="C1").status_code == 200
+        slack.wait_for(lambda s: s.responses("sub"))
+        assert slack.responses("sub")[0].params["text"] == (
+            "This channel gets the daily report of acme/engine (`rocm`) at 09:00 America/Los_Angeles time.")
+        bot.command("me", "me", channel="C1")
+        bot.command("unfurl", "unfurl", channel="C1")
+        slack.wait_for(lambda s: s.responses("me") and s.responses("unfurl"))
+        assert slack.responses("me")[0].params["text"].startswith("Your GitHub login: `ada-l`.")
+        assert slack.responses("unfurl")[0].params["text"].startswith("PR link previews are on in this channel")
+    assert teams_of_rows(path) == {("", TEAM)}
+
+    # The same store given the token of another workspace: that one sees none of them, and they stay as they are.
+    with FakeSlack(bot_token="xoxb-other-workspace") as other:
+        other.tokens["xoxb-other-workspace"].team = "T0OTHER"
+        settings = Settings.from_env({"PRDIGEST_DB": str(path), "SLACK_BOT_TOKEN": "xoxb-other-workspace",
+                                      "PRDIGEST_SLACK_API_URL": other.api_url})
+        workspace = one_workspace(Runtime(settings), slack_client(settings))
+        assert workspace.team == Team("T0OTHER") and "this store's rows belong to workspace T0TEST" in caplog.text
+        listed = execute(Runtime(settings), "subscriptions", workspace.team, channel="C1").text
+        assert listed.startswith("This channel gets no reports")
+    assert teams_of_rows(path) == {("", TEAM)}
+
+
+INSTALLS_AT = re.compile(r"workspaces install the app at http://[^:]+:(\d+)/slack/install")
+
+
+def test_socket_mode_serves_the_install_pages_on_a_port_beside_the_socket(tmp_path):
+    path = tmp_path / "socket.db"
+    db = open_db(path)
+    import_fixtures(db)
+    db.close()
+    with FakeSlack() as slack, FakeSocketMode() as socket_mode:
+        slack.socket_url = socket_mode.url
+        env = {"SLACK_BOT_TOKEN": "", "SLACK_SIGNING_SECRET": "", "SLACK_APP_TOKEN": APP_TOKEN, "PRDIGEST_REPOS": REPO,
+               "SLACK_CLIENT_ID": CLIENT_ID, "SLACK_CLIENT_SECRET": CLIENT_SECRET}
+        with serve_process(path, slack, ("--install-port", "0"), INSTALLS_AT, **env) as (port, _, _):
+            base = f"http://127.0.0.1:{port}"
+            slack.redirect_url = f"{base}/slack/oauth_redirect"
+            socket_mode.wait_connected()
+            assert install(base, ACME).status_code == 200
+            assert httpx.post(f"{base}/slack/events", content=b"{}", timeout=30).status_code in (401, 404)
+            event = mention_payload("<@UPRDIGEST> what merged on 2026-03-08?", ts="1760000000.000300", channel=CHANNEL,
+                                    team=ACME)
+            socket_mode.wait_ack(socket_mode.send("events_api", event, accepts_response_payload=False))
+            slack.wait_for(lambda s: s.calls_to("chat.update"))
+    db = open_db(path)
+    token = find_installation(db, Team(ACME))["bot_token"]
+    db.close()
+    assert slack.calls_to("chat.update")[0].token == token and "#4102" in slack.calls_to("chat.update")[0].params["text"]
+
+
+def test_the_command_line_acts_in_the_workspace_it_names(installable, run_cli):
+    slack, runtime = installable.slack, installable.runtime
+    for team in (ACME, GLOBEX):
+        install(installable.base, team)
+    installable.command(ACME, "subscribe rocm", "a-sub")
+    ambiguous = run_cli("run", "--channel", CHANNEL, "subscriptions")
+    assert ambiguous.code == 2 and "this store serves 2 workspaces (T0ACME, T0GLOBEX): name one" in ambiguous.err
+    assert "the daily report of acme/engine (`rocm`)" in run_cli("run", "--channel", CHANNEL, "--team", ACME, "subscriptions").out
+    assert run_cli("run", "--channel", CHANNEL, "--team", GLOBEX, "subscriptions").out.startswith("This channel gets no reports")
+    unknown = run_cli("run", "--channel", CHANNEL, "--team", "T0NONE", "subscriptions")
+    assert unknown.code == 2 and "no workspace T0NONE uses this store (it knows T0ACME, T0GLOBEX)" in unknown.err
+
+    yesterday = datetime.now(LA).date() - timedelta(days=1)
+    seed_day(runtime.db, yesterday, 2, areas=["rocm"])
+    posted = run_cli("post-daily", "--channel", CHANNEL, "--team", ACME, "--date", yesterday.isoformat())
+    assert posted.code == 0 and posted.out.startswith(f"posted 2 message(s) to {CHANNEL}"), posted.err
+    assert {call.token for call in slack.posts(CHANNEL)} == {token_of(runtime, ACME)}
+    assert slack.thread(CHANNEL, GLOBEX) == ([], [])
+
+
+def test_an_uninstall_releases_the_workspaces_claims_at_once(db):
+    acme, plan = Team(ACME), lambda: [{"text": "parent", "blocks": []}, {"text": "reply", "blocks": []}]
+    save_installation(db, acme, {"bot_token": "xoxb-acme", "installed_at": 1.0})
+    held = claim_post(db, PostKey.of(CHANNEL, REPO, date(2026, 3, 4), team=acme), "poster", plan, 600, time.time())
+    theirs = claim_post(db, PostKey.of(CHANNEL, REPO, date(2026, 3, 4), team=Team(GLOBEX)), "poster", plan, 600, time.time())
+    assert remove_installation(db, acme) and not remove_installation(db, acme)
+    assert find_post(db, held.key).owner is None and find_post(db, theirs.key).owner == "poster"
+    assert not begin_send(db, held, 1, 600, time.time())  # its poster stops at the next message
+
+
+def test_a_workspace_that_installs_again_begins_its_live_alerts_again(db):
+    acme, long_ago = Team(ACME), datetime(2026, 1, 1, tzinfo=LA)
+    save_installation(db, acme, {"bot_token": "xoxb-acme", "installed_at": 1.0})
+    for cadence in (Cadence(LIVE), Cadence(DAILY)):
+        subscribe(db, acme, CHANNEL, REPO, EVERYTHING, cadence, "U0ALICE", long_ago)
+    remove_installation(db, acme)
+    assert save_installation(db, acme, {"bot_token": "xoxb-acme-2", "installed_at": 2.0})
+    live, daily = (get_subscription(db, acme, CHANNEL, REPO, slot) for slot in (LIVE, DAILY))
+    assert live.created_at > datetime.now(LA) - timedelta(minutes=5) and daily.created_at == long_ago
+    assert not save_installation(db, acme, {"bot_token": "xoxb-acme-3", "installed_at": 2.0})  # a rotated token
+    assert get_subscription(db, acme, CHANNEL, REPO, LIVE).created_at == live.created_at

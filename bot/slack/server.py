@@ -34,7 +34,7 @@ INSTALL_PORT = 3000
 
 def serve(runtime: Runtime, port: int | None, host: str, install_port: int = INSTALL_PORT) -> None:
     settings = runtime.settings
-    if not (settings.slack_bot_token or settings.slack_app_token or settings.slack_signing_secret):
+    if not (settings.slack_bot_token or settings.slack_app_token or settings.slack_signing_secret or settings.installable):
         print(NO_TOKENS, file=sys.stderr)
         if port is not None:
             print(f"prdigest: --http {port} was ignored: serving HTTP needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET", file=sys.stderr)
