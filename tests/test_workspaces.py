@@ -3,6 +3,7 @@ only its own rows, posted with its own token; an uninstall stops one only; a sin
 from __future__ import annotations
 
 import html
+import io
 import re
 import time
 from collections.abc import Iterator
@@ -17,12 +18,15 @@ from servers.slack_api import (
     APP_TOKEN,
     CLIENT_ID,
     CLIENT_SECRET,
+    JSON,
+    SIGNING_SECRET,
     FakeSlack,
     button_click,
     home_opened,
     lifecycle_event,
     mention_event,
     mention_payload,
+    signed_headers,
     slash_command,
 )
 from servers.slack_socket import FakeSocketMode
@@ -36,6 +40,7 @@ from bot.messages.interactive import VOTE_DOWN_ACTION
 from bot.runtime import Runtime
 from bot.slack.app import slack_client
 from bot.slack.daily import Pacer
+from bot.slack.http_guard import SignedRequestsOnly
 from bot.slack.scheduler import Scheduler
 from bot.slack.workspaces import Installed, one_workspace
 from store.db import open_db
@@ -44,6 +49,7 @@ from store.subscription.cadence import DAILY, LIVE, Cadence
 from store.subscription.filter import EVERYTHING
 from store.tables.installations import find_installation, remove_installation, save_installation
 from store.tables.posts import PostKey, begin_send, claim_post, find_post
+from store.tables.signed_requests import SignatureLedger
 from store.tables.subscriptions import get_subscription, subscribe, team_subscriptions
 from store.tables.teams import TEAM_TABLES, Team
 
@@ -414,3 +420,30 @@ def test_a_workspace_that_installs_again_begins_its_live_alerts_again(db):
     assert live.created_at > datetime.now(LA) - timedelta(minutes=5) and daily.created_at == long_ago
     assert not save_installation(db, acme, {"bot_token": "xoxb-acme-3", "installed_at": 2.0})  # a rotated token
     assert get_subscription(db, acme, CHANNEL, REPO, LIVE).created_at == live.created_at
+
+
+def test_the_door_lets_through_only_the_install_pages_unsigned(db, isolated_env):
+    """What reaches the app behind the guard: a request to anything else is answered 404 at the door."""
+    reached = []
+
+    def app(environ, start_response):
+        reached.append((environ["REQUEST_METHOD"], environ["PATH_INFO"]))
+        start_response("200 OK", [("Content-Length", "0")])
+        return [b""]
+
+    door = SignedRequestsOnly(app, SIGNING_SECRET, "/slack/events", SignatureLedger(isolated_env, 0.5),
+                              pages=("/slack/install", "/slack/oauth_redirect"))
+    beside_the_socket = SignedRequestsOnly(app, "", None, SignatureLedger(isolated_env, 0.5), pages=("/slack/install",))
+    statuses = []
+    for guard, method, path in ((door, "GET", "/slack/install"), (door, "GET", "/slack/oauth_redirect"),
+                                (door, "GET", "/slack/events"), (door, "POST", "/slack/install"),
+                                (door, "HEAD", "/slack/install"), (door, "GET", "/slack/other"),
+                                (beside_the_socket, "GET", "/slack/install"), (beside_the_socket, "POST", "/slack/events")):
+        body = b"{}"
+        environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "CONTENT_LENGTH": str(len(body)),
+                   "CONTENT_TYPE": "application/json", "wsgi.input": io.BytesIO(body),
+                   **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in signed_headers("{}", JSON).items()
+                      if name != "Content-Type"}}
+        guard(environ, lambda status, headers: statuses.append(status.split()[0]))
+    assert reached == [("GET", "/slack/install"), ("GET", "/slack/oauth_redirect"), ("GET", "/slack/install")]
+    assert statuses == ["200", "200", "404", "404", "404", "404", "200", "404"]
