@@ -322,12 +322,13 @@ def feedback_export(app: AppContext, since: str | None, fmt: str) -> None:
 @click.option("--until", help="Last local day YYYY-MM-DD (default: today).")
 @pass_app(creates=True)
 def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
-    """Fetch merged PRs from GitHub into the store. Cheap to run every few minutes."""
-    from bot.ingest import describe, github_client
+    """Fetch merged PRs and releases from GitHub into the store. Cheap to run every few minutes."""
+    from bot.ingest import describe, describe_releases, github_client
     from bot.model.summarize import summarize_ingested
     from bot.terminal.progress import TerminalProgress
     from store.sources.github import BadToken, GitHubError
     from store.sources.ingest import ingest_repo, plan_window
+    from store.sources.releases import ingest_releases
 
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     if first and last and first > last:
@@ -354,8 +355,42 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
             summarized = summarize_ingested(app.db, app.settings, name, window.start, window.end, client)
             if summarized and summarized.calls:
                 click.echo(neutralize(f"{name}: {summarized.describe()}"))
+            before = client.requests
+            try:
+                releases = ingest_releases(app.db, client, name, window.start)
+            except GitHubError as exc:  # a bad token was refused above, by the PRs' first request
+                progress.clear()
+                print_error(f"{name}: {exc}")
+                failed += 1
+                continue
+            progress.clear()
+            click.echo(neutralize(describe_releases(releases, client.requests - before)))
     if failed:
         sys.exit(1)
+
+
+@cli.command(name="release-notes")
+@click.argument("tag")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--offline", is_flag=True, help="Only what the store holds: map nothing and fetch no PR from GitHub.")
+@repo_option
+@pass_app(creates=False)
+def release_notes(app: AppContext, tag: str, fmt: str, offline: bool, repo: str | None) -> None:
+    """Draft the notes of release TAG (or `latest`) from the exact list of PRs its range names."""
+    from bot.answers.release_notes import NotesError, draft_notes, notes_json, notes_markdown
+
+    name, settings = app.repo(repo), app.settings
+    online = settings.github_configured and not offline
+    try:
+        notes = draft_notes(app.db, settings, name, tag, online=online, lead=fmt == "markdown")
+    except NotesError as exc:
+        raise click.ClickException(str(exc)) from None
+    for warning in notes.warnings:
+        click.echo(f"prdigest: warning: {one_line(warning)}", err=True)
+    if fmt == "json":
+        click.echo(to_json(notes_json(notes, settings.timezone), indent=2))
+    else:
+        click.echo(neutralize(notes_markdown(notes, settings.timezone)), nl=False)
 
 
 @cli.command()

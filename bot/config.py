@@ -55,6 +55,8 @@ class Settings:
     llm_timeout: int = LLM_TIMEOUT_SECONDS
     summary_max_failures: int = 3  # failed attempts after which only --force summarizes a PR again
     repos_configured: bool = False  # PRDIGEST_REPOS was set: `serve` keeps those repositories ingested
+    # PRDIGEST_REPOS, GITHUB_TOKEN or PRDIGEST_GITHUB_API_URL was set: commands that read the store may ask GitHub too
+    github_configured: bool = False
     busy_timeout: float = BUSY_TIMEOUT_SECONDS  # seconds a writer waits for another process's write to finish
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
@@ -104,6 +106,7 @@ class Settings:
             llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", cls.llm_timeout),
             summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", cls.summary_max_failures),
             repos_configured=get("PRDIGEST_REPOS") is not None,
+            github_configured=any(get(name) for name in ("PRDIGEST_REPOS", "GITHUB_TOKEN", "PRDIGEST_GITHUB_API_URL")),
             busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", cls.busy_timeout),
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),

@@ -6,6 +6,8 @@ from zoneinfo import ZoneInfo
 from bot.config import Settings
 from store.sources.github import GitHubClient, WaitHook, WarnHook
 from store.sources.ingest import Ingested
+from store.sources.releases import ReleasesIngested
+from store.text.prose import plural
 
 
 def github_client(
@@ -30,3 +32,14 @@ def describe(done: Ingested, tz: ZoneInfo, requests: int) -> str:
         f"{done.window.end.astimezone(tz).tzname()}: {done.new} new, {done.updated} updated, "
         f"{done.unchanged} unchanged{skipped} ({requests} GitHub request{'' if requests == 1 else 's'})"
     )
+
+
+def describe_releases(done: ReleasesIngested, requests: int) -> str:
+    """The line a run prints per repository about its releases."""
+    mapped = [
+        f"{release.tag} ({plural(release.prs, 'PR')} since {release.previous or 'the first commit'})"
+        for release in done.mapped
+    ]
+    news = f"{plural(done.new, 'new release')}" + (f"; mapped {', '.join(mapped)}" if mapped else "")
+    missing = "".join(f"; {tag} not mapped ({problem})" for tag, problem in done.missing)
+    return f"{done.repo}: {news}{missing} ({plural(requests, 'GitHub request')})"

@@ -374,26 +374,61 @@ def m014_signed_requests(db: Database) -> None:
 
 
 @migrations()
-def m015_teams(db: Database) -> None:
+def m015_releases(db: Database) -> None:
+    # A repository's published releases (drafts are never stored). A release's range, the commits
+    # from its previous release's tag to its own, is read once: mapped_at is set in the transaction
+    # that writes its PRs, so a killed run maps it again from the start and never half.
+    db.table("releases").create(
+        {
+            "repo": str,
+            "tag": str,
+            "name": str,
+            "url": str,
+            "published_at": str,  # UTC, like prs.merged_at
+            "prerelease": int,
+            "previous_tag": str,  # where its range starts; null for the first release, or until mapped
+            "range_commits": int,  # commits in the range, once mapped
+            "mapped_at": str,  # null until its PRs are recorded
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk=("repo", "tag"),
+        not_null={"name", "published_at", "prerelease", "created_at"},
+        defaults={"name": "", "prerelease": 0},
+    )
+    db.table("releases").create_index(["repo", "published_at"])
+    # Every PR number a release's range names, stored or not, so a PR the store lacks is still
+    # listed by its number. A PR's first release is the one of these published first.
+    db.table("release_prs").create({"repo": str, "tag": str, "number": int}, pk=("repo", "tag", "number"))
+    db.table("release_prs").create_index(["repo", "number"])
+    # When a listing of the repository's releases last reached its end: until then the oldest
+    # release listed may not be the first, so no release is mapped without a previous one.
+    db.table("repos").add_column("releases_listed_at", str)
+
+
+@migrations()
+def m016_release_posts(db: Database) -> None:
+    # A release's thread is a post of its own (kind "releases"), keyed by its tag beside the day it came
+    # out; every other post has none. The key is read from the table, whatever the migrations before made it.
+    posts = db.table("daily_posts")
+    posts.add_column("release", str, not_null_default="")
+    posts.transform(pk=(*posts.pks, "release"))
+
+
+@migrations()
+def m017_teams(db: Database) -> None:
     # Each row belongs to a Slack workspace: its team_id, and inside an Enterprise Grid organisation its
     # enterprise_id. Channel and user IDs are unique within a team only, so the team leads every key holding one.
     # Rows made before now belong to no team yet (both empty); the first start with a bot token gives them its team.
-    keys = {
-        "subscriptions": ("channel", "repo", "mode"),
-        "daily_posts": ("channel", "repo", "kind", "date", "filter", "batch"),
-        "live_alerts": ("channel", "repo", "kind", "number"),
-        "preview_channels": ("channel",),
-        "link_previews": ("channel", "repo", "number"),
-        "people": ("user",),
-        "thread_turns": None,
-        "answers": None,
-        "shared_replies": None,
-    }
-    for name, key in keys.items():
+    # A table keyed by its row id keeps its key; the others' keys are read from the table, whatever the
+    # migrations before made them.
+    keyed = ("subscriptions", "daily_posts", "live_alerts", "preview_channels", "link_previews", "people")
+    for name in (*keyed, "thread_turns", "answers", "shared_replies"):
         table = db.table(name)
+        key = table.pks
         table.add_column("enterprise_id", str, not_null_default="")
         table.add_column("team_id", str, not_null_default="")
-        if key:
+        if name in keyed:
             table.transform(pk=("enterprise_id", "team_id", *key))
     for index in ("idx_thread_turns_channel_ts", "idx_thread_turns_channel_thread_ts", "idx_live_alerts_channel_repo_date"):
         db.execute(f"drop index if exists {index}")

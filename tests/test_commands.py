@@ -186,7 +186,7 @@ def test_subscribe_unsubscribe_subscriptions(filled):
     gone = say(filled, "unsubscribe", channel="C1")
     assert gone.public and "no longer gets the daily report of acme/engine" in gone.text
     assert channel_subscriptions(db, NO_TEAM, "C1") == []
-    assert "has no reports or live alerts to stop" in say(filled, "unsubscribe", channel="C1").text
+    assert "has no reports, live alerts or release threads to stop" in say(filled, "unsubscribe", channel="C1").text
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -155,7 +155,7 @@ def test_a_full_tab_stays_within_slacks_100_blocks():
     repos = [f"acme/repo{n}" for n in range(12)]
     made = datetime(2026, 3, 1, tzinfo=LA)
     mine = [Subscription("U0FULL", repo, made, load_filter("rocm -bots"), Cadence(name)) for repo in repos
-            for name in CADENCES[1:]]  # 48 subscriptions
+            for name in CADENCES[1:]]  # 60 subscriptions
     channels = [Subscription(f"C{n:04d}", repo, made, load_filter("path:docs/**"), Cadence()) for n in range(150)
                 for repo in repos[:2]]
     db = open_db(":memory:")
@@ -164,7 +164,7 @@ def test_a_full_tab_stays_within_slacks_100_blocks():
     view = home_view(Home("octocat", mine, channels, [report] * 30, repos, LA, help_text(repos), "A notice."))
     assert view_problems(view) == [] and len(view["blocks"]) <= 100
     shown = "\n".join(texts(view))
-    assert "\u2026and 18 more: `/prdigest me` lists them all." in shown
+    assert "\u2026and 30 more: `/prdigest me` lists them all." in shown
     assert "`/prdigest subscriptions` lists them." in shown and shown.endswith(texts(view)[-1])
     assert json.dumps(view).count('"type": "multi_static_select"') == 30
 

@@ -81,7 +81,8 @@ def test_graphql_mode_stores_the_same(run_cli, db, github, monkeypatch, tmp_path
     from store.db import open_db
 
     assert dump(open_db(tmp_path / "graphql.db")) == rest
-    assert github.count("/graphql", "MergedPulls") == 1 and github.count("/repos/") == 0
+    # Releases come from REST either way (one page here); every PR came from GraphQL.
+    assert github.count("/graphql", "MergedPulls") == 1 and github.count("/repos/") == github.count("/releases") == 1
     assert "(3 GitHub requests)" in result.out  # the day, and two more pages of the 250-file PR
 
 
@@ -90,7 +91,7 @@ def test_continuing_runs_are_cheap_and_catch_new_merges(run_cli, db, github):
     github.seen.clear()
     again = run_cli("ingest", "--until", "2026-03-07")
     assert again.code == 0 and "0 new, 0 updated" in again.out
-    assert len(github.seen) == 2  # the repository and one search; no PR fetched again
+    assert len(github.seen) == 3  # the repository, one search and one page of releases; no PR fetched again
     late = FakePull(1500, "[Bugfix] Merged late in the day", github.repos[REPO][1011].merged_at + timedelta(minutes=5),
                     files=["vllm/v1/engine/core.py"])
     github.add(REPO, late)
@@ -159,7 +160,7 @@ def test_every_tracked_repository(run_cli, db, github, monkeypatch):
     github.add("acme/docs", *day_of_pulls(DAY, 2, LA, first_number=70))
     monkeypatch.setenv("PRDIGEST_REPOS", "acme/engine,acme/docs")
     result = run_cli("ingest", "--since", "2026-03-07", "--until", "2026-03-07")
-    assert result.code == 0 and result.out.count("\n") == 2
+    assert result.code == 0 and result.out.count("\n") == 4  # PRs and releases, per repository
     assert len(numbers(db)) == 12 and numbers(db, "acme/docs") == [70, 71]
     assert cursor(db, "acme/docs") == to_utc_text(github.repos["acme/docs"][71].merged_at)
     github.seen.clear()

@@ -31,7 +31,9 @@ ORDER = [
     "m012_shared_replies",
     "m013_subscription_filters",
     "m014_signed_requests",
-    "m015_teams",
+    "m015_releases",
+    "m016_release_posts",
+    "m017_teams",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [

@@ -65,7 +65,7 @@ def test_a_person_links_a_login_and_keeps_subscriptions_of_their_own(runtime):
 @pytest.mark.parametrize("words, says", [
     ("subscribe my-prs author:grace-h", "my-prs are the PRs you wrote: leave `author:` out"),
     ("subscribe my-prs at 9", "my-prs messages come as PRs merge; `at` is for reports"),
-    ("subscribe live weekly", "give one of daily, weekdays, weekly, live or my-prs"),
+    ("subscribe live weekly", "give one of daily, weekdays, weekly, live, my-prs or releases"),
     ("dance", "`dance` is not something `me` does"),
 ])
 def test_bad_personal_words_get_one_line(runtime, words, says):

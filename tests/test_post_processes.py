@@ -1,25 +1,31 @@
-"""`prdigest post-daily` and `prdigest serve` as real processes on one store: racing each other, killed mid-send, resumed."""
+"""`prdigest post-daily` and `prdigest serve` as real processes on one store: racing each other to post reports,
+alerts and new releases' threads, killed mid-send, resumed."""
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock_time
 from pathlib import Path
 
 import pytest
+import release_repo
 from conftest import LA
+from release_repo import START, TOKEN
+from servers.github_api import FakeGitHub
+from servers.github_api import Fault as GitHubFault
 from servers.slack_api import BOT_TOKEN, FakeSlack, Fault, dm_channel
 from slack_helpers import REPO, WORKSPACE, make_pr, seed_day, serve_http
 from waiting import wait_past, wait_until
 
 from store.db import open_db
-from store.subscription.cadence import DAILY, LIVE, MY_PRS, WEEKDAYS, WEEKLY, Cadence
-from store.subscription.filter import load_filter
+from store.subscription.cadence import DAILY, LIVE, MY_PRS, RELEASES, WEEKDAYS, WEEKLY, Cadence
+from store.subscription.filter import EVERYTHING, load_filter
 from store.tables.people import link_github
 from store.tables.posts import DailyPost, get_post
 from store.tables.prs import save_prs
@@ -165,9 +171,9 @@ LONG_AGO = datetime(2026, 1, 1, tzinfo=LA)
 
 
 def every_post(db) -> list[DailyPost]:
-    rows = db.execute("select channel, repo, date, filter, batch, kind, team_id from daily_posts").fetchall()
-    return [get_post(db, channel, repo, date.fromisoformat(day), text, batch, kind, Team(team))
-            for channel, repo, day, text, batch, kind, team in rows]
+    rows = db.execute("select channel, repo, date, filter, batch, kind, release, team_id from daily_posts").fetchall()
+    return [get_post(db, channel, repo, date.fromisoformat(day), text, batch, kind, release, Team(team))
+            for channel, repo, day, text, batch, kind, release, team in rows]
 
 
 def assert_every_post_sent_once(slack: FakeSlack, db) -> list[DailyPost]:
@@ -259,3 +265,91 @@ def test_a_serve_killed_in_the_middle_of_a_direct_message_thread_is_resumed_by_t
         db.close()
     assert len(slack.posts(dm_channel(ALICE))) == len(post.messages)  # the kept reply was read back, not sent again
     assert slack.calls_to("conversations.replies")
+
+
+# ---------------------------------------------------------------- a new release, posted by `serve`
+
+
+@pytest.fixture
+def release_line(tmp_path):
+    """A store of a line of releases and a channel subscribed to them; then the draft is published on GitHub."""
+    store = tmp_path / "releases.db"
+    with FakeGitHub(token=TOKEN) as github, FakeSlack() as slack:
+        built = release_repo.build(github, REPO, START)
+        release_repo.ingest_into(store, github, built, TOKEN)
+        now = datetime.now(UTC)
+        db = open_db(store)
+        subscribe(db, NO_TEAM, "CREL", REPO, EVERYTHING, Cadence(RELEASES), "U0ALICE", now - timedelta(minutes=5))
+        db.close()
+        built.publish_draft(github, now, more=90)  # merged since the last ingest: a thread of several replies
+        github.seen.clear()
+        yield github, slack, built, store
+
+
+def release_env(github: FakeGitHub, lease: float) -> dict[str, str]:
+    """`serve` polling the loopback GitHub, posting without pause."""
+    return {**serve_env(lease), "PRDIGEST_POST_PACE": "0", "PRDIGEST_REPOS": REPO, "PRDIGEST_GITHUB_API_URL": github.url,
+            "GITHUB_TOKEN": TOKEN}
+
+
+def release_post(store: Path, tag: str):
+    db = open_db(store)
+    try:
+        (day,) = db.execute("select date from daily_posts where channel = 'CREL' and release = ?", [tag]).fetchone()
+        return get_post(db, "CREL", REPO, date.fromisoformat(day), kind=RELEASES, release=tag, team=WORKSPACE)
+    finally:
+        db.close()
+
+
+def assert_release_posted_once(slack: FakeSlack, store: Path, tag: str) -> None:
+    parents, replies = slack.thread("CREL")
+    assert len(parents) == 1, [m["text"][:40] for m in parents]
+    assert f"/releases/tag/{tag}|{tag}>*" in parents[0]["text"]
+    assert all(reply["thread_ts"] == parents[0]["ts"] for reply in replies)
+    post = release_post(store, tag)
+    assert post.state == "done" and [m["text"] for m in parents + replies] == [m["text"] for m in post.messages]
+
+
+def test_two_serve_processes_post_a_new_release_once(release_line):
+    github, slack, built, store = release_line
+    # Both processes list the releases at once: GitHub answers neither until both asked. Then Slack holds the
+    # parent of the one that claimed the thread until the other found the claim.
+    listed, parent = threading.Event(), threading.Event()
+    github.fail(GitHubFault(200, gate=listed), match="/releases?per_page=100", times=2)
+    slack.fail("chat.postMessage", Fault(gate=parent))
+    env = release_env(github, RACE_LEASE)
+    handled = f"release {built.draft} of {REPO} to CREL: "
+    with serve_http(store, slack, **env) as one, serve_http(store, slack, **env) as two:
+        wait_until(lambda: github.count("/releases") >= 2, "both processes listing the releases")
+        listed.set()
+        said: dict[str, list[str]] = {"one": [], "two": []}
+
+        def found(what: str) -> bool:
+            for name, bot in (("one", one), ("two", two)):
+                said[name] += [line for line in bot.log() if handled in line]
+            return any(what in line for lines in said.values() for line in lines)
+
+        wait_until(lambda: found(": being posted "), "the second process finding the claim")
+        parent.set()
+        wait_until(lambda: found(": posted "), "the first process posting the thread")
+    assert sorted(len(lines) for lines in said.values()) == [1, 1], said
+    assert_release_posted_once(slack, store, built.draft)
+    assert len(slack.thread("CREL")[0]) == 1  # none of the releases published before the channel subscribed
+
+
+def test_a_serve_killed_mid_thread_is_resumed_by_the_next_without_a_duplicate(release_line):
+    github, slack, built, store = release_line
+    slack.fail("chat.postMessage", None, Fault(accept=True, hang=True))  # the first reply is taken; no answer comes
+    env = release_env(github, KILLED_LEASE)
+    with serve_http(store, slack, **env) as first:
+        slack.wait_for(lambda s: len(s.delivered("CREL")) == 2)
+        first.process.send_signal(signal.SIGKILL)
+        first.process.wait(timeout=30)
+    claim_ends = release_post(store, built.draft).lease_until
+    assert claim_ends is not None
+    wait_past(claim_ends, "the end of the killed process's claim")
+    with serve_http(store, slack, **env) as second:
+        second.log_until(lambda lines: any(f"release {built.draft} of {REPO} to CREL: posted" in line for line in lines),
+                         "the thread resumed")
+    assert_release_posted_once(slack, store, built.draft)
+    assert len(slack.thread("CREL")[1]) >= 2  # the reply taken before the kill, and the rest after it

@@ -172,7 +172,7 @@ def test_a_channel_subscribes_to_two_repositories_and_another_has_none(serve):
         f"This channel gets the daily report of {ASCEND} (`ascend`) at 09:00 America/Los_Angeles time."
     ]
     [none] = run(serve, "subscriptions", "C0NONE")
-    assert none.startswith("This channel gets no reports or live alerts.")
+    assert none.startswith("This channel gets no reports, live alerts or release threads.")
 
     assert run(serve, "unsubscribe vllm-ascend daily", "C0SUBS") == [
         f"This channel no longer gets the daily report of {ASCEND} (`ascend`) at 09:00 America/Los_Angeles time."

@@ -45,13 +45,13 @@ def test_weekly_and_weekdays_subscriptions_say_when_they_come(runtime):
 
 
 @pytest.mark.parametrize("text, says", [
-    ("subscribe weekly daily", "give one of daily, weekdays, weekly or live"),
+    ("subscribe weekly daily", "give one of daily, weekdays, weekly, live or releases"),
     ("subscribe on friday", "`on DAY` is for the weekly report: `weekly on friday`"),
     ("subscribe weekly on someday", "`on` needs a day of the week, like `weekly on friday`"),
     ("subscribe my-prs", "my-prs is a subscription of your own: `/prdigest me subscribe my-prs`"),
     ("subscribe weekly rcom", "`rcom` is not a filter term: did you mean `rocm`?"),
     ("subscribe dialy", "`dialy` is not a filter term: did you mean `daily`?"),
-    ("unsubscribe weekly live", "unsubscribe takes at most a repository and one of daily, weekly, live or my-prs"),
+    ("unsubscribe weekly live", "unsubscribe takes at most a repository and one of daily, weekly, live, releases or my-prs"),
 ])
 def test_bad_subscriptions_get_one_line_and_change_nothing(runtime, text, says):
     reply = say(runtime, text)

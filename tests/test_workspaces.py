@@ -156,7 +156,7 @@ def test_a_workspace_never_reads_or_changes_another_workspaces_rows(installable)
     seed_day(runtime.db, datetime.now(LA).date(), 2, areas=["rocm"])
     installable.command(ACME, "subscribe rocm weekly", "a-sub")
     assert installable.command(GLOBEX, "subscriptions", "g-list").startswith("This channel gets no reports")
-    assert installable.command(GLOBEX, "unsubscribe", "g-stop") == "This channel has no reports or live alerts to stop."
+    assert installable.command(GLOBEX, "unsubscribe", "g-stop") == "This channel has no reports, live alerts or release threads to stop."
     assert [sub.filter.text for sub in team_subscriptions(runtime.db, Team(ACME))] == ["rocm"]
     assert "the weekly report of acme/engine (`rocm`)" in installable.command(ACME, "subscriptions", "a-list")
 
@@ -299,7 +299,7 @@ def test_the_scopes_asked_are_the_manifests_and_it_hears_uninstalls():
 def old_store(path) -> None:
     """A store of the release before workspaces: a channel's subscription and post, a person, previews, a question."""
     db = Database(path)
-    migrations.apply(db, stop_before="m015_teams")
+    migrations.apply(db, stop_before="m017_teams")
     when = "2026-03-01T17:00:00Z"
     db["subscriptions"].insert({"channel": "C1", "repo": REPO, "mode": "daily", "cadence": "daily", "filter": "rocm",
                                 "post_at": "09:00", "weekday": 0, "created_by": "U0ALICE", "created_at": when})

@@ -25,15 +25,18 @@ from bot.answers.subscribing import (
 )
 from bot.messages.blocks import area_order, pr_list_message, pr_summary_message, reply_messages, text_message
 from bot.messages.mrkdwn import escape
+from bot.messages.releases import release_list_message, release_messages, release_name, release_status_line
 from bot.runtime import Runtime
 from store.days import local_day
 from store.db import StoreError, StoreFull, StoreReadOnly
 from store.report.day import DailyReport, load_report
+from store.report.release import LATEST, closest_tags, find_release, load_release, release_status
 from store.retrieval.search import search_prs
 from store.retrieval.when import TimeRange, read_time
 from store.subscription.cadence import DEFAULT_POST_AT
 from store.tables.previews import QUIET_SECONDS, previews_on, set_previews
 from store.tables.prs import get_pr, latest_merge
+from store.tables.releases import releases_of
 from store.tables.subscriptions import is_user
 from store.tables.teams import Team
 from store.text.patterns import LazyPattern
@@ -45,6 +48,7 @@ log = logging.getLogger(__name__)
 MAX_RANGE_DAYS = 366
 DEFAULT_DAYS = 7  # `area`, `author` and `areas` without a period: the last week
 SEARCH_HITS = 10
+RELEASES_LISTED = 10  # `releases` lists the last ten
 # Slack takes at most five responses to one command.
 MAX_RESPONSES = 5
 # 1234, #1234, or a PR's URL (as typed, or as Slack wraps it: <https://...|label>)
@@ -253,7 +257,9 @@ def _pr_summary(runtime: Runtime, repo: str, number: int) -> Reply:
     from bot.model.summarize import ensure_summary  # imported on use: it brings in the model client
 
     pr = ensure_summary(runtime.db, runtime.settings, pr, runtime.llm)
-    return Reply([pr_summary_message(pr, runtime.settings.timezone)])
+    tz = runtime.settings.timezone
+    shipped = release_status_line(release_status(runtime.db, pr), pr, tz)
+    return Reply([pr_summary_message(pr, tz, shipped)])
 
 
 def pr_reply(runtime: Runtime, repo: str, number: int) -> Reply:
@@ -281,6 +287,45 @@ def cmd_ask(call: Call) -> Reply:
     if not question:
         raise CommandError("ask what?", "ask")
     return Reply([answer(call.runtime, question, call.team, now=call.now, channel=call.channel)])
+
+
+# ------------------------------------------------------------------ releases
+
+def cmd_releases(call: Call) -> Reply:
+    if call.words:
+        raise CommandError("releases takes no arguments", "releases")
+    return each_repo(call, _releases)
+
+
+def _releases(call: Call) -> Reply:
+    found = releases_of(call.runtime.db, call.repo, limit=RELEASES_LISTED)
+    if not found:
+        return replace(_reply(f"No release of {escape(call.repo)} is stored yet: `prdigest ingest` reads them."), found=False)
+    return Reply([release_list_message(call.repo, found, call.tz)])
+
+
+def cmd_release(call: Call) -> Reply:
+    wanted = call.args.strip() or LATEST
+    if len(wanted.split()) > 1:
+        raise CommandError("give one tag, or `latest`", "release")
+    return each_repo(call, lambda one: _release(one, wanted))
+
+
+def _release(call: Call, wanted: str) -> Reply:
+    db = call.runtime.db
+    release = find_release(db, call.repo, wanted)
+    if release is None:
+        if wanted.lower() == LATEST or not releases_of(db, call.repo, limit=1):
+            return _releases(call)
+        close = closest_tags(db, call.repo, wanted)
+        hint = f" The closest: {', '.join(f'`{escape(tag)}`' for tag in close)}." if close else " `/prdigest releases` lists them."
+        return replace(_reply(f"No release `{escape(wanted)}` of {escape(call.repo)}.{hint}"), found=False)
+    if not release.mapped:
+        return _reply(
+            f"{release_name(release)} of {escape(call.repo)} came out before the oldest PR in the store, so its PRs"
+            f" are not mapped: `prdigest release-notes {escape(release.tag)}` reads them from GitHub."
+        )
+    return Reply(release_messages(load_release(db, release, call.tz), call.tz, limit=call.listed))
 
 
 # ------------------------------------------------------------------ link previews
@@ -324,17 +369,21 @@ COMMANDS: dict[str, Command] = {
     "areas": Command("areas [when]", "every area with its count (default: the last 7 days)", cmd_areas),
     "pr": Command("pr N", "the full summary of one PR", cmd_pr, slow=True),
     "author": Command("author LOGIN [when]", "one person's PRs (default: the last 7 days)", cmd_author),
+    "releases": Command("releases", "the last releases, with how many PRs each shipped", cmd_releases),
+    "release": Command("release [TAG | latest]", "one release's PRs by area (default: the latest)", cmd_release),
     "search": Command("search TEXT", "find PRs by words", cmd_search, free_text=True),
     "ask": Command("ask QUESTION", "a question about what merged (or mention @prdigest)", cmd_ask, slow=True, scoped=False),
     "subscribe": Command(
         SUBSCRIBE_USAGE,
         f"this channel's report: yesterday's every day (default {DEFAULT_POST_AT.strftime('%H:%M')}), the weekdays'"
-        " (Monday's covers the weekend), the week's (default Monday), or `live`: each PR as soon as it is ingested",
+        " (Monday's covers the weekend), the week's (default Monday), `live`: each PR as soon as it is ingested,"
+        " or `releases`: a thread for each new release",
         cmd_subscribe,
         reads_prs=False,
     ),
     "unsubscribe": Command(
-        "unsubscribe [REPO...] [daily | weekly | live]", "stop this channel's reports and alerts (all, unless named)",
+        "unsubscribe [REPO...] [daily | weekly | live | releases]",
+        "stop this channel's reports, alerts and release threads (all, unless named)",
         cmd_unsubscribe, reads_prs=False,
     ),
     "subscriptions": Command("subscriptions", "what this channel gets", cmd_subscriptions, reads_prs=False),

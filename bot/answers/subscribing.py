@@ -22,6 +22,7 @@ from store.subscription.cadence import (
     DEFAULT_POST_AT,
     LIVE,
     MY_PRS,
+    RELEASES,
     SATURDAY,
     WEEKDAYS,
     WEEKLY,
@@ -48,7 +49,7 @@ _TIME = LazyPattern(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
 CADENCE_WORDS = {**{name: name for name in CADENCES}, "watch": LIVE}
 # Besides filter terms, the words a subscription takes: a mistyped one is suggested like a term.
 OWN_WORDS = (*CADENCE_WORDS, "at", "on")
-SUBSCRIBE_USAGE = "subscribe [REPO...] [FILTER...] [daily | weekdays | weekly [on DAY] | live] [at HH:MM]"
+SUBSCRIBE_USAGE = "subscribe [REPO...] [FILTER...] [daily | weekdays | weekly [on DAY] | live | releases] [at HH:MM]"
 FILTER_USAGE = (
     "FILTER is AREA, author:LOGIN, label:NAME or path:GLOB (each also with `-` before it to leave those out),"
     " `-bots` or `substantial`: terms of one kind are ORed, kinds are ANDed, and a `-` term always wins"
@@ -86,6 +87,8 @@ def describe(sub: Subscription, tz: ZoneInfo) -> str:
         return f"the weekly report{of} on {DAY_NAMES[cadence.weekday].title()}s {at}, for the 7 days before"
     if cadence.name == LIVE:
         return f"live alerts{of} as PRs merge"
+    if cadence.name == RELEASES:
+        return f"a thread for each new release{of}"
     return f"a message for each PR of yours that merges in {escape(sub.repo)}{rule}"
 
 
@@ -111,6 +114,8 @@ def _comes(call: Call, sub: Subscription) -> str:
         return " Each comes with the ingest that finds it merged."
     if sub.live:
         return " The first comes with the next ingest."
+    if sub.slot == RELEASES:
+        return " The first comes when the next release is published."
     return f" The next one comes {_next_report(call, sub)}."
 
 
@@ -148,8 +153,10 @@ def read_wanted(words: Sequence[str], command: str, personal: bool) -> Wanted:
     name = name or DAILY
     if name == MY_PRS and not personal:
         raise CommandError("my-prs is a subscription of your own: `/prdigest me subscribe my-prs`", command)
-    if timed and name in (LIVE, MY_PRS):
-        raise CommandError(f"{'live alerts' if name == LIVE else 'my-prs messages'} come as PRs merge; `at` is for reports", command)
+    if timed and name in (LIVE, MY_PRS, RELEASES):
+        comes = {LIVE: "live alerts come as PRs merge", MY_PRS: "my-prs messages come as PRs merge",
+                 RELEASES: "release threads come as releases are published"}[name]
+        raise CommandError(f"{comes}; `at` is for reports", command)
     if weekday is not None and name != WEEKLY:
         raise CommandError("`on DAY` is for the weekly report: `weekly on friday`", command)
     return Wanted(Cadence(name, post_at, weekday or 0), terms)
@@ -186,7 +193,7 @@ def _slot(words: Sequence[str], command: str) -> str | None:
     """The one slot `unsubscribe` words name (daily, weekly, live, my-prs), or None for all of them."""
     slots = {Cadence(CADENCE_WORDS[word.lower()]).slot for word in words if word.lower() in CADENCE_WORDS}
     if len(slots) > 1 or any(word.lower() not in CADENCE_WORDS for word in words):
-        raise CommandError("unsubscribe takes at most a repository and one of daily, weekly, live or my-prs", command)
+        raise CommandError("unsubscribe takes at most a repository and one of daily, weekly, live, releases or my-prs", command)
     return next(iter(slots), None)
 
 
@@ -229,8 +236,8 @@ def cmd_unsubscribe(call: Call) -> Reply:
 
 
 # What `unsubscribe` says a channel or person has none of, by slot.
-_KINDS = {None: "reports or live alerts", DAILY: "daily report", WEEKLY: "weekly report", LIVE: "live alerts",
-          MY_PRS: "my-prs messages"}
+_KINDS = {None: "reports, live alerts or release threads", DAILY: "daily report", WEEKLY: "weekly report",
+          LIVE: "live alerts", MY_PRS: "my-prs messages", RELEASES: "release threads"}
 
 
 def _unsubscribe(call: Call, channel: str, slot: str | None) -> list[Subscription]:
@@ -244,17 +251,17 @@ def cmd_subscriptions(call: Call) -> Reply:
     if call.channel:
         subs = channel_subscriptions(call.runtime.db, call.team, call.channel)
         if not subs:
-            return reply(f"This channel gets no reports or live alerts. `/prdigest {SUBSCRIBE_USAGE}` starts one.")
+            return reply(f"This channel gets no reports, live alerts or release threads. `/prdigest {SUBSCRIBE_USAGE}` starts one.")
         return reply("\n".join(f"This channel gets {describe(sub, call.tz)}." for sub in subs))
     subs = team_subscriptions(call.runtime.db, call.team)
     if not subs:
-        return reply("No channel gets reports or live alerts yet.")
+        return reply("No channel gets reports, live alerts or release threads yet.")
     return reply("\n".join(f"\u2022 {escape(sub.channel)}: {describe(sub, call.tz)}" for sub in subs))
 
 
 # ------------------------------------------------------------------ people
 
-ME_USAGE = "me [github LOGIN | subscribe [REPO...] [FILTER...] [daily | weekdays | weekly | live | my-prs] | unsubscribe ...]"
+ME_USAGE = "me [github LOGIN | subscribe [REPO...] [FILTER...] [daily | weekdays | weekly | live | releases | my-prs] | unsubscribe ...]"
 
 
 def cmd_me(call: Call) -> Reply:

@@ -153,14 +153,16 @@ def is_range(report: DailyReport) -> bool:
 
 def parent_message(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, in_thread: bool = True,
-    highlighted: bool = True, week: bool = False,
+    highlighted: bool = True, week: bool = False, headline: str | None = None, notes: Sequence[str] = (),
 ) -> Message:
-    """The thread's parent: date, counts by type, top areas, and three highlights unless not `highlighted`.
-    A week's parent counts every area and has up to five highlights."""
+    """The thread's parent: date (or `headline`, our mrkdwn), counts by type, `notes` (our mrkdwn lines), top
+    areas, and three highlights unless not `highlighted`. A week's parent counts every area and has up to five
+    highlights."""
     prs = report.prs
     kinds = Counter(pr.type for pr in prs)
-    lines = [f"*{escape(report_headline(report, scope, as_of, week))}*"]
+    lines = [headline or f"*{escape(report_headline(report, scope, as_of, week))}*"]
     lines.append(f"{len(prs)} merged: {kinds['substantial']} substantial, {kinds['trivial']} trivial")
+    lines.extend(notes)
     areas = top_areas(prs, report.repo, limit=None if week else 3)
     if areas:
         lead = "PRs by area, each counting every PR touching it" if week else "Top areas, by PRs touching each"
@@ -186,25 +188,21 @@ def home_blocks(
     return [*blocks, mrkdwn_section(help_text)]
 
 
-def thread_messages(report: DailyReport, limit: int | None = None) -> list[Message]:
+def thread_messages(report: DailyReport, limit: int | None = None, more: Callable[[int], str] | None = None) -> list[Message]:
     """Every PR of the day, grouped by area; trivial PRs compact at the end.
 
     With `limit`, at most that many substantial and that many trivial PRs are
-    listed, and a last line says how many were left out.
+    listed, and a last line says how many were left out (`more`, by default how to narrow the list down).
     """
     with_date = is_range(report)
     substantial = [pr for pr in report.prs if pr.type != "trivial"]
     trivial = [pr for pr in report.prs if pr.type == "trivial"]
     shown, shown_trivial = substantial[:limit], trivial[:limit]
-    groups: dict[str, list[PullRequest]] = {}
-    for pr in shown:
-        groups.setdefault(primary_area(pr), []).append(pr)
-    position, touched = area_order(report.repo), touching(report.prs)
-    order = sorted(groups, key=lambda a: (-len(groups[a]), position(a)))
+    touched = touching(report.prs)
     blocks: list[dict[str, Any]] = []
-    for area in order:
-        blocks.append(mrkdwn_section(group_heading(area, len(groups[area]), touched[area])))
-        for pr in groups[area]:
+    for area, prs in by_area(shown, report.repo):
+        blocks.append(mrkdwn_section(group_heading(area, len(prs), touched[area])))
+        for pr in prs:
             blocks.append(mrkdwn_section(pr_line(pr, report.tz, with_date), accessory=summary_button(pr)))
     if shown_trivial:
         lines = [f"*trivial* ({len(trivial)}) _\u2014 any PR's full summary: `/prdigest pr N`_"] + [
@@ -213,8 +211,17 @@ def thread_messages(report: DailyReport, limit: int | None = None) -> list[Messa
         blocks.extend(text_sections(lines))
     left_out = len(substantial) - len(shown) + len(trivial) - len(shown_trivial)
     if left_out:
-        blocks.append(mrkdwn_section(f"_{more_note(left_out)}_"))
+        blocks.append(mrkdwn_section(f"_{(more or more_note)(left_out)}_"))
     return split_blocks(blocks)
+
+
+def by_area(prs: list[PullRequest], repo: str) -> list[tuple[str, list[PullRequest]]]:
+    """PRs grouped under their main areas, in their order within each; the largest group first, ties in areas.toml's order."""
+    groups: dict[str, list[PullRequest]] = {}
+    for pr in prs:
+        groups.setdefault(primary_area(pr), []).append(pr)
+    position = area_order(repo)
+    return sorted(groups.items(), key=lambda group: (-len(group[1]), position(group[0])))
 
 
 def group_heading(area: str, listed: int, touched: int) -> str:
@@ -249,8 +256,13 @@ def reply_messages(
     report: DailyReport, scope: str | None = None, as_of: datetime | None = None, limit: int = MAX_LISTED
 ) -> list[Message]:
     """A day or a period as the answer to a command: the summary, then its PRs (at most `limit` of each type)."""
-    highlighted = sum(pr.type != "trivial" for pr in report.prs) > SHORT_LIST
-    return [parent_message(report, scope, as_of, in_thread=False, highlighted=highlighted)] + thread_messages(report, limit=limit)
+    parent = parent_message(report, scope, as_of, in_thread=False, highlighted=worth_highlighting(report))
+    return [parent] + thread_messages(report, limit=limit)
+
+
+def worth_highlighting(report: DailyReport) -> bool:
+    """Whether a reply's summary picks highlights: not when the list right below it is short enough to read whole."""
+    return sum(pr.type != "trivial" for pr in report.prs) > SHORT_LIST
 
 
 def pack_lines(lines: list[str], limit: int) -> list[str]:
@@ -291,13 +303,15 @@ def _message(blocks: list[dict[str, Any]]) -> Message:
     return Message(text=truncate(text, MAX_FALLBACK_CHARS), blocks=blocks)
 
 
-def pr_summary_message(pr: PullRequest, tz: ZoneInfo) -> Message:
-    """The full four-section summary of one PR."""
+def pr_summary_message(pr: PullRequest, tz: ZoneInfo, shipped: str | None = None) -> Message:
+    """The full four-section summary of one PR, and `shipped` (our mrkdwn: the release that shipped it) under its head."""
     when = pr.merged_at.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
     head = f"*{pr_link(pr)}*\nby {escape(pr.author)} · merged {when}"
     if pr.merged_by:
         head += f" by {escape(pr.merged_by)}"
     head += f" · {pr.type}" + (f" · {', '.join(pr.areas)}" if pr.areas else "")
+    if shipped:
+        head += f"\n{shipped}"
     blocks = [mrkdwn_section(head)]
     if pr.summary:
         for key, label in SECTIONS:

@@ -18,13 +18,14 @@ from slack_sdk import WebClient
 from sqlite_utils import Database
 
 from bot.config import Settings
-from bot.ingest import describe, github_client
+from bot.ingest import describe, describe_releases, github_client
 from bot.messages.blocks import Message, daily_report_messages, filter_scope
 from bot.runtime import Runtime
 from bot.slack.posted import ThreadReader, ambiguous, metadata
 from store.db import StoreError
 from store.report.day import DailyReport, load_report
 from store.sources.ingest import ingest_repo, plan_window
+from store.sources.releases import ingest_releases
 from store.subscription.cadence import WEEKLY
 from store.tables.people import dm_channel, remember_dm_channel
 from store.tables.posts import (
@@ -287,6 +288,9 @@ def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
             summarized = summarize_ingested(runtime.db, settings, repo, window.start, window.end, client, runtime.llm)
             if summarized and summarized.calls:
                 log.info("%s: %s", repo, summarized.describe())
+            before = client.requests
+            releases = ingest_releases(runtime.db, client, repo, window.start)
+            log.info("%s", describe_releases(releases, client.requests - before))
 
     return ingest
 

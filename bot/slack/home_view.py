@@ -11,7 +11,7 @@ from bot.answers.subscribing import describe
 from bot.messages.blocks import home_blocks, mrkdwn_section, text_sections
 from bot.messages.mrkdwn import escape
 from store.report.day import DailyReport
-from store.subscription.cadence import CADENCES, DAILY, LIVE, MY_PRS, WEEKDAYS, WEEKLY
+from store.subscription.cadence import CADENCES, DAILY, LIVE, MY_PRS, RELEASES, WEEKDAYS, WEEKLY
 from store.tables.subscriptions import Subscription
 from store.text.patterns import LazyPattern
 from store.understanding.areas import area_names
@@ -31,6 +31,7 @@ CHOICES = {
     WEEKLY: "Weekly report",
     LIVE: "Live alerts",
     MY_PRS: "My PRs, as each merges",
+    RELEASES: "A thread for each new release",
 }
 # Past this many of a person's subscriptions, the rest are named by `/prdigest me`: the reports need room too.
 MAX_ROWS = 30

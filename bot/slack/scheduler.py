@@ -1,4 +1,5 @@
-"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts, post each report at its time.
+"""The clock inside `prdigest serve`: ingest every few minutes, send live alerts and new releases' threads, post
+each report at its time.
 
 When a report is due comes from its subscription's cadence (store.subscription.cadence);
 whether it was posted is read from the store, so a restart (or a crash in the
@@ -14,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from bot.runtime import Runtime
 from bot.slack.daily import DailyPoster, Pacer
 from bot.slack.live import LiveAlerts
+from bot.slack.releases import ReleasePosts
 from bot.slack.workspaces import Workspaces, each_workspace
 from store.subscription.cadence import DAILY, WEEKLY
 from store.tables.posts import find_post
@@ -29,7 +31,8 @@ FRESH = timedelta(minutes=1)
 
 
 class Scheduler:
-    """One tick a minute: poll ingestion when due, send live alerts, then post every report that is due and not posted."""
+    """One tick a minute: poll ingestion when due, send live alerts and release threads, then post every report
+    that is due and not posted."""
 
     def __init__(
         self,
@@ -43,6 +46,7 @@ class Scheduler:
         self.ingest = ingest
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
         self.live = LiveAlerts(runtime, workspaces, self.pacer)
+        self.releases = ReleasePosts(runtime, workspaces, self.pacer)
         self._ingested: dict[str, datetime] = {}
         self._retry_at: dict[tuple[Team, str, str, str], datetime] = {}
 
@@ -50,6 +54,7 @@ class Scheduler:
         now = now or datetime.now(UTC)
         self._poll(now)
         self.live.run(now)
+        self.releases.run()
         subs = all_subscriptions(self.runtime.db, (DAILY, WEEKLY))
         for client, mine in each_workspace(self.workspaces, subs):
             poster = DailyPoster(client, self.runtime, self.pacer, self.live.owner)

@@ -1,18 +1,21 @@
-"""GitHub's API as ingest needs it: merged PRs of a window, with their files, through faults and rate limits.
+"""GitHub's API as ingest needs it: merged PRs of a window with their files, and releases with the commits
+of their ranges, through faults and rate limits.
 
 Without a token only the REST API is used (search, pull, files). With a token the
-GraphQL API brings a whole page of PRs with their files in one request.
+GraphQL API brings a whole page of PRs with their files in one request. Releases
+and the commits between two tags come from REST either way: GraphQL has no compare.
 """
 from __future__ import annotations
 
 import logging
 import random
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
+from urllib.parse import quote
 
 import httpx
 
@@ -29,6 +32,12 @@ SEARCH_PAGE = 100
 # GitHub answers the files of a PR 100 at a time and lists no more than 3000 of them.
 FILES_PAGE = 100
 FILES_LIMIT = 3000
+# Releases and the commits of a compare come at most 100 a page. A release's listing reads at most
+# RELEASE_PAGES pages (vLLM has some 150 releases), a compare at most RANGE_PAGES (vLLM's largest minor
+# release is about a thousand commits): past those a listing is cut with a line, and a range not mapped.
+LIST_PAGE = 100
+RELEASE_PAGES = 20
+RANGE_PAGES = 100
 # 50 PRs with up to 100 files each keeps one GraphQL page well inside GitHub's
 # node limit and its 10-second query budget, and covers a busy day.
 GRAPHQL_PAGE = 50
@@ -45,6 +54,14 @@ class GitHubError(Exception):
 
 class BadToken(GitHubError):
     """GitHub refused the token: nothing else will work until it is fixed."""
+
+
+class NotFound(GitHubError):
+    """GitHub answered 404: the repository, tag or PR asked for is not there (or the token cannot see it)."""
+
+
+class TooLong(GitHubError):
+    """A listing runs past the pages this client reads of it, and it is of no use in part (a release's range)."""
 
 
 class UnusableAnswer(GitHubError):
@@ -105,6 +122,17 @@ class OpenPull:
     opened_at: datetime
     labels: list[str]
     files: list[str]
+
+
+@dataclass(frozen=True)
+class ReleaseData:
+    """A published release as GitHub lists it."""
+
+    tag: str
+    name: str
+    url: str
+    published_at: datetime
+    prerelease: bool
 
 
 class GitHubClient:
@@ -252,6 +280,71 @@ class GitHubClient:
                     break
         return files[:FILES_LIMIT]
 
+    def releases(self, repo: str, stop: Callable[[list[ReleaseData]], bool]) -> tuple[list[ReleaseData], bool]:
+        """The repository's published releases, the last created first, drafts left out, a page at a time until
+        `stop(page)` holds or the listing ends; and whether it ended, rather than stopped or was cut short."""
+        listed: list[ReleaseData] = []
+        ended = True
+
+        def cut(problem: str) -> None:
+            nonlocal ended
+            ended = False
+            self.warn(f"{problem}; the oldest releases are left unlisted")
+
+        with _expected_shapes(f"{repo}'s releases"):
+            pages = self._pages(f"repos/{repo}/releases", {"per_page": LIST_PAGE}, RELEASE_PAGES, cut)
+            for page in pages:
+                items = [item for item in _items(page, "a releases page") if not item.get("draft") and item.get("published_at")]
+                found = [_release(item) for item in items]
+                listed += found
+                if stop(found):
+                    pages.close()
+                    return listed, False
+        return listed, ended
+
+    def range_messages(self, repo: str, base: str | None, head: str) -> list[str]:
+        """The messages of the commits reachable from tag `head` and not from tag `base` (every page of the
+        compare, oldest first); without `base`, of head's whole history. A range is never read in part: one
+        past RANGE_PAGES pages, or a compare that comes back short of its total_commits, is an error."""
+        what = f"{base}...{head}" if base else f"the history of {head}"
+
+        def cut(problem: str) -> NoReturn:
+            raise TooLong(f"{problem}: {what} is longer than {RANGE_PAGES * LIST_PAGE:,} commits and is not mapped")
+
+        total = None
+        commits: dict[str, str] = {}
+        with _expected_shapes(f"{repo} {what}"):
+            if base is None:
+                pages = self._pages(f"repos/{repo}/commits", {"sha": head, "per_page": LIST_PAGE}, RANGE_PAGES, cut)
+            else:
+                path = f"repos/{repo}/compare/{_ref(base)}...{_ref(head)}"
+                pages = self._pages(path, {"per_page": LIST_PAGE}, RANGE_PAGES, cut)
+            for page in pages:
+                if base is not None:
+                    total, page = page["total_commits"], page["commits"]
+                commits.update((_text(commit["sha"]), _text(commit["commit"]["message"])) for commit in _items(page, "commits"))
+        if total is not None and len(commits) != total:
+            raise GitHubError(f"the compare of {what} gave {len(commits)} of its {total} commits")
+        return list(commits.values())
+
+    def pulls(self, repo: str, numbers: Sequence[int]) -> Iterator[PullData]:
+        """The merged PRs among `numbers`, each with every file, as they come; a number that is no merged PR of
+        `repo` (an issue, a PR closed unmerged, nothing) is left out. With GraphQL, 50 PRs a request."""
+        with _expected_shapes(repo):
+            if self.graphql:
+                for start in range(0, len(numbers), GRAPHQL_PAGE):
+                    batch = list(numbers[start : start + GRAPHQL_PAGE])
+                    found = self._graphql(_pulls_by_number(batch), _owner_name(repo), missing=True)["repository"]
+                    for index in range(len(batch)):
+                        node = found.get(f"p{index}")
+                        if node and node.get("mergedAt"):
+                            yield self.pull_details(repo, _graphql_pull(node))
+                return
+            for number in numbers:
+                found = self.pull(repo, number)
+                if isinstance(found, PullData):
+                    yield found
+
     # -- REST ----------------------------------------------------------------------
 
     def _rest_merged(self, repo: str, start: datetime, end: datetime) -> Listing:
@@ -308,15 +401,20 @@ class GitHubClient:
                 return found
         _past_search(f"GraphQL MergedPulls: GitHub offered more than {most} pages")
 
-    def _graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    def _graphql(self, query: str, variables: dict[str, Any], missing: bool = False) -> dict[str, Any]:
+        """The query's data. With `missing`, an object the query names inside the repository that is not
+        there (a PR number that is an issue) is no error: the data holds null for it."""
         operation = query.split("(", 1)[0].split()[-1]
         what = f"GraphQL {operation}"
         body = _json(self._request("POST", self.graphql_url, json={"query": query, "variables": variables}), what)
         errors = body.get("errors") or []
         for error in errors:
-            if error.get("type") == "NOT_FOUND" and (error.get("path") or [None])[0] == "repository":
+            path = error.get("path") or [None]
+            if error.get("type") == "NOT_FOUND" and path == ["repository"]:
                 repo = f"{variables['owner']}/{variables['name']}"
                 raise GitHubError(f"unknown repository {repo} at {self.base_url} (not found, or the token cannot see it)")
+        if missing:
+            errors = [e for e in errors if not (e.get("type") == "NOT_FOUND" and (e.get("path") or [None])[0] == "repository")]
         if errors or not body.get("data"):
             message = errors[0].get("message", "no data") if errors else "no data"
             raise GitHubError(f"{what}: {one_line(message)}")
@@ -433,7 +531,8 @@ def _rate_limit_wait(response: httpx.Response, attempt: int, now: float) -> tupl
 
 def _json(response: httpx.Response, what: str) -> Any:
     if response.status_code >= 400:
-        raise GitHubError(f"{what}: {response.status_code} {_message(response)}")
+        error = NotFound if response.status_code == 404 else GitHubError
+        raise error(f"{what}: {response.status_code} {_message(response)}")
     try:
         return response.json()
     except ValueError:
@@ -452,6 +551,11 @@ def _path_of(url: str) -> str:
     """The path of a relative or absolute URL, without its query, to name a request in a message."""
     path = url.split("://", 1)[1].split("/", 1)[-1] if "://" in url else url
     return "/" + path.split("?", 1)[0]
+
+
+def _ref(name: str) -> str:
+    """A tag as it goes in a URL's path: slashes kept (releases/v1.2), everything else that could end it escaped."""
+    return quote(name, safe="/")
 
 
 def _search_query(repo: str, start: datetime, end: datetime) -> str:
@@ -606,6 +710,16 @@ def _rest_common(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _release(item: dict[str, Any]) -> ReleaseData:
+    return ReleaseData(
+        tag=_text(item["tag_name"]),
+        name=_text(item.get("name") or ""),
+        url=_text(item.get("html_url") or ""),
+        published_at=_moment(item["published_at"]),
+        prerelease=bool(item.get("prerelease")),
+    )
+
+
 def _graphql_pull(node: dict[str, Any]) -> PullData:
     files = node["files"] or {"nodes": [], "pageInfo": {"hasNextPage": False}}
     return PullData(
@@ -643,6 +757,17 @@ MERGED_PULLS = """query MergedPulls($owner: String!, $name: String!, $q: String!
     nodes { ... on PullRequest {""" + _PULL_FIELDS + """      } }
   }
 }"""
+
+
+def _pulls_by_number(numbers: list[int]) -> str:
+    """One query for many PRs by number, each under an alias (p0, p1, ...): GraphQL takes no list of numbers."""
+    fields = "".join(f"\n    p{index}: pullRequest(number: {number:d}) {{ ...Pull }}" for index, number in enumerate(numbers))
+    return (
+        "query PullsByNumber($owner: String!, $name: String!) {\n"
+        f"  repository(owner: $owner, name: $name) {{{fields}\n  }}\n}}\n"
+        "fragment Pull on PullRequest {" + _PULL_FIELDS + "}"
+    )
+
 
 PULL_FILES = """query PullFiles($owner: String!, $name: String!, $number: Int!, $after: String) {
   repository(owner: $owner, name: $name) {

@@ -117,7 +117,7 @@ def ingest_repo(
                 ) from None
             else:
                 with write_transaction(db):
-                    new = _store(db, repo, detailed)
+                    new = store_pull(db, repo, detailed)
                     if moves_cursor and (held is None or detailed.merged_at < held):
                         _advance_cursor(db, repo, detailed.merged_at)
                 if new:
@@ -159,7 +159,7 @@ def fetch_pull(db: Database, client: GitHubClient, repo: str, number: int) -> Pu
     if found is None:
         return None
     with write_transaction(db):
-        _store(db, repo, found)
+        store_pull(db, repo, found)
     return get_pr(db, repo, number)
 
 
@@ -201,8 +201,8 @@ def _stored_version(db: Database, repo: str, number: int) -> str | None:
     return row[0] if row else None
 
 
-def _store(db: Database, repo: str, pull: PullData) -> bool:
-    """Write one PR (inside the caller's transaction); True when it is new to the store."""
+def store_pull(db: Database, repo: str, pull: PullData) -> bool:
+    """Write one detailed PR (inside the caller's transaction, if one is open); True when it is new to the store."""
     existing = get_pr(db, repo, pull.number)
     pr = _as_pr(repo, pull)
     if existing and existing.summary and existing.summary.source != "extractive":

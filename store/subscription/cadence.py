@@ -7,6 +7,7 @@
   weekend), the next one covers every day since, up to a week back.
 - `weekly`: on its day (Monday unless told) at its time, the 7 days up to the day before.
 - `live` and `my-prs`: each PR soon after it is stored; they have no time.
+- `releases`: a thread for each release published since, once its PRs are mapped; it has no time either.
 
 Times are local wall-clock times: one skipped by the spring DST switch comes with the first minute after
 it, and one that happens twice in autumn comes at the first.
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-DAILY, WEEKDAYS, WEEKLY, LIVE, MY_PRS = "daily", "weekdays", "weekly", "live", "my-prs"
-CADENCES = (DAILY, WEEKDAYS, WEEKLY, LIVE, MY_PRS)
+DAILY, WEEKDAYS, WEEKLY, LIVE, MY_PRS, RELEASES = "daily", "weekdays", "weekly", "live", "my-prs", "releases"
+CADENCES = (DAILY, WEEKDAYS, WEEKLY, LIVE, MY_PRS, RELEASES)
 REPORTS = (DAILY, WEEKDAYS, WEEKLY)  # the cadences that post a report at a time
 DEFAULT_POST_AT = time(9, 0)
 DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -14,7 +14,7 @@ from sqlite_utils import Database
 
 from store.days import now_text
 from store.db import write_transaction
-from store.subscription.cadence import LIVE, MY_PRS
+from store.subscription.cadence import LIVE, MY_PRS, RELEASES
 from store.tables.posts import release_team
 from store.tables.teams import OF_TEAM, Team
 
@@ -29,16 +29,17 @@ FIELDS = (
 def save_installation(db: Database, team: Team, fields: dict[str, Any]) -> bool:
     """Keep the team's installation (or its rotated tokens); True when the team had none before.
 
-    A team that installs again after an uninstall gets its subscriptions back. Its live ones begin again now:
-    the PRs stored while the app was away are in its reports, and would otherwise come in one alert."""
+    A team that installs again after an uninstall gets its subscriptions back. Its live ones and its release threads
+    begin again now: the PRs stored while the app was away are in its reports, and would otherwise come in one
+    alert (and the releases in a row of threads)."""
     with write_transaction(db):
         new = find_installation(db, team) is None
         db.table("slack_installations").insert(
             {**team.columns, **{name: fields.get(name) for name in FIELDS}, "updated_at": now_text()}, replace=True
         )
         if new:
-            db.execute(f"update subscriptions set created_at = ? where {OF_TEAM} and mode in (?, ?)",
-                       [now_text(), *team.key, LIVE, MY_PRS])
+            db.execute(f"update subscriptions set created_at = ? where {OF_TEAM} and mode in (?, ?, ?)",
+                       [now_text(), *team.key, LIVE, MY_PRS, RELEASES])
     return new
 
 

@@ -64,7 +64,7 @@ def plan_alerts(
         groups = [[pr] for pr in prs] if sub.slot == MY_PRS else [prs]
         posts = []
         for batch, group in enumerate(groups, start=last + 1):
-            key = PostKey.of(sub.channel, sub.repo, day, sub.filter.text, batch, sub.slot, sub.team)
+            key = PostKey.of(sub.channel, sub.repo, day, sub.filter.text, batch, sub.slot, team=sub.team)
             post = claim_post(db, key, owner, partial(render, group), lease, now)
             assert post is not None, "a new batch number is no other process's post"
             posts.append(post)
@@ -83,7 +83,7 @@ def unfinished(db: Database, sub: Subscription) -> list[PostKey]:
         " and batch > 0 and state = 'posting' order by date, batch",
         [*sub.team.key, sub.channel, sub.repo, sub.slot],
     )
-    return [PostKey.of(sub.channel, sub.repo, date.fromisoformat(day), text, batch, sub.slot, sub.team)
+    return [PostKey.of(sub.channel, sub.repo, date.fromisoformat(day), text, batch, sub.slot, team=sub.team)
             for day, text, batch in rows]
 
 
@@ -108,7 +108,7 @@ def changed_since_sent(db: Database, sub: Subscription, since: date) -> list[tup
     )
     found = []
     for day, text, batch, numbers in rows:
-        post = get_post(db, sub.channel, sub.repo, date.fromisoformat(day), text, batch, sub.slot, sub.team)
+        post = get_post(db, sub.channel, sub.repo, date.fromisoformat(day), text, batch, sub.slot, team=sub.team)
         if post is None:  # removed by another process since the query above read it
             continue
         prs = get_prs(db, sub.repo, json.loads(numbers))

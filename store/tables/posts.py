@@ -31,30 +31,33 @@ POSTING, DONE, EMPTY = "posting", "done", "empty"
 class PostKey:
     channel: str  # a channel, or a person's user ID (delivered by direct message)
     repo: str
-    date: date  # the last day a report covers; the day of a live alert
+    date: date  # the last day a report covers; the day of a live alert; the day a release came out
     filter: str = ""  # the subscription's filter, as its canonical text; empty: every PR
     batch: int = 0  # 0: a report; 1, 2, ...: the day's live alerts, in order
-    kind: str = DAILY  # the subscription's slot: daily (daily or weekdays), weekly, live, my-prs
+    kind: str = DAILY  # the subscription's slot: daily (daily or weekdays), weekly, live, my-prs, releases
+    release: str = ""  # a release's thread: its tag
     team: Team = NO_TEAM  # the workspace of the channel or person
 
     # datetime.date: in the class body `date` names the field above, not the type.
     @classmethod
     def of(
         cls, channel: str, repo: str, day: datetime.date, filter: str = "", batch: int = 0, kind: str = DAILY,
-        team: Team = NO_TEAM,
+        release: str = "", team: Team = NO_TEAM,
     ) -> PostKey:
-        return cls(channel, repo, day, filter, batch, kind, team)
+        return cls(channel, repo, day, filter, batch, kind, release, team)
 
     @property
     def text(self) -> str:
         """The key as one string, as it travels in the messages' metadata (read back in the team's own channel)."""
         numbered = f" {self.kind}-{self.batch}" if self.batch else ""
         weekly = f" {self.kind}" if self.kind == WEEKLY else ""
-        return f"{self.channel} {self.repo} {self.date.isoformat()} {self.filter}".rstrip() + weekly + numbered
+        release = f" release-{self.release}" if self.release else ""
+        return f"{self.channel} {self.repo} {self.date.isoformat()} {self.filter}".rstrip() + weekly + numbered + release
 
     @property
     def where(self) -> list[Any]:
-        return [*self.team.key, self.channel, self.repo, self.kind, self.date.isoformat(), self.filter, self.batch]
+        return [*self.team.key, self.channel, self.repo, self.kind, self.date.isoformat(), self.filter, self.batch,
+                self.release]
 
 
 @dataclass
@@ -86,15 +89,16 @@ class DailyPost:
         return self.state in (DONE, EMPTY)
 
 
-_WHERE = f"{OF_TEAM} and channel = ? and repo = ? and kind = ? and date = ? and filter = ? and batch = ?"
+_WHERE = f"{OF_TEAM} and channel = ? and repo = ? and kind = ? and date = ? and filter = ? and batch = ? and release = ?"
 
 
 def get_post(
     db: Database, channel: str, repo: str, day: date, filter: str = "", batch: int = 0, kind: str = DAILY,
-    team: Team = NO_TEAM,
+    release: str = "", team: Team = NO_TEAM,
 ) -> DailyPost | None:
-    """The record of the post to the team's channel that ends on `day`, if there is one."""
-    return find_post(db, PostKey.of(channel, repo, day, filter, batch, kind, team))
+    """The record of the post to the team's channel that ends on `day` (the thread of the `release` that came out
+    that day), if there is one."""
+    return find_post(db, PostKey.of(channel, repo, day, filter, batch, kind, release, team))
 
 
 def last_covered(db: Database, key: PostKey) -> date | None:
@@ -148,6 +152,7 @@ def claim_post(
                     "date": key.date.isoformat(),
                     "filter": key.filter,
                     "batch": key.batch,
+                    "release": key.release,
                     "messages": json.dumps(messages, ensure_ascii=False),
                     "parent_ts": None,
                     "replies_sent": 0,

@@ -248,7 +248,15 @@ def prs_merged_between(
 
 
 def latest_merge(db: Database, repo: str) -> datetime | None:
-    row = db.execute("select max(merged_at) from prs where repo = ?", [repo]).fetchone()
+    return _merge_time(db, repo, "max")
+
+
+def earliest_merge(db: Database, repo: str) -> datetime | None:
+    return _merge_time(db, repo, "min")
+
+
+def _merge_time(db: Database, repo: str, which: str) -> datetime | None:
+    row = db.execute(f"select {which}(merged_at) from prs where repo = ?", [repo]).fetchone()
     return from_utc_text(row[0]) if row and row[0] else None
 
 

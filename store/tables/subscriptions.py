@@ -2,8 +2,8 @@
 
 A subscription belongs to a channel, or to a person (its `channel` is then their Slack user ID, and it is
 delivered by direct message), of one workspace (store.tables.teams). Each has at most one subscription to a
-repository per slot (the daily report, the weekly report, live alerts, their own PRs); subscribing again
-updates it.
+repository per slot (the daily report, the weekly report, live alerts, their own PRs, release threads);
+subscribing again updates it.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sqlite_utils import Database
 
 from store.days import from_utc_text, to_utc_text
 from store.db import write_transaction
-from store.subscription.cadence import DAILY, EVERY_DAY, LIVE, MY_PRS, WEEKLY, Cadence
+from store.subscription.cadence import DAILY, EVERY_DAY, LIVE, MY_PRS, RELEASES, WEEKLY, Cadence
 from store.subscription.filter import EVERYTHING, Filter, load_filter
 from store.tables.people import github_login
 from store.tables.posts import PostKey
@@ -24,7 +24,7 @@ from store.text.patterns import LazyPattern
 
 # Slack user IDs: U… (W… in Enterprise Grid). Channels are C…, G… and D….
 _USER = LazyPattern(r"^[UW][A-Z0-9]{2,}$")
-SLOTS = (DAILY, WEEKLY, LIVE, MY_PRS)
+SLOTS = (DAILY, WEEKLY, LIVE, MY_PRS, RELEASES)
 
 
 def is_user(channel: str) -> bool:
@@ -48,8 +48,8 @@ class Subscription:
 
     @property
     def live(self) -> bool:
-        """Whether it sends PRs one look at a time (live alerts, one's own PRs) rather than reports."""
-        return not self.cadence.reports
+        """Whether it sends PRs one look at a time (live alerts, one's own PRs) rather than reports or release threads."""
+        return self.slot in (LIVE, MY_PRS)
 
     @property
     def personal(self) -> bool:

@@ -2,12 +2,15 @@
 
 It holds a set of PRs per repository and answers what prdigest asks: the
 repository, search/issues, pulls/N, pulls/N/files (Link pagination) and the
-GraphQL search and files queries. Every answer carries GitHub's rate-limit
+GraphQL search and files queries. It also holds tags (each with the history
+of commits it reaches) and releases, and answers releases, commits and
+compare pages as GitHub does. Every answer carries GitHub's rate-limit
 headers; faults (5xx, secondary limits, slowness) are injected per path.
 """
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import threading
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 from zoneinfo import ZoneInfo
 
 from servers.loopback import LoopbackServer
@@ -55,6 +58,65 @@ class FakePull:
     def touch(self, later: timedelta = timedelta(hours=1)) -> None:
         """An edit after the merge (a label, a comment): GitHub moves updated_at."""
         self.updated_at = (self.updated_at or datetime.now(UTC)) + later
+
+
+@dataclass(frozen=True)
+class FakeCommit:
+    sha: str
+    message: str
+
+
+@dataclass
+class FakeRelease:
+    tag: str
+    published_at: datetime | None  # None: a draft, which GitHub lists to tokens with push access only
+    prerelease: bool = False
+    name: str = ""
+    created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        self.created_at = self.created_at or self.published_at or datetime(2026, 1, 1, tzinfo=UTC)
+
+
+class FakeHistory:
+    """Commits on main and on release branches, as much of git as releases and compares need.
+
+    A squash merge is one commit on main naming its PR; a cherry-pick copies a
+    commit onto a branch as a new commit (a new SHA) with the same message.
+    """
+
+    def __init__(self, seed: str = "acme") -> None:
+        self.seed = seed
+        self.main: list[FakeCommit] = []
+        self.branches: dict[str, list[FakeCommit]] = {}
+
+    def _new(self, message: str) -> FakeCommit:
+        count = len(self.main) + sum(len(commits) for commits in self.branches.values())
+        return FakeCommit(hashlib.sha1(f"{self.seed}:{count}:{message}".encode()).hexdigest(), message)
+
+    def merge(self, pull: FakePull, merge_commit: bool = False) -> FakeCommit:
+        """`pull` merged into main: squashed ("Title (#N)"), or by a merge commit ("Merge pull request #N from …")."""
+        if merge_commit:
+            message = f"Merge pull request #{pull.number} from {pull.author}/change-{pull.number}\n\n{pull.title}"
+        else:
+            message = f"{pull.title} (#{pull.number})\n\n{pull.body}"
+        return self.commit(message)
+
+    def commit(self, message: str, branch: str | None = None) -> FakeCommit:
+        commit = self._new(message)
+        (self.branches[branch] if branch else self.main).append(commit)
+        return commit
+
+    def cut(self, branch: str) -> None:
+        """A release branch from main as it is now."""
+        self.branches[branch] = list(self.main)
+
+    def cherry_pick(self, branch: str, commit: FakeCommit) -> FakeCommit:
+        return self.commit(f"{commit.message}\n\n(cherry picked from commit {commit.sha})", branch)
+
+    def head(self, branch: str | None = None) -> list[FakeCommit]:
+        """The commits a tag made now on `branch` (main by default) reaches, oldest first."""
+        return list(self.branches[branch] if branch else self.main)
 
 
 @dataclass
@@ -98,6 +160,8 @@ class FakeGitHub(LoopbackServer):
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repos: dict[str, dict[int, FakePull]] = {}
+        self.tags: dict[str, dict[str, list[FakeCommit]]] = {}
+        self.releases: dict[str, list[FakeRelease]] = {}
         for repo, items in (pulls or {}).items():
             self.add(repo, *items)
         self.token = token  # when set, any other token is refused with 401
@@ -121,8 +185,18 @@ class FakeGitHub(LoopbackServer):
     def add(self, repo: str, *pulls: FakePull) -> None:
         self.repos.setdefault(repo, {}).update({pull.number: pull for pull in pulls})
 
+    def tag(self, repo: str, name: str, history: list[FakeCommit]) -> None:
+        """A tag reaching `history` (oldest first), as FakeHistory.head gives it."""
+        self.repos.setdefault(repo, {})
+        self.tags.setdefault(repo, {})[name] = list(history)
+
+    def publish(self, repo: str, *releases: FakeRelease) -> None:
+        """Releases (or drafts) of tags already made."""
+        self.repos.setdefault(repo, {})
+        self.releases.setdefault(repo, []).extend(releases)
+
     def fail(self, fault: Fault, match: str = "", times: int = 1) -> None:
-        """The next `times` requests whose path contains `match` get `fault`."""
+        """The next `times` requests whose path (with its query, "?page=2") contains `match` get `fault`."""
         with self._lock:
             self._faults.append([match, fault, times])
 
@@ -226,6 +300,30 @@ def rest_pull(repo: str, pull: FakePull, full: bool) -> dict[str, Any]:
     }
 
 
+def _newest_created(releases: list[FakeRelease]) -> list[FakeRelease]:
+    return sorted(releases, key=lambda release: (release.created_at, release.tag), reverse=True)
+
+
+def _rest_release(repo: str, release: FakeRelease) -> dict[str, Any]:
+    return {
+        "id": int(hashlib.sha1(release.tag.encode()).hexdigest()[:8], 16),
+        "tag_name": release.tag,
+        "target_commitish": "main",
+        "name": release.name or release.tag,
+        "draft": release.published_at is None,
+        "prerelease": release.prerelease,
+        "created_at": _iso(release.created_at),
+        "published_at": _iso(release.published_at),
+        "body": f"Release {release.tag}",
+        "html_url": f"https://github.example/{repo}/releases/tag/{release.tag}",
+    }
+
+
+def _rest_commit(commit: FakeCommit) -> dict[str, Any]:
+    return {"sha": commit.sha, "commit": {"message": commit.message, "author": {"name": "Ada L", "date": "2026-01-01T00:00:00Z"}},
+            "parents": []}
+
+
 def _file(path: str) -> dict[str, Any]:
     return {"filename": path, "status": "modified", "additions": 1, "deletions": 1, "changes": 2,
             "patch": "@@ -1 +1 @@\n-old\n+new"}
@@ -297,7 +395,7 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             github.seen.append(seen)
             if github.delay:
                 time.sleep(github.delay)
-            fault = github._take_fault(path)
+            fault = github._take_fault(f"{path}?{split.query}" if split.query else path)
             if fault and fault.gate is not None:
                 fault.gate.wait(120)  # a test that forgot to open it still ends
             if fault and fault.delay:
@@ -361,6 +459,16 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 raise _Answer(404, "Not Found")
             if len(parts) == 3:
                 return 200, {"full_name": repo, "name": parts[2], "owner": {"login": parts[1]}, "private": False}, {}
+            if parts[3:] == ["releases"]:
+                return self._page([_rest_release(repo, release) for release in _newest_created(github.releases.get(repo, []))],
+                                  path, query)
+            if parts[3:] == ["commits"]:
+                history = github.tags.get(repo, {}).get(query.get("sha", ""))
+                if history is None:
+                    raise _Answer(404, "Not Found")
+                return self._page([_rest_commit(commit) for commit in reversed(history)], path, query)
+            if parts[3] == "compare" and len(parts) > 4:
+                return self._compare(repo, unquote("/".join(parts[4:])), path, query)
             if len(parts) in (5, 6) and parts[3] == "pulls" and parts[4].isdigit() and int(parts[4]) in pulls:
                 pull = pulls[int(parts[4])]
                 if len(parts) == 5:
@@ -376,6 +484,25 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             last = max(1, -(-len(items) // per_page))
             chunk = items[(page - 1) * per_page : page * per_page]
             return 200, chunk, self._links(path, query, page, last)
+
+        def _compare(self, repo: str, spec: str, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+            """base...head: the commits head reaches and base does not, oldest first; 250 at most unless paged."""
+            tags = github.tags.get(repo, {})
+            base, dots, head = spec.partition("...")
+            if not dots or base not in tags or head not in tags:
+                raise _Answer(404, "Not Found")
+            in_base, in_head = {c.sha for c in tags[base]}, {c.sha for c in tags[head]}
+            ahead = [_rest_commit(commit) for commit in tags[head] if commit.sha not in in_base]
+            behind = len(in_base - in_head)
+            if "per_page" in query or "page" in query:
+                status, commits, links = self._page(ahead, path, query)
+            else:
+                status, commits, links = 200, ahead[:250], {}
+            state = ("diverged" if behind else "ahead") if ahead else ("behind" if behind else "identical")
+            body = {"url": f"https://api.github.example/repos/{repo}/compare/{spec}", "status": state,
+                    "ahead_by": len(ahead), "behind_by": behind, "total_commits": len(ahead),
+                    "commits": commits, "files": []}
+            return status, body, links
 
         def _search(self, query: dict[str, str]) -> tuple[int, Any, dict]:
             q = query.get("q", "")
@@ -405,6 +532,16 @@ def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 connection = {"pageInfo": {"hasNextPage": end < len(pull.files), "endCursor": _cursor(end)},
                               "nodes": [{"path": path} for path in files]}
                 return {"data": {"repository": {"pullRequest": {"files": connection}}}}
+            if operation == "PullsByNumber":
+                found: dict[str, Any] = {}
+                errors = []
+                for alias, number in re.findall(r"(\w+): pullRequest\(number: (\d+)\)", text):
+                    pull = pulls.get(int(number))
+                    found[alias] = _graphql_node(repo, pull, text) if pull else None
+                    if pull is None:
+                        errors.append({"type": "NOT_FOUND", "path": ["repository", alias], "locations": [],
+                                       "message": f"Could not resolve to a PullRequest with the number of {number}."})
+                return {"data": {"repository": found}, **({"errors": errors} if errors else {})}
             if operation != "MergedPulls":
                 return {"errors": [{"message": f"unknown operation {operation}"}]}
             first = variables["first"]

@@ -84,6 +84,7 @@ class Fault:
     accept: bool = False  # carry the call out first, then answer with the fault
     drop: bool = False  # close the connection without answering
     hang: bool = False  # answer nothing until the server closes
+    gate: threading.Event | None = None  # answer nothing until the test sets it, then answer as if no fault
 
 
 class FakeSlack(LoopbackServer):
@@ -470,6 +471,9 @@ def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
             auth = self.headers.get("Authorization", "")
             token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
             fault = slack._next_fault(method)
+            if fault and fault.gate is not None:
+                fault.gate.wait(120)  # a test that forgot to set it still ends
+                fault = None
             call = ApiCall(method, params, token, time.monotonic(), ok=fault is None, team=slack.team_of(token))
             if method == "oauth.v2.access" and not fault:
                 answer = slack._access(params, self._client())
