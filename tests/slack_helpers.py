@@ -1,6 +1,7 @@
 """Helpers for the Slack tests: a runtime over the test store, PRs made to order, the fake Slack, `serve --http`."""
 from __future__ import annotations
 
+import html
 import os
 import queue
 import re
@@ -9,6 +10,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from time import monotonic
@@ -20,18 +22,30 @@ from conftest import FIXTURES, LA
 from pr_factory import REPO
 from pr_factory import make_pr as base_pr
 from servers.github_api import FakeGitHub
-from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, TEAM, FakeSlack, signed_headers, slash_command
+from servers.slack_api import (
+    BOT_TOKEN,
+    CLIENT_ID,
+    CLIENT_SECRET,
+    SIGNING_SECRET,
+    TEAM,
+    FakeSlack,
+    signed_headers,
+    slash_command,
+)
 from waiting import wait_until
 
 from bot.config import Settings
 from bot.runtime import Runtime
 from bot.slack.app import slack_client
-from bot.slack.workspaces import OneWorkspace
+from bot.slack.daily import Pacer
+from bot.slack.scheduler import Scheduler
+from bot.slack.workspaces import Installed, OneWorkspace
 from store.db import open_db
 from store.model import PullRequest, Summary
 from store.sources.importer import import_file
 from store.subscription.cadence import EVERY_DAY, Cadence
 from store.subscription.filter import parse_filter, split_terms
+from store.tables.installations import find_installation
 from store.tables.prs import save_prs
 from store.tables.subscriptions import Subscription
 from store.tables.teams import Team
@@ -156,6 +170,75 @@ def served(runtime: Runtime, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch) 
     import_fixtures(runtime.db)
     with serve_app(slack, monkeypatch) as url:
         yield Served(url, slack, runtime)
+
+
+# ---------------------------------------------------------------- the app installed in several workspaces (OAuth)
+
+ACME, GLOBEX = "T0ACME", "T0GLOBEX"
+CHANNEL = "C0SAME"  # the same ID in both workspaces: unique per workspace only on paper
+
+
+@dataclass
+class Installable:
+    """The app served over HTTP for any workspace that installs it, a fake Slack, and the store they share."""
+
+    base: str
+    slack: FakeSlack
+    runtime: Runtime
+
+    def events(self, team: str) -> Served:
+        """Requests from `team`, signed as Slack signs them."""
+        return Served(f"{self.base}/slack/events", self.slack, self.runtime)
+
+    def command(self, team: str, text: str, hook: str, channel: str = CHANNEL) -> str:
+        """`/prdigest TEXT` typed in `team`'s channel; the answer Slack shows the person."""
+        assert self.events(team).send(*slash_command(text, self.slack.response_url(hook), channel=channel, team=team)).status_code == 200
+        self.slack.wait_for(lambda s: s.responses(hook))
+        return self.slack.responses(hook)[-1].params["text"]
+
+    def scheduler(self) -> Scheduler:
+        """The scheduler as `serve` starts it: each workspace's posts with the token of its installation."""
+        settings = self.runtime.settings
+        return Scheduler(Runtime(settings), Installed(self.runtime, lambda token: slack_client(settings, token)), pacer=Pacer(0))
+
+
+@pytest.fixture
+def installable(runtime: Runtime, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch) -> Iterator[Installable]:
+    """The app over the test's store, installable in any workspace (OAuth), with no SLACK_BOT_TOKEN."""
+    with serve_app(slack, monkeypatch, SLACK_BOT_TOKEN="", SLACK_CLIENT_ID=CLIENT_ID,
+                   SLACK_CLIENT_SECRET=CLIENT_SECRET) as url:
+        base = url.removesuffix("/slack/events")
+        slack.redirect_url = f"{base}/slack/oauth_redirect"
+        yield Installable(base, slack, Runtime(Settings.from_env()))
+
+
+def start_install(base: str, team: str) -> tuple[str, str]:
+    """A person opens the Add to Slack page and clicks its button: the authorize URL it links to, and the state
+    cookie it set (Secure: a browser sends it back over the HTTPS a real install runs on)."""
+    page = httpx.get(f"{base}/slack/install", params={"team": team}, timeout=30)
+    assert page.status_code == 200, page.text
+    link = html.unescape(re.search(r'<a href="([^"]+)"', page.text)[1])
+    cookie = page.headers["set-cookie"].split(";")[0]
+    return link, cookie
+
+
+def authorize(link: str) -> str:
+    """Slack's authorize page, where the person chooses Allow: where it redirects the browser to."""
+    answer = httpx.get(link, timeout=30)
+    assert answer.status_code == 302, answer.text
+    return answer.headers["location"]
+
+
+def install(base: str, team: str) -> httpx.Response:
+    """The whole Add to Slack flow of one workspace, as a browser goes through it."""
+    link, cookie = start_install(base, team)
+    return httpx.get(authorize(link), headers={"Cookie": cookie}, timeout=30)
+
+
+def token_of(runtime: Runtime, team: str) -> str:
+    found = find_installation(runtime.db, Team(team))
+    assert found is not None, f"{team} is not installed"
+    return found["bot_token"]
 
 
 # ---------------------------------------------------------------- the real `prdigest serve --http` process

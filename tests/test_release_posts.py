@@ -8,7 +8,7 @@ import pytest
 import release_repo
 from release_repo import REPO
 from servers.slack_api import BOT_TOKEN, Fault, dm_channel
-from slack_helpers import WORKSPACE, one_team, shown
+from slack_helpers import ACME, CHANNEL, GLOBEX, WORKSPACE, install, one_team, shown, token_of
 
 from bot.answers.commands import execute
 from bot.config import Settings
@@ -20,6 +20,7 @@ from store.subscription.cadence import RELEASES
 from store.tables.posts import get_post
 from store.tables.releases import get_release
 from store.tables.subscriptions import get_subscription
+from store.tables.teams import Team
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +140,31 @@ def test_a_person_gets_release_threads_by_direct_message(runtime, slack, release
     parents, replies = slack.thread(dm_channel("U0BOB"))
     assert len(parents) == 1 and "17 PRs in rocm since v0.2.0" in parents[0]["text"] and replies
     assert slack.posts("U0BOB") == []  # to the direct messages Slack opened, not to the user ID
+
+
+def test_each_workspace_gets_its_own_release_threads_with_its_own_token(runtime, installable, released):
+    """Two workspaces installed through Add to Slack, with the same channel and user IDs: each subscription's
+    threads go to its own workspace, with that workspace's token, whatever the other follows."""
+    slack, served = installable.slack, installable.runtime
+    for team in (ACME, GLOBEX):
+        assert install(installable.base, team).status_code == 200
+    _, built = released
+    since = built.published["v0.2.0"] + timedelta(minutes=1)
+    for team in (ACME, GLOBEX):  # one channel ID in both, through one filter: two subscriptions, two threads
+        said = execute(served, "subscribe releases rocm", Team(team), channel=CHANNEL, user="U0ALICE", now=since)
+        assert said.text.startswith("This channel now gets a thread for each new release"), said.text
+    execute(served, "subscribe releases", Team(GLOBEX), channel="C0ALL", user="U0ALICE", now=since)
+    execute(served, "me subscribe releases", Team(GLOBEX), channel=CHANNEL, user="U0BOB", now=since)
+
+    installable.scheduler().tick()
+    for team in (ACME, GLOBEX):
+        parents, replies = slack.thread(CHANNEL, team)
+        assert len(parents) == 1 and "17 PRs in rocm since v0.2.0" in parents[0]["text"] and replies
+        assert {call.token for call in slack.posts(CHANNEL, team)} == {token_of(served, team)}
+    assert len(slack.thread("C0ALL", GLOBEX)[0]) == 1 and slack.thread("C0ALL", ACME) == ([], [])
+    assert len(slack.thread(dm_channel("U0BOB"), GLOBEX)[0]) == 1 and slack.thread(dm_channel("U0BOB"), ACME) == ([], [])
+    assert {call.token for call in slack.posts(team=GLOBEX)} == {token_of(served, GLOBEX)}
+
+    count = len(slack.posts())
+    installable.scheduler().tick()  # another process: every thread is out, in both workspaces
+    assert len(slack.posts()) == count

@@ -2,16 +2,12 @@
 only its own rows, posted with its own token; an uninstall stops one only; a single-workspace store keeps working."""
 from __future__ import annotations
 
-import html
 import io
 import re
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 import httpx
-import pytest
 from conftest import LA
 from freezegun import freeze_time
 from servers.slack_api import (
@@ -30,7 +26,21 @@ from servers.slack_api import (
     slash_command,
 )
 from servers.slack_socket import FakeSocketMode
-from slack_helpers import REPO, TEAM, Served, import_fixtures, seed_day, serve_app, serve_http, serve_process
+from slack_helpers import (
+    ACME,
+    CHANNEL,
+    GLOBEX,
+    REPO,
+    TEAM,
+    authorize,
+    import_fixtures,
+    install,
+    seed_day,
+    serve_http,
+    serve_process,
+    start_install,
+    token_of,
+)
 from sqlite_utils import Database
 from waiting import wait_until
 
@@ -39,85 +49,17 @@ from bot.config import Settings
 from bot.messages.interactive import VOTE_DOWN_ACTION
 from bot.runtime import Runtime
 from bot.slack.app import slack_client
-from bot.slack.daily import Pacer
 from bot.slack.http_guard import SignedRequestsOnly
-from bot.slack.scheduler import Scheduler
-from bot.slack.workspaces import Installed, one_workspace
+from bot.slack.workspaces import one_workspace
 from store.db import open_db
 from store.migrations import migrations
-from store.subscription.cadence import DAILY, LIVE, Cadence
+from store.subscription.cadence import DAILY, LIVE, RELEASES, Cadence
 from store.subscription.filter import EVERYTHING
 from store.tables.installations import find_installation, remove_installation, save_installation
 from store.tables.posts import PostKey, begin_send, claim_post, find_post
 from store.tables.signed_requests import SignatureLedger
 from store.tables.subscriptions import get_subscription, subscribe, team_subscriptions
 from store.tables.teams import TEAM_TABLES, Team
-
-ACME, GLOBEX = "T0ACME", "T0GLOBEX"
-CHANNEL = "C0SAME"  # the same ID in both workspaces: unique per workspace only on paper
-
-
-@dataclass
-class Installable:
-    """The app served over HTTP for any workspace that installs it, a fake Slack, and the store they share."""
-
-    base: str
-    slack: FakeSlack
-    runtime: Runtime
-
-    def events(self, team: str) -> Served:
-        """Requests from `team`, signed as Slack signs them."""
-        return Served(f"{self.base}/slack/events", self.slack, self.runtime)
-
-    def command(self, team: str, text: str, hook: str, channel: str = CHANNEL) -> str:
-        """`/prdigest TEXT` typed in `team`'s channel; the answer Slack shows the person."""
-        assert self.events(team).send(*slash_command(text, self.slack.response_url(hook), channel=channel, team=team)).status_code == 200
-        self.slack.wait_for(lambda s: s.responses(hook))
-        return self.slack.responses(hook)[-1].params["text"]
-
-    def scheduler(self) -> Scheduler:
-        """The scheduler as `serve` starts it: each workspace's posts with the token of its installation."""
-        settings = self.runtime.settings
-        return Scheduler(Runtime(settings), Installed(self.runtime, lambda token: slack_client(settings, token)), pacer=Pacer(0))
-
-
-@pytest.fixture
-def installable(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> Iterator[Installable]:
-    with FakeSlack() as slack:
-        with serve_app(slack, monkeypatch, SLACK_BOT_TOKEN="", SLACK_CLIENT_ID=CLIENT_ID,
-                       SLACK_CLIENT_SECRET=CLIENT_SECRET) as url:
-            base = url.removesuffix("/slack/events")
-            slack.redirect_url = f"{base}/slack/oauth_redirect"
-            yield Installable(base, slack, Runtime(Settings.from_env()))
-
-
-def start_install(base: str, team: str) -> tuple[str, str]:
-    """A person opens the Add to Slack page and clicks its button: the authorize URL it links to, and the state
-    cookie it set (Secure: a browser sends it back over the HTTPS a real install runs on)."""
-    page = httpx.get(f"{base}/slack/install", params={"team": team}, timeout=30)
-    assert page.status_code == 200, page.text
-    link = html.unescape(re.search(r'<a href="([^"]+)"', page.text)[1])
-    cookie = page.headers["set-cookie"].split(";")[0]
-    return link, cookie
-
-
-def authorize(link: str) -> str:
-    """Slack's authorize page, where the person chooses Allow: where it redirects the browser to."""
-    answer = httpx.get(link, timeout=30)
-    assert answer.status_code == 302, answer.text
-    return answer.headers["location"]
-
-
-def install(base: str, team: str) -> httpx.Response:
-    """The whole Add to Slack flow of one workspace, as a browser goes through it."""
-    link, cookie = start_install(base, team)
-    return httpx.get(authorize(link), headers={"Cookie": cookie}, timeout=30)
-
-
-def token_of(runtime: Runtime, team: str) -> str:
-    found = find_installation(runtime.db, Team(team))
-    assert found is not None, f"{team} is not installed"
-    return found["bot_token"]
 
 
 def test_two_workspaces_install_and_each_gets_its_own_daily_thread_and_answers_with_its_own_token(installable):
@@ -409,15 +351,16 @@ def test_an_uninstall_releases_the_workspaces_claims_at_once(db):
     assert not begin_send(db, held, 1, 600, time.time())  # its poster stops at the next message
 
 
-def test_a_workspace_that_installs_again_begins_its_live_alerts_again(db):
+def test_a_workspace_that_installs_again_begins_its_live_alerts_and_release_threads_again(db):
     acme, long_ago = Team(ACME), datetime(2026, 1, 1, tzinfo=LA)
     save_installation(db, acme, {"bot_token": "xoxb-acme", "installed_at": 1.0})
-    for cadence in (Cadence(LIVE), Cadence(DAILY)):
+    for cadence in (Cadence(LIVE), Cadence(RELEASES), Cadence(DAILY)):
         subscribe(db, acme, CHANNEL, REPO, EVERYTHING, cadence, "U0ALICE", long_ago)
     remove_installation(db, acme)
     assert save_installation(db, acme, {"bot_token": "xoxb-acme-2", "installed_at": 2.0})
-    live, daily = (get_subscription(db, acme, CHANNEL, REPO, slot) for slot in (LIVE, DAILY))
-    assert live.created_at > datetime.now(LA) - timedelta(minutes=5) and daily.created_at == long_ago
+    live, releases, daily = (get_subscription(db, acme, CHANNEL, REPO, slot) for slot in (LIVE, RELEASES, DAILY))
+    recently = datetime.now(LA) - timedelta(minutes=5)
+    assert live.created_at > recently and releases.created_at > recently and daily.created_at == long_ago
     assert not save_installation(db, acme, {"bot_token": "xoxb-acme-3", "installed_at": 2.0})  # a rotated token
     assert get_subscription(db, acme, CHANNEL, REPO, LIVE).created_at == live.created_at
 
