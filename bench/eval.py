@@ -37,10 +37,21 @@ its people marked 👎, {"q", "cited", "expected", "comment", "repo", "now"}. Th
 copy of the team's store (--db, default PRDIGEST_DB) as it stood when each was asked. A line
 whose "expected" lists PRs is scored like any question; one whose "expected" is null (the person
 did not say which PRs) counts as fixed when the answer no longer cites exactly what it cited then.
+
+Every tests/eval/blindN folder is a set as soon as it is there: named measureN,
+or tuneN and measureN for a batch whose questions are marked in halves. A
+question asked in a thread is asked after its earlier questions, each answered
+in its turn, as in Slack.
+
+`--dump FILE` writes, for every question scored, one JSON line: its set, the
+question and its thread, the first 10 PRs search ranks, the PRs the answer
+cites, the answer's first line and a digest of its whole text. Two dumps of
+the same sets compare two versions of the code question by question.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sqlite3
@@ -54,37 +65,42 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.answers.answer import answer_question, read_in_thread  # noqa: E402
+from bot.answers.answer import Answer, answer_reading  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402
 from store.retrieval.search import search_shown  # noqa: E402
+from store.retrieval.thread import Reading, Turn, read_in_thread  # noqa: E402
 from store.sources.importer import import_file  # noqa: E402
 
-QUESTIONS = ROOT / "tests" / "eval" / "questions.json"
+EVAL = ROOT / "tests" / "eval"
+QUESTIONS = EVAL / "questions.json"
 
 
-def _blind(batch: str) -> Path:
-    return ROOT / "tests" / "eval" / f"blind{batch}" / "questions.json"
+def _batches() -> dict[str, tuple[Path, str | None]]:
+    """Every blind batch in tests/eval, in the order they came, as sets: name -> (questions, the half asked).
+
+    The first blind batch is in halves; a second, written later by someone else who had not read the code, is all
+    for tuning; a third (over two more days of reports of its own) and a fourth are in halves. From the fifth on,
+    each batch brings one more day of reports and is all for measuring. A batch's questions say which half each
+    is in; a batch with one half is one set, named after it.
+    """
+    sets: dict[str, tuple[Path, str | None]] = {}
+    folders = [folder for folder in EVAL.glob("blind*") if (folder / "questions.json").is_file()]
+    for folder in sorted(folders, key=lambda folder: int(folder.name.removeprefix("blind") or 1)):
+        batch = folder.name.removeprefix("blind")
+        questions = folder / "questions.json"
+        items = json.loads(questions.read_text(encoding="utf-8"))["questions"]
+        halves = list(dict.fromkeys(item.get("half") or "measure" for item in items))
+        if len(halves) == 1:
+            sets[f"{halves[0]}{batch}"] = (questions, None)
+        else:
+            sets.update({f"{half}{batch}": (questions, half) for half in sorted(halves, reverse=True)})
+    return sets
 
 
-# The first blind batch in halves; a second, written later by someone else who had not read the code, all for
-# tuning; a third (over two more days of reports of its own, tests/eval/blind3/reports) and a fourth, in halves.
-# From the fifth on, each batch brings one more day of reports and is all for measuring; from the seventh on
-# they came two or three at a time, each written once tuning on the ones before had begun.
-LAST_BATCH = 47
 # name: (questions, the half of them asked; None for all)
-SETS = {
-    "own": (QUESTIONS, None),
-    "tune": (_blind(""), "tune"),
-    "tune2": (_blind("2"), None),
-    "measure": (_blind(""), "measure"),
-    "tune3": (_blind("3"), "tune"),
-    "measure3": (_blind("3"), "measure"),
-    "tune4": (_blind("4"), "tune"),
-    "measure4": (_blind("4"), "measure"),
-    **{f"measure{batch}": (_blind(str(batch)), None) for batch in range(5, LAST_BATCH + 1)},
-}
+SETS = {"own": (QUESTIONS, None), **_batches()}
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
 BASELINE_CITES = 8
@@ -136,6 +152,8 @@ class Report:
     misses: list[str] = field(default_factory=list)
     unspecified: int = 0  # answers marked wrong without the PRs they should have cited
     repeated: int = 0  # of those, the ones still answered with exactly the same citations
+    # What each question got, in the order asked, for --dump.
+    answered: list[dict] = field(default_factory=list)
 
     def merge(self, other: Report) -> None:
         self.overall.merge(other.overall)
@@ -145,6 +163,7 @@ class Report:
         self.misses.extend(other.misses)
         self.unspecified += other.unspecified
         self.repeated += other.repeated
+        self.answered.extend(other.answered)
 
 
 def search_figures(found: list[int], expected: set[int]) -> dict[str, float | None]:
@@ -289,7 +308,7 @@ def evaluate_lines(lines: list[dict], store: Path) -> Report:
 
 def ask_again(db, settings: Settings, line: dict, now: datetime, report: Report) -> None:
     """A question marked wrong with no PRs named: it counts as fixed when its citations changed."""
-    answer = answer_question(db, settings, line["q"], history=line.get("history", []), now=now, repo=line["repo"])
+    _, answer = asked_in_thread(db, settings, line["repo"], line["q"], _thread(db, settings, line["repo"], line, now), now)
     report.unspecified += 1
     if sorted(set(answer.citations)) == sorted(set(line.get("cited", []))):
         report.repeated += 1
@@ -309,17 +328,20 @@ def store_as_of(path: Path, files: list[Path], now: datetime, tz: ZoneInfo, repo
 
 def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: dict, report: Report) -> None:
     expected = set(item["expected"])
-    # Earlier questions of the thread, as text or as {"q": text} (one writer wrote them so).
-    history = [turn["q"] if isinstance(turn, dict) else turn for turn in item.get("history", [])]
-    question = read_in_thread(db, item["q"], history, repo, tz, now)
+    turns = _thread(db, settings, repo, item, now)
+    reading, answer = asked_in_thread(db, settings, repo, item["q"], turns, now)
+    question = reading.asked
     found = search_shown(db, repo, question, limit=10).numbers
-    answer = answer_question(db, settings, item["q"], history=history, now=now, repo=repo)
     figures = {**search_figures(found, expected), **citation_figures(answer.citations, expected)}
     line_right = first_line_right(item, answer.text)
     false_empty = says_none_merged(db, repo, question, answer.text)
     for scores in (report.overall, report.by_kind.setdefault(item["kind"], Scores())):
         scores.add(figures, line_right)
         scores.false_empty += false_empty
+    report.answered.append({
+        "q": item["q"], "history": [turn.text for turn in turns], "now": now.isoformat(), "search": found[:10],
+        "cites": answer.citations, "line": answer.text.split("\n", 1)[0], "text": hashlib.sha1(answer.text.encode()).hexdigest()[:16],
+    })
     ranked = baseline_ranking(db, repo, item["q"])
     report.baseline.add({**search_figures(ranked, expected), **citation_figures(ranked[:BASELINE_CITES], expected)}, None)
     if figures["precision"] < 1 or figures["recall"] < 1 or line_right is False or false_empty or (figures["recall@10"] or 1) < 1:
@@ -334,6 +356,22 @@ def ask(db, settings: Settings, repo: str, tz: ZoneInfo, now: datetime, item: di
         )
 
 
+def _thread(db, settings: Settings, repo: str, item: dict, now: datetime) -> list[Turn]:
+    """The thread a question was asked in, as it went: each earlier question answered in its turn. Earlier questions
+    are text, or {"q": text} (one writer wrote them so)."""
+    turns: list[Turn] = []
+    for earlier in item.get("history", []):
+        text = earlier["q"] if isinstance(earlier, dict) else earlier
+        turns.append(Turn(text, {repo: asked_in_thread(db, settings, repo, text, turns, now)[1].answered}))
+    return turns
+
+
+def asked_in_thread(db, settings: Settings, repo: str, text: str, turns: list[Turn], now: datetime) -> tuple[Reading, Answer]:
+    """A question read after the turns of its thread, and its answer."""
+    reading = read_in_thread(db, text, turns, repo, settings.timezone, now)
+    return reading, answer_reading(db, settings, repo, reading)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", choices=sorted(SETS), help="the sets to score (default: all)")
@@ -341,6 +379,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=Path, default=SEEDS)
     parser.add_argument("--db", type=Path, help="the store evaluation lines are asked of (default: PRDIGEST_DB)")
     parser.add_argument("--misses", action="store_true", help="list the questions not answered exactly")
+    parser.add_argument("--dump", type=Path, metavar="FILE", help="write what each question got to FILE, one JSON line each")
     args = parser.parse_args()
     if args.questions and args.questions.exists() and is_lines(args.questions):
         store = args.db or Settings.from_env().db_path
@@ -356,6 +395,7 @@ def main() -> None:
         return
     chosen = {str(args.questions): (args.questions, None)} if args.questions else {name: SETS[name] for name in args.set or SETS}
     together, scored = Report(), []
+    dumped: list[str] = []
     for name, (questions, half) in chosen.items():
         if not questions.exists():
             print(f"\n== {name}: {questions} is missing; skipped")
@@ -364,8 +404,12 @@ def main() -> None:
               f"{f', half {half!r}' if half else ''}")
         report = evaluate(seeds, questions, half=half)
         print_report(report, args.misses)
+        dumped.extend(json.dumps({"set": name, **answered}, ensure_ascii=False) for answered in report.answered)
         together.merge(report)
         scored.append(name)
+    if args.dump:
+        args.dump.write_text("".join(f"{line}\n" for line in dumped), encoding="utf-8")
+        print(f"\n{len(dumped)} questions written to {args.dump}")
     if args.set and len(scored) > 1:
         # Several sets asked by name are also scored as one, every question counting the same.
         print(f"\n== together: {', '.join(scored)}")

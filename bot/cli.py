@@ -120,16 +120,23 @@ def pass_app(*, creates: bool) -> Callable[[Command], Command]:
     return decorate
 
 
-def use_areas(settings: Settings) -> None:
-    """The operator's areas file (PRDIGEST_AREAS), read and checked before any command runs."""
-    if settings.areas_file is None:
-        return
-    from store.understanding.areas import use_areas_file
+def use_operator_files(settings: Settings) -> None:
+    """The operator's areas (PRDIGEST_AREAS) and vocabulary (PRDIGEST_VOCABULARY), read and checked before any
+    command runs."""
+    if settings.areas_file is not None:
+        from store.understanding.areas import use_areas_file
 
-    try:
-        use_areas_file(settings.areas_file)
-    except ValueError as exc:
-        raise ConfigError(f"PRDIGEST_AREAS: {exc}") from None
+        try:
+            use_areas_file(settings.areas_file)
+        except ValueError as exc:
+            raise ConfigError(f"PRDIGEST_AREAS: {exc}") from None
+    if settings.vocabulary_file is not None:
+        from store.understanding.vocabulary import use_vocabulary_file
+
+        try:
+            use_vocabulary_file(settings.vocabulary_file)
+        except ValueError as exc:
+            raise ConfigError(f"PRDIGEST_VOCABULARY: {exc}") from None
 
 
 def parse_day(value: str | None, param: str = "--date") -> date | None:
@@ -172,7 +179,7 @@ def cli(ctx: click.Context) -> None:
     settings = Settings.from_env()
     # Registered once, before anything can store, log, post or print: every output masks them from here on.
     use_secrets(settings.secrets)
-    use_areas(settings)
+    use_operator_files(settings)
     ctx.obj = AppContext(settings)
 
 

@@ -25,7 +25,7 @@ VARIABLES = (
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS", "PRDIGEST_BOTS", "XDG_DATA_HOME",
+    "PRDIGEST_AREAS", "PRDIGEST_VOCABULARY", "PRDIGEST_BOTS", "XDG_DATA_HOME",
 )
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -61,6 +61,7 @@ class Settings:
     post_lease: float = 30.0  # seconds a daily post's claim outlives its holder's last sign of life
     post_pace: float = 1.0  # seconds between messages to one channel (Slack allows about one a second)
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
+    vocabulary_file: Path | None = None  # words laid over the shipped lexicon, store/understanding/vocabulary.toml
     bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
     slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in workspaces
     slack_client_id: str | None = None  # the app's OAuth client ID, likewise
@@ -111,6 +112,7 @@ class Settings:
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
             post_pace=_seconds(env, "PRDIGEST_POST_PACE", cls.post_pace, least=0.0),
             areas_file=Path(areas).expanduser() if (areas := get("PRDIGEST_AREAS")) else None,
+            vocabulary_file=Path(words).expanduser() if (words := get("PRDIGEST_VOCABULARY")) else None,
             bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
             slack_client_id=get("SLACK_CLIENT_ID"),

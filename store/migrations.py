@@ -416,7 +416,14 @@ def m016_release_posts(db: Database) -> None:
 
 
 @migrations()
-def m017_teams(db: Database) -> None:
+def m017_thread_turn_answers(db: Database) -> None:
+    # What each question of a thread was read as, and the PRs its answer cited, by repository (JSON), so a
+    # follow-up is read against what was shown instead of being worked out again.
+    db.table("thread_turns").add_column("answered", str)
+
+
+@migrations()
+def m018_teams(db: Database) -> None:
     # Each row belongs to a Slack workspace: its team_id, and inside an Enterprise Grid organisation its
     # enterprise_id. Channel and user IDs are unique within a team only, so the team leads every key holding one.
     # Rows made before now belong to no team yet (both empty); the first start with a bot token gives them its team.

@@ -14,7 +14,9 @@ from bot.answers.empty_store import EMPTY_STORE
 from bot.config import Settings
 from bot.model.client import LLMError, estimate_tokens, llm_from_settings
 from store.model import Summary
-from store.retrieval.form import read_form
+from store.retrieval.reading.form import read_form
+from store.retrieval.reading.query import Tally
+from store.retrieval.thread import Turn, answered_text, turn_from_store
 from store.tables.prs import get_pr, save_pr, save_prs
 
 
@@ -39,8 +41,13 @@ def store(db):
     return db
 
 
-def _ask(db, settings, text, **kwargs):
-    return answer_question(db, settings, text, now=NOW, **kwargs)
+def _ask(db, settings, text, history=(), **kwargs):
+    """The answer to `text`, asked after the questions of `history` in one thread, each answered in its turn."""
+    turns = []
+    for earlier in history:
+        answered = answer_question(db, settings, earlier, turns, now=NOW, **kwargs).answered
+        turns.append(Turn(earlier, {settings.default_repo: answered}))
+    return answer_question(db, settings, text, turns, now=NOW, **kwargs)
 
 
 def _first(answer) -> str:
@@ -138,6 +145,32 @@ def test_relaxed_filters_show_the_nearest_as_context_not_as_answers(store, setti
     relaxed = _ask(store, settings, "ROCm on Mar 2")
     assert _first(relaxed) == "No PR merged on Mon Mar 2 in rocm. The nearest, which may not answer it:"
     assert relaxed.citations == [] and {pr.number for pr in relaxed.prs} == {502, 508}
+
+
+def test_each_question_of_a_thread_is_read_once_in_its_own_turn(store, settings, monkeypatch):
+    from store.retrieval import search
+
+    read = []
+    parse = search.parse_question
+    monkeypatch.setattr(search, "parse_question", lambda text, *args, **kwargs: read.append(text) or parse(text, *args, **kwargs))
+    thread = []
+    for text in ("what merged on mar 13?", "and on mar 12?", "which of those touched rocm?"):
+        read.clear()
+        answer = answer_question(store, settings, text, thread, now=NOW)
+        thread.append(Turn(text, {REPO: answer.answered}))
+        assert read == [text]  # not the earlier questions again: the thread keeps each as it was read
+
+
+def test_a_kept_turn_reads_back_as_it_was_read_and_one_that_cannot_is_read_again(store, settings):
+    asked = "not counting linus-t, who merged the most rocm or spec decode work since mar 12? (eagle/mtp too)"
+    first = _ask(store, settings, asked)
+    kept = answered_text({REPO: first.answered})
+    assert turn_from_store("this text is not read again", kept).answered == {REPO: first.answered}
+    # Kept by another version, or not at all: the turn is read again from its text.
+    for unreadable in (None, "", "{", '{"acme/engine": {"reading": {"format": 0}}}', json.dumps({REPO: {"reading": {}}})):
+        assert turn_from_store(asked, unreadable).answered == {}
+    follow = answer_question(store, settings, "and on mar 13?", [turn_from_store("what did grace-h write?", "{")], now=NOW)
+    assert follow.citations == [501] and follow.follows
 
 
 def test_follow_up_reuses_the_thread(store, settings):
@@ -449,6 +482,19 @@ def test_the_candidates_fit_the_prompts_budget(db, model_env, monkeypatch):
     request = _answer_requests(model_env)[-1]
     assert estimate_tokens(request.system + request.user) <= 1000 and "more, left out for length" in request.user
     assert "[#939]" not in request.user and answer.citations == [900]  # a number left out for length is not given
+
+
+def test_a_follow_up_picks_among_what_the_model_cited_not_what_the_store_would_have(store, model_env):
+    # The store alone cites the revert; the model cites the change it reverted too, and that is what was shown.
+    model_env.script(Reply(_picked([501, 507], "[#501] admitted short prompts sooner; [#507] reverted it.")),
+                     Reply("[#501] is hers."))
+    settings = Settings.from_env()
+    with llm_from_settings(settings) as llm:
+        first = answer_question(store, settings, LONG_PROMPTS, now=NOW, llm=llm)
+        thread = [Turn(LONG_PROMPTS, {REPO: first.answered})]
+        follow = answer_question(store, settings, "which of those did grace-h write?", thread, now=NOW, llm=llm)
+    assert first.citations == [501, 507] and first.answered.cited == (501, 507)
+    assert follow.citations == [501] and follow.follows
 
 # ---------------------------------------------------------------- time order, paths and vLLM's vocabulary
 
@@ -936,7 +982,7 @@ def test_a_superlative_is_one_only_when_it_ranks_prs(db, settings):
     ])
     # "8x H100" is no gain; 613's 20% is.
     assert _ask(db, settings, "biggest speedup yesterday?").citations == [613]
-    assert read_form("who merged the largest number of prs?").tally == "merger"
+    assert read_form("who merged the largest number of prs?").tally is Tally.MERGER
     assert _ask(db, settings, "best-of-n sampling changes?").citations == []
 
 

@@ -33,7 +33,8 @@ ORDER = [
     "m014_signed_requests",
     "m015_releases",
     "m016_release_posts",
-    "m017_teams",
+    "m017_thread_turn_answers",
+    "m018_teams",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [

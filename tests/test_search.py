@@ -7,7 +7,8 @@ from conftest import LA
 from pr_factory import REPO, make_pr
 
 from store.model import Summary
-from store.retrieval.search import match_expression, read_question, search_prs
+from store.retrieval.fts import match_expression
+from store.retrieval.search import read_question, search_prs
 from store.tables.prs import save_pr
 
 # Saturday Mar 14 2026, evening in Los Angeles.
@@ -169,7 +170,7 @@ def test_words_no_pr_uses_are_dropped_not_fatal(store):
     result = search_prs(store, "what did grace-h frobnicate yesterday?", REPO, LA, now=NOW)
     assert result.numbers == [501, 502] and result.note is None
     dropped = search_prs(store, "scheduler zyxxy changes", REPO, LA, now=NOW)
-    assert dropped.question.problems == ['no PR mentions "zyxxy"'] and 501 in dropped.numbers
+    assert dropped.question.problems == ('no PR mentions "zyxxy"',) and 501 in dropped.numbers
 
 
 def test_nonsense_finds_nothing_and_says_so(store):
@@ -238,11 +239,11 @@ def test_cli_search_errors_are_one_line(run_cli, store):
 
 def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
     """Stores past LOCAL_FROM rank a window's matches in a table of their own; the answers stay the same."""
-    import store.retrieval.search as search_module
+    from store.retrieval.finding import ranking
 
     queries = ["scheduler", "speculative decoding", "ROCm fixes today", "drifting", "OpenAI-compatible server", "MI300"]
     small = {query: _numbers(store, query) for query in queries}
-    monkeypatch.setattr(search_module, "LOCAL_FROM", 0)
+    monkeypatch.setattr(ranking, "LOCAL_FROM", 0)
     for query in queries:
         big = _numbers(store, query)
         assert big[0] == small[query][0] and set(big) == set(small[query]), query
@@ -251,9 +252,9 @@ def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
 
 
 def test_listing_counts_stop_at_the_cap(store, monkeypatch):
-    import store.retrieval.search as search_module
+    from store.retrieval.finding import listing
 
-    monkeypatch.setattr(search_module, "COUNT_CAP", 2)
+    monkeypatch.setattr(listing, "COUNT_CAP", 2)
     assert search_prs(store, "merged by linus-t", REPO, LA, now=NOW).total == 2
     assert search_prs(store, "what did grace-h do?", REPO, LA, now=NOW).total == 2
 
@@ -343,7 +344,7 @@ def test_an_index_written_in_many_small_batches_is_merged_and_still_found(db):
 
 def test_rarity_is_read_among_the_newest_prs(db, monkeypatch):
     from store.retrieval import evidence
-    from store.retrieval.question import Concept, Phrases
+    from store.retrieval.reading.query import Concept, Phrases
     from store.tables.prs import save_prs
 
     # Long ago every PR said "flashinfer"; lately none does, and every one says "scheduler".

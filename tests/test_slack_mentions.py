@@ -3,6 +3,7 @@
 The app runs in-process (the real bolt App behind the real HTTP server), so each
 test can give it its own model endpoint; Slack and the model are fakes on 127.0.0.1.
 """
+import json
 import sqlite3
 import threading
 from datetime import datetime
@@ -12,7 +13,7 @@ import pytest
 from conftest import LA
 from servers.openai_api import FakeOpenAI, Reply
 from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, Fault, mention_event, signed_headers, slash_command
-from slack_helpers import LOUD_TITLE, import_fixtures, make_pr, shown
+from slack_helpers import LOUD_TITLE, REPO, import_fixtures, make_pr, shown
 from waiting import wait_until
 
 from bot.answers.mentions import MODEL_DOWN
@@ -85,6 +86,20 @@ def test_a_follow_up_sends_the_earlier_question_to_the_model(app_url, slack, mod
     slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 2)
     assert "Earlier questions in this thread: spec decode changes on 2026-03-08?" in model.requests[-1].user
     assert slack.posts()[1].params["thread_ts"] == "1730000000.000200"
+
+
+def test_a_thread_keeps_each_question_as_read_and_what_it_cited_and_follows_that(app_url, slack, model, runtime):
+    model.script("Spec decode got EAGLE metrics [#4090].", "ROCm got a stride fix [#4102].")
+    send(app_url, *mention_event("<@UPRDIGEST> spec decode changes on 2026-03-08?", ts="1730000000.000200"))
+    slack.wait_for(lambda s: s.calls_to("chat.update"))
+    (kept,) = runtime.db.execute("select answered from thread_turns").fetchone()
+    assert json.loads(kept)[REPO]["cited"] == [4090]
+    # The follow-up reads the earlier question as it was kept, never its text again: changing the text changes nothing.
+    runtime.db.execute("update thread_turns set question = 'what merged on 2026-03-01?'")
+    runtime.db.conn.commit()
+    send(app_url, *mention_event("<@UPRDIGEST> and on ROCm?", ts="1730000000.000300", thread_ts="1730000000.000200"))
+    slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 2)
+    assert shown(slack.calls_to("chat.update")[1].params).startswith("1 PR merged on Sun Mar 8 in rocm:")
 
 
 def test_model_down_gets_an_apology_and_the_answer_from_the_store(app_url, slack, model):

@@ -185,4 +185,4 @@ def test_a_long_session_asks_with_prompts_no_longer_than_a_short_ones(db, monkey
     assert [part.count(" | ") + 1 for part in earlier[HISTORY_TURNS:]] == [HISTORY_TURNS] * (40 - HISTORY_TURNS)
     # From the seventh question on, each is asked with a prompt of the same size: the thread has stopped growing.
     assert len({len(request.user) for request in model.requests[HISTORY_TURNS:]}) == 1
-    assert len(talk.history) == HISTORY_TURNS and talk.history[-1].endswith("039")
+    assert len(talk.history) == HISTORY_TURNS and talk.history[-1].text.endswith("039")

@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -22,16 +21,18 @@ from bot.config import Settings
 from bot.messages.blocks import more_note
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
-from store.retrieval.choose import Choice, choose, without_relation_words
-from store.retrieval.form import FIX_WORDS, Form, read_form
-from store.retrieval.question import Person, Question, continues
-from store.retrieval.search import COUNT_CAP, read_question
-from store.retrieval.when import EVER
+from store.retrieval.choose import Choice, choose
+from store.retrieval.finding.listing import COUNT_CAP
+from store.retrieval.reading.form import FIX_WORDS
+from store.retrieval.reading.query import Doubt, Intent, Order, Query, Relation, Tally
+from store.retrieval.reading.when import EVER
+from store.retrieval.thread import Answered, Reading, Turn, read_in_thread
 from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge
 from store.tables.structured_output import json_schema_support, remember_json_schema
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
+from store.understanding.relations import Link
 from store.understanding.summary.titles import title_tags
 
 if TYPE_CHECKING:
@@ -68,6 +69,9 @@ class Answer:
     citations: list[int]  # the PRs that answer, all in the store, most relevant first
     prs: list[PullRequest]  # every PR the text may name: the citations, then context
     listed: list[int] = field(default_factory=list)  # PRs the text lists on a line of their own
+    # The question as read and what this answer cited, for the thread to keep; None when nothing was read.
+    answered: Answered | None = None
+    follows: bool = False  # the thread supplied part of the question
 
     def sources(self) -> list[PullRequest]:
         """Cited PRs the text names only by number: a renderer lists them once below the answer."""
@@ -79,12 +83,12 @@ def answer_question(
     db: Database,
     settings: Settings,
     question: str,
-    history: Sequence[str] = (),
+    thread: Sequence[Turn] = (),
     now: datetime | None = None,
     llm: LLM | None = None,
     repo: str | None = None,
 ) -> Answer:
-    """Answer `question` (earlier questions of the thread in `history`, oldest first).
+    """Answer `question`, asked after the turns of its `thread` (oldest first).
 
     Raises bot.model.client.LLMError when the model fails, so the caller can say so and ask again without it.
     """
@@ -92,23 +96,35 @@ def answer_question(
     notice = empty_store_notice(db, repo)
     if notice:
         return Answer(notice, [], [])
-    asked = read_in_thread(db, question, history, repo, settings.timezone, now)
-    form = form_in_thread(asked, history)
+    reading = read_in_thread(db, question, thread, repo, settings.timezone, now)
+    model = _Asking(db, settings, llm, question, [turn.text for turn in thread], repo) if llm else None
+    return answer_reading(db, settings, repo, reading, model)
+
+
+def answer_reading(db: Database, settings: Settings, repo: str, reading: Reading, model: _Asking | None = None) -> Answer:
+    """The answer to a question read in its thread, with what the thread keeps of it; `model` writes it with a model."""
+    answer, links = _answer(db, settings, repo, reading.asked, model)
+    answered = Answered(reading.kept, tuple(answer.citations), tuple(links))
+    return replace(answer, answered=answered, follows=reading.follows)
+
+
+def _answer(db: Database, settings: Settings, repo: str, asked: Query, model: _Asking | None) -> tuple[Answer, list[Link]]:
+    """The answer, and the relations its first line states."""
     if not (asked.has_filters or asked.has_topic):
-        if asked.is_empty and not (form.tally or form.kind == "count" or asked.order):
-            return Answer(help_text(repo, asked.problems), [], [])
+        if asked.is_empty and not (asked.tally or asked.intent is Intent.COUNT or asked.order):
+            return Answer(help_text(repo, asked.problems), [], []), []
         # "who authored the most PRs?", "how many PRs are there?", "the largest PR?", "PRs not by the bot": about
         # every PR kept.
         asked = replace(asked, time=EVER)
-    choice = choose(db, repo, asked, form)
+    choice = choose(db, repo, asked)
     if not choice.answer:
         choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
     if not choice.answer and not choice.context:
-        return Answer(lead_line(choice, form), [], [])
+        return Answer(lead_line(choice, asked), [], []), choice.links
     # Without a cut answer the model may still choose from the candidates: often the right PR is the nearest.
-    if llm is None or not (choice.answer or choice.candidates):
-        return extractive_answer(choice, form, settings)
-    return _model_answer(_Asking(db, settings, llm, question, history, repo), choice, form)
+    if model is None or not (choice.answer or choice.candidates):
+        return extractive_answer(choice, asked, settings), choice.links
+    return _model_answer(model, choice, asked), choice.links
 
 
 def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: ZoneInfo) -> Choice:
@@ -118,98 +134,7 @@ def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: Zone
     if time is None or time.start is None or newest is None or newest >= time.start:
         return choice
     ends = f"the newest PR in the store merged on {newest.astimezone(tz):%a %b %-d, %Y}; `prdigest ingest` catches up"
-    return replace(choice, question=replace(choice.question, problems=[*choice.question.problems, ends]))
-
-
-def form_in_thread(asked: Question, history: Sequence[str]) -> Form:
-    """The answer's shape; a follow-up that asks nothing of its own ("and on apr 9?") keeps the thread's."""
-    form = read_form(asked.text)
-    if history and form.kind == "lookup" and asked.continues:
-        return _thread_form(history)
-    # "which of those was the fix?" asks which of the earlier PRs, not what is on the other side of them
-    # ("what reverted any of those?" and "was any of that reverted?" still ask for the revert).
-    return replace(form, asks_other=False) if history and asked.picks_among and form.kind != "yesno" else form
-
-
-def _thread_form(history: Sequence[str]) -> Form:
-    """The shape of the thread's last question that asked something of its own: "who merged the most?", then
-    "and on may 12?", then "and may 14?" is still a tally."""
-    for earlier in reversed(history):
-        form = read_form(earlier)
-        if form.kind != "lookup" or not continues(earlier):
-            return form
-    return read_form(history[0])
-
-
-_ORIGINAL = LazyPattern(r"\boriginal\b", re.IGNORECASE)
-# An earlier answer's PRs a follow-up may ask about, at most, and the people who wrote them.
-MAX_POINTED_AT = 10
-MAX_POINTED_AT_PEOPLE = 3
-
-
-def read_in_thread(
-    db: Database, question: str, history: Sequence[str], repo: str, tz: ZoneInfo, now: datetime | None = None
-) -> Question:
-    """The question, with what it leaves unsaid taken from the thread's earlier questions (oldest first).
-
-    A relation asked of what an earlier answer gave ("was any of that
-    reverted?", "did it ever come back?") is asked of the PRs that answer cited,
-    and "they" or "he" ("what else did they land?") are the people who wrote them.
-    """
-    context: Question | None = None
-    for earlier in history:
-        parsed = read_question(db, earlier, repo, tz, now)
-        context = parsed if context is None else parsed.following(context)
-    asked = read_question(db, question, repo, tz, now)
-    if context is None:
-        return asked
-    followed = asked.following(context)
-    answered = cache(lambda: choose(db, repo, context, _thread_form(history)))
-    if _ORIGINAL.search(asked.text):
-        # "who wrote the original?" after a revert or a follow-up: the PR it undid or followed.
-        originals = [link.other for link in answered().links]
-        if originals:
-            return replace(followed, numbers=originals, within=originals, concepts=[], areas=[], area_phrases=[], area_same=[])
-    one = bool(_ONE.search(asked.text))
-    form = read_form(asked.text)
-    # "which of those touched ROCm?", "which of those got reverted?": the earlier PRs, picked among. "what reverted
-    # any of those?" asks for other PRs, related to them.
-    if followed.narrows and (not form.relation or asked.picks_among):
-        # Those PRs are the earlier answer's: only a time of this question's own ("which of those landed friday?")
-        # narrows them, not the thread's, nor "later" ("were any of those fixed later?", of what relates to them).
-        followed = replace(followed, within=[pr.number for pr in answered().answer], time=asked.time)
-    if form.relation and asked.points_back and not followed.numbers and not without_relation_words(asked, form).concepts:
-        return replace(followed, numbers=_pointed_prs(answered(), one))
-    if form.kind == "who" and one and asked.points_back and not followed.within and answered().answer:
-        # "who wrote it?": the one PR the earlier answer put first.
-        return replace(followed, within=[answered().answer[0].number])
-    if not form.relation and asked.points_at_people:
-        # "anything from him yesterday?": the people the thread asked about, else those who wrote what it cited.
-        people = list(context.people) or [Person(author, "author") for author in dict.fromkeys(pr.author for pr in answered().answer)]
-        if 0 < len(people) <= MAX_POINTED_AT_PEOPLE:
-            # "what else did they land?": besides what the earlier answer cited.
-            besides = [pr.number for pr in answered().answer] if _ELSE.search(asked.text) else []
-            if asked.has_topic:
-                return replace(followed, people=people, besides=besides)
-            # About those people now: the earlier topic is theirs no longer.
-            return replace(followed, people=people, besides=besides, areas=[], area_phrases=[], area_same=[], concepts=[])
-    return followed
-
-
-# "it", "that one": one PR, the first the earlier answer gave, and what it relates to.
-_ONE = LazyPattern(r"\b(?:it|this\s+one|that\s+one)\b", re.IGNORECASE)
-_ELSE = LazyPattern(r"\b(?:else|other|others)\b", re.IGNORECASE)
-
-
-def _pointed_prs(answered: Choice, one: bool) -> list[int]:
-    """What the earlier answer cited, and both sides of the relations it stated ("it" may be what was reverted);
-    of "it", only the first PR and the PRs on the other side of its relations."""
-    cited = [pr.number for pr in answered.answer]
-    one = one and bool(cited)
-    if one:
-        cited = cited[:1]
-    linked = [n for link in answered.links if not one or cited[0] in (link.number, link.other) for n in (link.number, link.other)]
-    return list(dict.fromkeys(cited + linked))[:MAX_POINTED_AT]
+    return replace(choice, question=replace(choice.question, problems=(*choice.question.problems, ends)))
 
 
 def help_text(repo: str, problems: Sequence[str] = ()) -> str:
@@ -222,10 +147,10 @@ def help_text(repo: str, problems: Sequence[str] = ()) -> str:
 # ---------------------------------------------------------------- the first line
 
 
-def lead_line(choice: Choice, form: Form) -> str:
-    """The answer to what was asked, in its form, before any PR is listed; what could not be read trails it."""
+def lead_line(choice: Choice, asked: Query) -> str:
+    """The answer to what was asked, in its shape, before any PR is listed; what could not be read trails it."""
     problems = " ".join(f"({sentence(problem)})" for problem in choice.question.problems)
-    lead = _lead(choice, form)
+    lead = _lead(choice, asked)
     if not problems:
         return lead
     # The answer comes first, then the notes, then what introduces the PRs below.
@@ -241,65 +166,90 @@ NEAREST = " The nearest, which may not answer it:"
 NAMED_IN_A_YES = 2
 
 
-def _lead(choice: Choice, form: Form) -> str:
-    described = choice.question.describe()
-    links = "; ".join(link.sentence() for link in choice.links)
+def _lead(choice: Choice, asked: Query) -> str:
     note = f"{choice.note} " if choice.note else ""
     if not choice.answer:
         if choice.note and not (choice.question.has_filters or choice.question.concepts):
             return choice.note  # asked only about PRs the store does not have
-        return note + _nothing_line(choice, form)
-    if form.kind == "yesno" and form.relation and choice.question.numbers and not choice.links:
-        named = join_words([f"[#{n}]" for n in choice.question.numbers])
-        if form.doubts_revert:
-            return f"{note}Yes: nothing in the store reverts {named}."
-        return f"{note}No PR {_RELATION_PHRASE[form.relation]} {named} in the store."
+        return note + _nothing_line(choice, asked)
+    return note + _answered_line(choice, asked)
+
+
+def _answered_line(choice: Choice, asked: Query) -> str:
+    """The first line when PRs answer, in the shape asked."""
+    if asked.intent is Intent.YESNO and asked.relation and choice.question.numbers and not choice.links:
+        return _unrelated_line(choice, asked.relation, asked.doubts_revert)
     if choice.tally:
-        return note + _tally_line(choice, form)
-    count = _count(choice.total)
-    if form.kind == "count":
-        noun = _RELATION_NOUNS[form.relation][choice.total != 1] if form.relation else choice.question.noun(choice.total)
-        return f"{note}{count} {noun} {described}" + (f": {links}." if links else ".")
-    if form.kind == "who":
-        return note + _people(choice, form) + "."
-    if form.kind == "howto":
-        return note + _how_line(choice)
-    if form.kind == "yesno":
-        doubted = _doubted(choice, form, links)
-        if doubted:
-            return f"{note}{doubted}"
-        if links:
-            return f"{note}Yes: {links}."
-        if len(choice.answer) <= NAMED_IN_A_YES:
-            return f"{note}Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
-        return f"{note}Yes: {count} {choice.question.noun(choice.total)} {described}."
-    if form.relation and choice.whole_set:
-        return f"{note}{count} {_RELATION_NOUNS[form.relation][choice.total != 1]} {described}: {_relation_list(choice, form.relation)}."
+        return _tally_line(choice, asked)
+    if asked.intent is Intent.COUNT:
+        noun = _RELATION_NOUNS[asked.relation][choice.total != 1] if asked.relation else choice.question.noun(choice.total)
+        links = _links(choice)
+        return f"{_count(choice.total)} {noun} {choice.question.describe()}" + (f": {links}." if links else ".")
+    if asked.intent is Intent.WHO:
+        return _people(choice, asked) + "."
+    if asked.intent is Intent.HOWTO:
+        return _how_line(choice)
+    if asked.intent is Intent.YESNO:
+        return _yes_line(choice, asked)
+    return _list_line(choice, asked)
+
+
+def _links(choice: Choice) -> str:
+    """The relations between the PRs shown, as the first line states them: "[#507] reverts [#501]"."""
+    return "; ".join(link.sentence() for link in choice.links)
+
+
+def _unrelated_line(choice: Choice, relation: Relation, doubts_revert: bool) -> str:
+    """A yes/no about a relation of PRs named by number, when nothing in the store states it."""
+    named = join_words([f"[#{n}]" for n in choice.question.numbers])
+    if doubts_revert:
+        return f"Yes: nothing in the store reverts {named}."
+    return f"No PR {_RELATION_PHRASE[relation]} {named} in the store."
+
+
+def _yes_line(choice: Choice, asked: Query) -> str:
+    links = _links(choice)
+    doubted = _doubted(choice, asked, links)
+    if doubted:
+        return doubted
     if links:
-        return f"{note}{sentence(links)}"
-    if choice.question.numbers:
-        return f"{note}About {join_words([f'[#{n}]' for n in choice.question.numbers])}:"
-    order = choice.question.order
-    if order and (len(choice.answer) == 1 or order in ("largest", "gain")):  # the largest may be several, as large
-        return f"{note}{_ORDER_LEAD[order].format(noun=choice.question.noun(len(choice.answer)))} {described}:"
+        return f"Yes: {links}."
+    if len(choice.answer) <= NAMED_IN_A_YES:
+        return "Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
+    return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
+
+
+def _list_line(choice: Choice, asked: Query) -> str:
+    """What introduces the PRs listed: the relations they state, the PRs named, the one asked for, or how many."""
+    question, described, links = choice.question, choice.question.describe(), _links(choice)
+    if asked.relation and choice.whole_set:
+        noun = _RELATION_NOUNS[asked.relation][choice.total != 1]
+        return f"{_count(choice.total)} {noun} {described}: {_relation_list(choice, asked.relation)}."
+    if links:
+        return sentence(links)
+    if question.numbers:
+        return f"About {join_words([f'[#{n}]' for n in question.numbers])}:"
+    order = question.order
+    if order and (len(choice.answer) == 1 or order in (Order.LARGEST, Order.GAIN)):  # the largest may be several, as large
+        return f"{_ORDER_LEAD[order].format(noun=question.noun(len(choice.answer)))} {described}:"
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
-    return f"{note}{count} {choice.question.noun(choice.total)} {described}{tail}"
+    return f"{_count(choice.total)} {question.noun(choice.total)} {described}{tail}"
 
 
 _ORDER_LEAD = {
-    "first": "The first {noun}", "last": "The last {noun}", "largest": "The largest {noun} (most files changed)",
-    "gain": "The {noun} stating the largest gain",
+    Order.FIRST: "The first {noun}", Order.LAST: "The last {noun}", Order.LARGEST: "The largest {noun} (most files changed)",
+    Order.GAIN: "The {noun} stating the largest gain",
 }
 
 
-def _doubted(choice: Choice, form: Form, links: str) -> str | None:
+def _doubted(choice: Choice, asked: Query, links: str) -> str | None:
     """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" or "is it on now?" when a revert did."""
     # A revert says no to "is it on now?", and a later reland yes; "is it still reverted?" the other way round.
     reverted = any(link.kind == "reverts" for link in choice.links)
-    if form.doubts_revert and links and reverted != (form.doubt == "undone"):
+    if asked.doubts_revert and links and reverted != (asked.doubt is Doubt.UNDONE):
         return f"No: {links}."
-    fixes = [pr for pr in choice.answer if _fixes(pr)] if form.doubt == "persists" else []
+    fixes = [pr for pr in choice.answer if _fixes(pr)] if asked.doubt is Doubt.PERSISTS else []
     if fixes:
         return "No: fixed by " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in fixes[:NAMED_IN_A_YES]) + "."
     return None
@@ -310,12 +260,13 @@ def _fixes(pr: PullRequest) -> bool:
 
 
 _RELATION_NOUNS = {
-    "reverts": ("revert", "reverts"), "fixes": ("regression fix", "regression fixes"), "follows": ("follow-up", "follow-ups"),
+    Relation.REVERTS: ("revert", "reverts"), Relation.FIXES: ("regression fix", "regression fixes"),
+    Relation.FOLLOWS: ("follow-up", "follow-ups"),
 }
-_RELATION_PHRASE = {"reverts": "reverts", "fixes": "fixes a regression from", "follows": "follows up on"}
+_RELATION_PHRASE = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes a regression from", Relation.FOLLOWS: "follows up on"}
 
 
-def _relation_list(choice: Choice, relation: str) -> str:
+def _relation_list(choice: Choice, relation: Relation) -> str:
     """Each stated relation, with the PRs whose other side is not in the store named on their own."""
     linked = {n for link in choice.links for n in (link.number, link.other)}
     alone = [f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store"
@@ -344,34 +295,34 @@ def _how_line(choice: Choice) -> str:
     return f"{best} [#{pr.number}]"
 
 
-def _nothing_line(choice: Choice, form: Form) -> str:
+def _nothing_line(choice: Choice, asked: Query) -> str:
     """Nothing answers: what was looked for and through, and never that nothing merged when only the words missed."""
     question = choice.question
     nearest = NEAREST if choice.context else ""
     if not (question.concepts or question.unknown):
-        noun = _RELATION_NOUNS[form.relation][0] if form.relation else question.noun(1)
+        noun = _RELATION_NOUNS[asked.relation][0] if asked.relation else question.noun(1)
         return f"No {noun} {question.describe()}.{nearest}"
     # Areas named beside words only graded the PRs; the scope is the time, people and paths asked.
-    scope = replace(question, concepts=[], unknown=[], areas=[]).describe() if question.has_filters else ""
+    scope = replace(question, concepts=(), unknown=(), areas=()).describe() if question.has_filters else ""
     said = [concept.said for concept in question.concepts + question.unknown]
     topic = f'"{" ".join(said)}"' if len(said) <= TOPIC_WORDS else "that"
     if question.areas and topic != "that":
         topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
     looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
-    return (f"No: {looked}." if form.kind == "yesno" else sentence(looked)) + nearest
+    return (f"No: {looked}." if asked.intent is Intent.YESNO else sentence(looked)) + nearest
 
 
-def _tally_line(choice: Choice, form: Form) -> str:
+def _tally_line(choice: Choice, asked: Query) -> str:
     """'DarkLight1337 merged the most PRs on Mon Feb 9 (6), then vllm-bot (5) and mgoin (3).'"""
     count = choice.tally[0][1]
     leaders = [key for key, n in choice.tally if n == count]
     others = join_words([f"{key} ({n})" for key, n in choice.tally[len(leaders) :]])
     scope = choice.question.describe().removeprefix("merged").strip()
     scope = f" {scope}" if scope else ""
-    if form.tally == "area":
+    if asked.tally is Tally.AREA:
         said = f"{join_words(leaders)} {'was the busiest area' if len(leaders) == 1 else 'were the busiest areas'}"
         return f"{said}{scope} ({plural(count, 'PR')})" + (f", then {others}." if others else ".")
-    verb = "merged" if form.tally == "merger" else "authored"
+    verb = "merged" if asked.tally is Tally.MERGER else "authored"
     tied = " (tied)" if len(leaders) > 1 else ""
     return f"{join_words(leaders)} {verb} the most {choice.question.noun(many=True)}{scope}{tied} ({count})" + (
         f", then {others}." if others else "."
@@ -382,12 +333,12 @@ def _count(total: int) -> str:
     return f"{total}+" if total >= COUNT_CAP else str(total)
 
 
-def _people(choice: Choice, form: Form) -> str:
+def _people(choice: Choice, asked: Query) -> str:
     """'ywang96 ([#34183]) and mgoin ([#34530], [#33936])': who did it, with their PRs."""
-    mergers = bool(re.search(r"\bwho\s{1,3}merged\b", choice.question.text.lower()))
+    mergers = choice.question.cues.names_mergers
     # Who reverted or fixed: choose kept the stating side. Who broke it: the fix is cited beside the culprit,
     # but only the culprit's people are named.
-    culprits = {link.other for link in choice.links} if form.culprit else set()
+    culprits = {link.other for link in choice.links} if asked.culprit else set()
     people: dict[str, list[int]] = {}
     for pr in [pr for pr in choice.answer if pr.number in culprits] or choice.answer:
         person = (pr.merged_by or pr.author) if mergers else pr.author
@@ -398,9 +349,9 @@ def _people(choice: Choice, form: Form) -> str:
 # ---------------------------------------------------------------- without a model
 
 
-def extractive_answer(choice: Choice, form: Form, settings: Settings) -> Answer:
+def extractive_answer(choice: Choice, asked: Query, settings: Settings) -> Answer:
     """The first line, then each answering PR once, with date, author and what changed."""
-    lines = [lead_line(choice, form)]
+    lines = [lead_line(choice, asked)]
     shown = choice.answer or choice.context
     detailed = len(shown) <= DETAILED_UP_TO and bool(choice.question.numbers)
     for pr in shown:
@@ -422,10 +373,10 @@ def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> lis
 # ---------------------------------------------------------------- with a model
 
 
-def _model_chooses(choice: Choice, form: Form) -> bool:
+def _model_chooses(choice: Choice, asked: Query) -> bool:
     """Whether the model picks the answer: for a question of words alone. Filters, named PRs, relations,
     tallies and the first or last merge have one right set, which the store already holds."""
-    return bool(choice.candidates) and not (form.relation or form.tally or choice.question.order or choice.links)
+    return bool(choice.candidates) and not (asked.relation or asked.tally or choice.question.order or choice.links)
 
 
 @dataclass(frozen=True)
@@ -481,15 +432,15 @@ class _Asking:
         record_calls(self.db, [call], model=self.llm.model, purpose="answer", prompt=ANSWER_PROMPT_VERSION, repo=self.repo)
 
 
-def _model_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
-    if _model_chooses(choice, form):
-        return _model_choice_answer(asking, choice, form)
+def _model_answer(asking: _Asking, choice: Choice, asked: Query) -> Answer:
+    if _model_chooses(choice, asked):
+        return _model_choice_answer(asking, choice, asked)
     if not choice.answer:
-        return extractive_answer(choice, form, asking.settings)
-    return _model_continued_answer(asking, choice, form)
+        return extractive_answer(choice, asked, asking.settings)
+    return _model_continued_answer(asking, choice, asked)
 
 
-def _model_choice_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
+def _model_choice_answer(asking: _Asking, choice: Choice, asked: Query) -> Answer:
     """The model picks the answering PRs out of the graded candidates and explains them; the first line is
     written from its pick. Numbers it was not given are dropped; without a pick, the store's cut stands."""
     from bot.answers.model_prompt import CHOOSING_PROMPT, choosing_prompt
@@ -504,9 +455,9 @@ def _model_choice_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
     cites = any(f"[#{n}]" in text for n in citations)
     # Text that names none of the store's own pick may well say that nothing answers: it cannot follow that pick's first line.
     if not citations or not text or not (chosen or cites):
-        return extractive_answer(choice, form, asking.settings)
+        return extractive_answer(choice, asked, asking.settings)
     named = [pr for pr in given if pr.number not in citations and f"[#{pr.number}]" in text]
-    return Answer(f"{lead_line(choice, form)}\n{_citing(text, citations)}", citations, [*choice.answer, *named])
+    return Answer(f"{lead_line(choice, asked)}\n{_citing(text, citations)}", citations, [*choice.answer, *named])
 
 
 def _within(picked: ModelChoice, given: list[PullRequest]) -> tuple[list[PullRequest], str]:
@@ -516,7 +467,7 @@ def _within(picked: ModelChoice, given: list[PullRequest]) -> tuple[list[PullReq
     return [by_number[n] for n in dict.fromkeys(picked.numbers) if n in by_number], _without_sentences_naming(text, unknown)
 
 
-def _model_continued_answer(asking: _Asking, choice: Choice, form: Form) -> Answer:
+def _model_continued_answer(asking: _Asking, choice: Choice, asked: Query) -> Answer:
     """The first line as without a model, then the model's explanation, citing only PRs it was given."""
     from bot.answers.model_prompt import SYSTEM_PROMPT, answer_prompt, retry_prompt
     from bot.model.summarize import ensure_summary  # imported on use, like the model client
@@ -526,7 +477,7 @@ def _model_continued_answer(asking: _Asking, choice: Choice, form: Form) -> Answ
     choice = replace(choice, answer=answer)
     given = [*answer, *choice.context]
     allowed = [pr.number for pr in given]
-    lead = lead_line(choice, form)
+    lead = lead_line(choice, asked)
     system = SYSTEM_PROMPT.format(repo=asking.repo, example=allowed[0])
     prompt = answer_prompt(asking.question, asking.history, lead, answer, choice.context, settings, system)
     cleaned, unknown = cite_only(asking.text(system, prompt), allowed)
@@ -534,7 +485,7 @@ def _model_continued_answer(asking: _Asking, choice: Choice, form: Form) -> Answ
         cleaned, unknown = cite_only(asking.text(system, retry_prompt(prompt, unknown, allowed)), allowed)
         cleaned = _without_sentences_naming(cleaned, unknown)
     if not cleaned:
-        return extractive_answer(choice, form, settings)
+        return extractive_answer(choice, asked, settings)
     cited = [n for n in allowed if f"[#{n}]" in cleaned]
     citations = [n for n in cited if n in {pr.number for pr in answer}] or [pr.number for pr in answer]
     return Answer(f"{lead}\n{_citing(cleaned, citations)}", citations, given)

@@ -31,8 +31,8 @@ from store.days import local_day
 from store.db import StoreError, StoreFull, StoreReadOnly
 from store.report.day import DailyReport, load_report
 from store.report.release import LATEST, closest_tags, find_release, load_release, release_status
+from store.retrieval.reading.when import TimeRange, read_time
 from store.retrieval.search import search_prs
-from store.retrieval.when import TimeRange, read_time
 from store.subscription.cadence import DEFAULT_POST_AT
 from store.tables.previews import QUIET_SECONDS, previews_on, set_previews
 from store.tables.prs import get_pr, latest_merge

@@ -24,8 +24,9 @@ from bot.messages.blocks import (
 )
 from bot.messages.mrkdwn import escape, link, truncate
 from bot.runtime import Runtime
+from store.retrieval.thread import Answered, Turn, answered_text, turn_from_store
 from store.tables.teams import Team
-from store.tables.threads import claim_turn, earlier_questions
+from store.tables.threads import claim_turn, earlier_turns, keep_answered
 from store.text.prose import typed
 
 log = logging.getLogger(__name__)
@@ -42,11 +43,18 @@ def question_text(text: str) -> str:
     return " ".join(_MENTION.sub(" ", typed(text or "")).split())
 
 
-def start_turn(runtime: Runtime, team: Team, channel: str, thread_ts: str, ts: str, question: str) -> list[str] | None:
-    """Record the question; the thread's earlier questions, or None if this mention was seen before."""
+def start_turn(runtime: Runtime, team: Team, channel: str, thread_ts: str, ts: str, question: str) -> list[Turn] | None:
+    """Record the question; the thread's earlier turns, or None if this mention was seen before."""
     if not claim_turn(runtime.db, team, channel, thread_ts, ts, question):
         return None
-    return earlier_questions(runtime.db, team, channel, thread_ts, ts)
+    return [turn_from_store(text, kept) for text, kept in earlier_turns(runtime.db, team, channel, thread_ts, ts)]
+
+
+def keep_turn(runtime: Runtime, team: Team, channel: str, ts: str, replies: Replies) -> None:
+    """Keep what the mention at `ts` was read as and what its answers cited, for the thread's next question."""
+    answered = replies.answered()
+    if answered:
+        keep_answered(runtime.db, team, channel, ts, answered_text(answered))
 
 
 @dataclass
@@ -64,13 +72,21 @@ class Replies:
         cited = [(repo, reply) for repo, reply in self.answers if reply.citations]
         return cited or [next((pair for pair in self.answers if pair[1].prs), self.answers[0])]
 
+    def answered(self) -> dict[str, Answered]:
+        """What each repository read the question as and its answer cited: the turn a thread keeps."""
+        return {repo: reply.answered for repo, reply in self.answers if reply.answered is not None}
+
+    def follows(self) -> bool:
+        """Whether the thread supplied part of the question."""
+        return any(reply.follows for _, reply in self.answers)
+
 
 def reply_to(
     runtime: Runtime,
     question: str,
     team: Team,
     now: datetime | None = None,
-    history: Sequence[str] = (),
+    history: Sequence[Turn] = (),
     channel: str | None = None,
     only: str | None = None,
 ) -> Replies:
@@ -78,16 +94,17 @@ def reply_to(
     names); `only` limits it to one. A failing model degrades to answers from the store alone."""
     from bot.model.client import LLMError  # imported on use: the model client takes a second to load
 
-    scope = scope_of(runtime, question, team, channel, history)
+    scope = scope_of(runtime, question, team, channel, [turn.text for turn in history])
     if scope.ambiguous:
         return Replies(refusal=scope.ambiguous)
     if scope.foreign:
         return Replies(refusal=not_followed(scope.foreign[0], followed(runtime, team)) + ".")
     repos = (only,) if only else _answerable(runtime, scope.repos)
     settings = runtime.settings
+    # The thread's turns as each was asked, without the repositories' names.
+    thread = [Turn(text, turn.answered) for text, turn in zip(scope.history, history)]
     ask = lambda llm: [
-        (repo, answer_question(runtime.db, settings, scope.text, history=scope.history, now=now, llm=llm, repo=repo))
-        for repo in repos
+        (repo, answer_question(runtime.db, settings, scope.text, thread, now=now, llm=llm, repo=repo)) for repo in repos
     ]
     try:
         return Replies(ask(runtime.llm))
@@ -101,13 +118,17 @@ def answer(
     question: str,
     team: Team,
     now: datetime | None = None,
-    history: Sequence[str] = (),
+    history: Sequence[Turn] = (),
     channel: str | None = None,
 ) -> Message:
     """The answer as a Slack message, grouped by repository when it covers several, with what it answered."""
-    replies = reply_to(runtime, question, team, now, history, channel)
+    return answered_message(runtime, question, reply_to(runtime, question, team, now, history, channel), history)
+
+
+def answered_message(runtime: Runtime, question: str, replies: Replies, history: Sequence[Turn] = ()) -> Message:
+    """The replies as a Slack message, with what they answered."""
     message = replies_message(replies, runtime.settings.timezone)
-    message.asked = asked(question, history, replies)
+    message.asked = asked(question, [turn.text for turn in history], replies)
     return message
 
 

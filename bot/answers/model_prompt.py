@@ -21,7 +21,7 @@ from bot.model.budget import fitted, fitting
 from bot.model.client import estimate_tokens
 from bot.model.reply import json_object
 from store.model import PullRequest
-from store.retrieval.question import MAX_QUESTION_CHARS
+from store.retrieval.reading.parse import MAX_QUESTION_CHARS
 
 # Changes when a prompt or the reading of a reply changes, so the ledger tells answer prompts apart.
 ANSWER_PROMPT_VERSION = "answer-3"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from bot.answers.scope import channel_repos, followed, holders
 from bot.runtime import Runtime
-from store.retrieval.question import pr_numbers
+from store.retrieval.reading.numbers import pr_numbers
 from store.retrieval.repo_names import find_repos
 from store.sources.importer import web_host
 from store.tables.teams import Team

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from bot.messages.mrkdwn import escape
 from bot.runtime import Runtime
-from store.retrieval.question import pr_numbers
+from store.retrieval.reading.numbers import pr_numbers
 from store.retrieval.repo_names import find_repos
 from store.tables.prs import known_repos
 from store.tables.subscriptions import channel_subscriptions, team_subscriptions

@@ -129,37 +129,57 @@ class Wanted:
 
 def read_wanted(words: Sequence[str], command: str, personal: bool) -> Wanted:
     """The cadence the words give (daily unless they say) and the words left for the filter."""
-    name, post_at, weekday, timed, terms = None, DEFAULT_POST_AT, None, False, []
+    wanted = _WantedWords(command, personal)
     queue = list(words)
     while queue:
-        word = queue.pop(0)
+        wanted.read(queue.pop(0), queue)
+    return wanted.wanted()
+
+
+class _WantedWords:
+    """A subscription command's words, read in order: a cadence, `on DAY`, `at TIME`; the rest are the filter's."""
+
+    def __init__(self, command: str, personal: bool) -> None:
+        self.command, self.personal = command, personal
+        self.name: str | None = None
+        self.post_at, self.timed = DEFAULT_POST_AT, False
+        self.weekday: int | None = None
+        self.terms: list[str] = []
+
+    def read(self, word: str, queue: list[str]) -> None:
+        """One word; `on` and `at` take the word after them from `queue`."""
         low = word.lower()
         if low in CADENCE_WORDS:
-            if name not in (None, CADENCE_WORDS[low]):
-                choices = list(CADENCES) if personal else [name for name in CADENCES if name != MY_PRS]
-                raise CommandError(f"give one of {', '.join(choices[:-1])} or {choices[-1]}", command)
-            name = CADENCE_WORDS[low]
+            self._cadence(CADENCE_WORDS[low])
         elif low == "on":
-            weekday = read_weekday(queue.pop(0)) if queue else None
-            if weekday is None:
-                raise CommandError("`on` needs a day of the week, like `weekly on friday`", command)
+            self.weekday = read_weekday(queue.pop(0)) if queue else None
+            if self.weekday is None:
+                raise CommandError("`on` needs a day of the week, like `weekly on friday`", self.command)
         elif low == "at" or parse_time(word) is not None:
             when = parse_time(queue.pop(0) if low == "at" and queue else word)
             if when is None:
-                raise CommandError("`at` needs a time, like `at 09:00`", command)
-            post_at, timed = when, True
+                raise CommandError("`at` needs a time, like `at 09:00`", self.command)
+            self.post_at, self.timed = when, True
         else:
-            terms.append(word)
-    name = name or DAILY
-    if name == MY_PRS and not personal:
-        raise CommandError("my-prs is a subscription of your own: `/prdigest me subscribe my-prs`", command)
-    if timed and name in (LIVE, MY_PRS, RELEASES):
-        comes = {LIVE: "live alerts come as PRs merge", MY_PRS: "my-prs messages come as PRs merge",
-                 RELEASES: "release threads come as releases are published"}[name]
-        raise CommandError(f"{comes}; `at` is for reports", command)
-    if weekday is not None and name != WEEKLY:
-        raise CommandError("`on DAY` is for the weekly report: `weekly on friday`", command)
-    return Wanted(Cadence(name, post_at, weekday or 0), terms)
+            self.terms.append(word)
+
+    def _cadence(self, name: str) -> None:
+        if self.name not in (None, name):
+            choices = list(CADENCES) if self.personal else [name for name in CADENCES if name != MY_PRS]
+            raise CommandError(f"give one of {', '.join(choices[:-1])} or {choices[-1]}", self.command)
+        self.name = name
+
+    def wanted(self) -> Wanted:
+        name, command = self.name or DAILY, self.command
+        if name == MY_PRS and not self.personal:
+            raise CommandError("my-prs is a subscription of your own: `/prdigest me subscribe my-prs`", command)
+        if self.timed and name in (LIVE, MY_PRS, RELEASES):
+            comes = {LIVE: "live alerts come as PRs merge", MY_PRS: "my-prs messages come as PRs merge",
+                     RELEASES: "release threads come as releases are published"}[name]
+            raise CommandError(f"{comes}; `at` is for reports", command)
+        if self.weekday is not None and name != WEEKLY:
+            raise CommandError("`on DAY` is for the weekly report: `weekly on friday`", command)
+        return Wanted(Cadence(name, self.post_at, self.weekday or 0), self.terms)
 
 
 def _planned(call: Call, repos: Sequence[str], wanted: Wanted, command: str) -> list[tuple[str, Filter]]:

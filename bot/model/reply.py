@@ -157,39 +157,62 @@ _CLOSING = re.compile(
 
 
 def _from_markdown(text: str) -> tuple[str | None, dict[str, list[str]]]:
-    kinds: set[str] = set()
-    collected: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    type_heading = False  # the last marker was "## Type" alone: its value is on the next line
+    sections = _MarkdownSections()
     for line in text.split("\n"):
+        sections.read(line)
+    return sections.result()
+
+
+class _MarkdownSections:
+    """The TYPE and the sections of a Markdown reply, read line by line."""
+
+    def __init__(self) -> None:
+        self.kinds: set[str] = set()
+        self.collected: dict[str, list[str]] = {}
+        self.current: list[str] | None = None
+        self.type_heading = False  # the last marker was "## Type" alone: its value is on the next line
+
+    def read(self, line: str) -> None:
         bare = line.strip()
-        if is_fence(bare):
-            continue
-        if type_heading and bare:
-            type_heading = False
-            value = _TYPE_VALUE.fullmatch(bare)
-            if value:
-                kinds.add(value.group(1).lower())
-                continue
-        typed = _type_line(line)
-        if typed is not None:
-            type_heading = not typed
-            kinds.update([typed] if typed else [])
-            continue
+        if is_fence(bare) or self._type_value(bare) or self._type(line):
+            return
         heading = _heading(line)
         if heading:
-            key, rest = heading
-            if key in collected:
-                raise ReplyFormatError(f"section {dict(SECTIONS)[key]!r} appears twice")
-            current = collected[key] = [rest]
-        elif current is not None:
-            current.append(line)
+            self._open(*heading)
+        elif self.current is not None:
+            self.current.append(line)
         # Before the first section: a preamble ("Here is the summary:"), never kept.
-    if len(kinds) > 1:
-        raise ReplyFormatError(f"expected one TYPE line, substantial or trivial (found {', '.join(sorted(kinds))})")
-    if current is not None:
-        current[:] = _without_closing(current)
-    return (kinds.pop() if kinds else None), collected
+
+    def _type_value(self, bare: str) -> bool:
+        """Whether the line is the value of a "## Type" heading alone on the line before."""
+        if not (self.type_heading and bare):
+            return False
+        self.type_heading = False
+        value = _TYPE_VALUE.fullmatch(bare)
+        if value:
+            self.kinds.add(value.group(1).lower())
+        return bool(value)
+
+    def _type(self, line: str) -> bool:
+        """Whether the line is a TYPE line, or a type heading alone."""
+        typed = _type_line(line)
+        if typed is None:
+            return False
+        self.type_heading = not typed
+        self.kinds.update([typed] if typed else [])
+        return True
+
+    def _open(self, key: str, rest: str) -> None:
+        if key in self.collected:
+            raise ReplyFormatError(f"section {dict(SECTIONS)[key]!r} appears twice")
+        self.current = self.collected[key] = [rest]
+
+    def result(self) -> tuple[str | None, dict[str, list[str]]]:
+        if len(self.kinds) > 1:
+            raise ReplyFormatError(f"expected one TYPE line, substantial or trivial (found {', '.join(sorted(self.kinds))})")
+        if self.current is not None:
+            self.current[:] = _without_closing(self.current)
+        return (self.kinds.pop() if self.kinds else None), self.collected
 
 
 def _type_line(line: str) -> str | None:

@@ -211,15 +211,7 @@ def summarize_prs(
     PRDIGEST_GITHUB_API_URL. `on_done(pr, error)` is called as each PR is stored.
     """
     run = SummaryRun(llm.model)
-    todo = []
-    for pr in prs:
-        need = "needed" if force else summary_need(db, pr, llm.model, PROMPT_VERSION, settings.summary_max_failures)
-        if need == "needed":
-            todo.append(pr)
-        elif need == "given up":
-            run.given_up += 1
-        else:
-            run.current += 1
+    todo = _needing_summaries(db, settings, prs, llm, force, run)
     if not todo:
         return run
     own: GitHubDiffs | None = None  # opened here, so closed here
@@ -254,6 +246,22 @@ def summarize_prs(
     if isinstance(source, GitHubDiffs):
         run.github_problem = source.problem
     return run
+
+
+def _needing_summaries(
+    db: Database, settings: Settings, prs: Iterable[PullRequest], llm: LLM, force: bool, run: SummaryRun
+) -> list[PullRequest]:
+    """The PRs to summarize; those with a current summary, or given up on, are counted in `run`."""
+    todo = []
+    for pr in prs:
+        need = "needed" if force else summary_need(db, pr, llm.model, PROMPT_VERSION, settings.summary_max_failures)
+        if need == "needed":
+            todo.append(pr)
+        elif need == "given up":
+            run.given_up += 1
+        else:
+            run.current += 1
+    return todo
 
 
 def _store(db: Database, attempt: _Attempt, model: str, run: SummaryRun) -> None:

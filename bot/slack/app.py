@@ -29,7 +29,17 @@ from slack_sdk.http_retry.builtin_handlers import (
 
 from bot.answers.commands import Reply, execute, is_slow, pr_reply
 from bot.answers.feedback import votable
-from bot.answers.mentions import EMPTY_QUESTION, LOOKING, answer, apology, question_text, start_turn
+from bot.answers.mentions import (
+    EMPTY_QUESTION,
+    LOOKING,
+    Replies,
+    answered_message,
+    apology,
+    keep_turn,
+    question_text,
+    reply_to,
+    start_turn,
+)
 from bot.config import Settings
 from bot.messages.blocks import SUMMARY_ACTION, Message, text_message
 from bot.runtime import Runtime
@@ -248,12 +258,22 @@ class Listeners:
             log.warning("could not post the placeholder in %s/%s (%s)", channel, thread_ts, _why(exc))
             placeholder = None
         try:
-            message = answer(self.runtime, question, team, history=history, channel=channel)
+            replies = reply_to(self.runtime, question, team, history=history, channel=channel)
+            message = answered_message(self.runtime, question, replies, history)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
+        else:
+            self._keep_turn(team, channel, ts, replies)
         message = votable(self.runtime, message, "mention", team, channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
+
+    def _keep_turn(self, team: Team, channel: str, ts: str, replies: Replies) -> None:
+        """Keep what the question was read as and cited, for the thread's next one; the answer goes out regardless."""
+        try:
+            keep_turn(self.runtime, team, channel, ts, replies)
+        except Exception:  # the store may be locked or gone: the next question then reads this one again
+            log.exception("could not keep the answer to the mention %s/%s", channel, ts)
 
 
 def _logged(job: Callable[..., None], *args: Any) -> None:

@@ -9,14 +9,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO
 
-from bot.answers.answer import read_in_thread
 from bot.answers.commands import Reply, execute, is_command
 from bot.answers.empty_store import empty_store_notice
-from bot.answers.mentions import EMPTY_QUESTION, answer, apology, question_text
+from bot.answers.mentions import EMPTY_QUESTION, apology, question_text, replies_message, reply_to
 from bot.messages.blocks import text_message
 from bot.runtime import Runtime
 from bot.terminal.render import Style, dim, render
-from store.retrieval.search import read_question
+from store.retrieval.thread import Turn
 from store.tables.teams import NO_TEAM, Team
 from store.tables.threads import HISTORY_TURNS, kept_question
 from store.text.prose import typed
@@ -40,7 +39,7 @@ class Conversation:
     # A thread keeps what a Slack thread keeps (store.tables.threads): its last few questions, each cut to what is
     # read. A long session then costs the same per question as a short one: the prompt and the reading of the
     # thread stay the same size.
-    history: deque[str] = field(default_factory=lambda: deque(maxlen=HISTORY_TURNS))
+    history: deque[Turn] = field(default_factory=lambda: deque(maxlen=HISTORY_TURNS))
     following: str | None = None  # the earlier question the last answer read its question as following
 
     def say(self, line: str) -> Reply:
@@ -64,22 +63,15 @@ class Conversation:
         if not question:
             return Reply([text_message(EMPTY_QUESTION)])
         try:
-            message = answer(self.runtime, question, self.team, history=list(self.history), channel=self.channel)
-            self.following = self._followed(question)
+            replies = reply_to(self.runtime, question, self.team, history=list(self.history), channel=self.channel)
+            message = replies_message(replies, self.runtime.settings.timezone)
         except Exception:  # as in Slack: an apology, and the session goes on
             log.exception("could not answer %r", question)
             return Reply([apology()], error=True)
-        self.history.append(kept_question(question))
+        # The earlier question, when the thread supplied part of this one (a time, a person, a topic).
+        self.following = self.history[-1].text if self.history and replies.follows() else None
+        self.history.append(Turn(kept_question(question), replies.answered()))
         return Reply([message])
-
-    def _followed(self, question: str) -> str | None:
-        """The earlier question, when the thread supplied part of this one (a time, a person, a topic)."""
-        if not self.history:
-            return None
-        settings, now = self.runtime.settings, self.runtime.now()
-        db, repo, tz = self.runtime.db, settings.default_repo, settings.timezone
-        alone = read_question(db, question, repo, tz, now)
-        return self.history[-1] if read_in_thread(db, question, self.history, repo, tz, now) != alone else None
 
 
 def shell(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from sqlite_utils import Database
@@ -22,26 +22,18 @@ from sqlite_utils import Database
 from store.model import PullRequest
 from store.retrieval.evidence import FIELD_WEIGHT, gather
 from store.retrieval.exclusions import excluded
-from store.retrieval.form import FIX_WORDS, RELATION_TOPIC_WORDS, RELATION_WORDS, Form, answering
-from store.retrieval.question import BOTS, Concept, Person, Phrases, Question, is_bot
-from store.retrieval.search import (
-    COUNT_CAP,
-    POOL,
-    Hit,
-    SearchResult,
-    area_name,
-    membership_expression,
-    missing_note,
-    narrowing_condition,
-    search,
-    size,
-    tally_keys,
-    without_unknown_words,
-)
+from store.retrieval.finding.conditions import narrowing_condition
+from store.retrieval.finding.grading import POOL
+from store.retrieval.finding.hits import Hit
+from store.retrieval.finding.listing import COUNT_CAP
+from store.retrieval.fts import area_name, membership_expression
+from store.retrieval.reading.query import BOTS, Concept, Intent, Order, Person, Phrases, Query, Relation, Role, is_bot
+from store.retrieval.search import SearchResult, missing_note, search, size, tally_keys, without_unknown_words
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
+from store.understanding.vocabulary import cue
 
 # A whole set longer than this is shown in part, with how many more there are (like the slash commands).
 MAX_LISTED = 50
@@ -65,7 +57,7 @@ YES_NEAR_BEST = 0.9
 class Choice:
     answer: list[PullRequest]  # the PRs that answer, in the order to show them
     context: list[PullRequest]  # close but not answering: for a model to read, or "nearest" when nothing answers
-    question: Question  # what was searched for
+    question: Query  # what was searched for
     total: int  # how many answer (may exceed len(answer) for a long set; counted up to COUNT_CAP)
     whole_set: bool  # the filters defined the answer: every PR they hold
     note: str | None = None  # PR numbers the store does not have
@@ -75,37 +67,38 @@ class Choice:
     candidates: list[PullRequest] = field(default_factory=list)
 
 
-def choose(db: Database, repo: str, asked: Question, form: Form) -> Choice:
-    """The PRs that answer `asked` (a parsed question) in the shape `form` expects."""
-    if form.relation and any(RELATION_WORDS[form.relation].search(c.said) for c in asked.excluded_words):
-        form = replace(form, relation=None)  # "what did X author other than the revert": no revert is asked for
-    question = without_relation_words(asked, form)
+def choose(db: Database, repo: str, asked: Query) -> Choice:
+    """The PRs that answer `asked` (a question as read) in the shape it expects."""
+    question = asked
+    if question.relation and any(question.relation in c.names for c in question.excluded_words):
+        question = replace(question, relation=None)  # "what did X author other than the revert": no revert is asked for
+    question = without_relation_words(question)
     missing = missing_note(db, repo, question)
-    choice = _by_number(db, repo, question, form) if question.numbers else None
+    choice = _by_number(db, repo, question) if question.numbers else None
     if choice is None:
-        question = replace(question, numbers=[])
-        choice = _choose(db, repo, question, form)
+        question = replace(question, numbers=())
+        choice = _choose(db, repo, question)
         if question.order and choice.answer:
-            choice = _at_the_end(db, repo, choice, question.order, form)
-    if form.kind == "who" and choice.links and not form.culprit and not question.within:
+            choice = _at_the_end(db, repo, choice, question.order)
+    if question.intent is Intent.WHO and choice.links and not question.culprit and not question.within:
         # "who reverted #N?", "who wrote it?" after a relation: who did it. "who wrote #N?": #N's author.
-        choice = _the_doers(choice) if form.relation or asked.elliptical else _the_named(choice)
-    if question.within and not form.asks_other:
-        choice = _among(db, repo, choice, form)
+        choice = _the_doers(choice) if question.relation or asked.elliptical else _the_named(choice)
+    if question.within and not question.asks_other:
+        choice = _among(db, repo, choice)
     return replace(choice, note=missing)
 
 
-def _among(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
+def _among(db: Database, repo: str, choice: Choice) -> Choice:
     """"which of those was a regression fix?": only the earlier answer's PRs answer, and of a relation only those
     that state it ("which of those got reverted?", "which of those broke something?": that it was done to)."""
     within = set(choice.question.within)
-    if not form.relation:
+    if not choice.question.relation:
         return _only(choice, lambda pr: pr.number in within)
-    done_to = form.passive or form.culprit
+    done_to = choice.question.passive or choice.question.culprit
     # The relations that make each of those PRs answer, stated as the first line tells them.
     stated = {
         pr.number: [_stating_first(link) for link in related(db, repo, pr.number)
-                    if link.kind in answering(form.relation) and link.outgoing != done_to]
+                    if link.kind in choice.question.relation.answering() and link.outgoing != done_to]
         for pr in choice.answer if pr.number in within
     }
     links = [link for found in stated.values() for link in found]
@@ -122,11 +115,11 @@ def _only(choice: Choice, answers: Callable[[PullRequest], bool], links: list[Li
                    links=choice.links if links is None else links)
 
 
-def _by_number(db: Database, repo: str, question: Question, form: Form) -> Choice | None:
+def _by_number(db: Database, repo: str, question: Query) -> Choice | None:
     """The PRs named, with what relates to them; None when the store has none of them and words are left to search."""
     result = search(db, repo, question, limit=MAX_LISTED)
     if any(hit.link is None for hit in result.hits):
-        return _named(result, form)
+        return _named(result)
     if not question.concepts:  # about PRs the store does not have, and nothing else
         return Choice([], [], question, 0, False)
     return None
@@ -148,20 +141,20 @@ def _the_named(choice: Choice) -> Choice:
     return _only(choice, lambda pr: pr.number in named, links=[])
 
 
-def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form) -> Choice:
+def _at_the_end(db: Database, repo: str, choice: Choice, order: Order) -> Choice:
     """The one PR that merged first or last of those chosen, or is the largest or states the largest gain (of all of
     them, when the list shown was cut, up to the newest COUNT_CAP; every one of them when several are as large)."""
     prs = choice.answer
     question = choice.question
-    if choice.whole_set and choice.total > len(prs) and order != "last":
+    if choice.whole_set and choice.total > len(prs) and order is not Order.LAST:
         prs = [hit.pr for hit in search(db, repo, replace(question, order=None), limit=COUNT_CAP).hits if _kept(hit.pr, question)]
-        if choice.total > COUNT_CAP and order != "first":
-            question = replace(question, problems=[*question.problems, f"only the newest {COUNT_CAP:,} of them were compared"])
+        if choice.total > COUNT_CAP and order is not Order.FIRST:
+            question = replace(question, problems=(*question.problems, f"only the newest {COUNT_CAP:,} of them were compared"))
     prs = prs or choice.answer
-    if order in ("first", "last"):
-        end = (min if order == "first" else max)(prs, key=lambda pr: pr.merged_at)
+    if order in (Order.FIRST, Order.LAST):
+        end = (min if order is Order.FIRST else max)(prs, key=lambda pr: pr.merged_at)
         return replace(choice, answer=[end], context=[], total=1, whole_set=False, question=question)
-    if order == "gain":
+    if order is Order.GAIN:
         # The gain in what was asked ("the largest TTFT cut"), when a PR states one beside it; else any gain stated.
         said = _metric_phrases(question)
         gains = {pr.number: _gain(pr, said) for pr in prs}
@@ -171,7 +164,7 @@ def _at_the_end(db: Database, repo: str, choice: Choice, order: str, form: Form)
     else:
         measure = size
     most = max(measure(pr) for pr in prs)
-    if order == "gain" and not most[0]:  # no PR states a gain
+    if order is Order.GAIN and not most[0]:  # no PR states a gain
         return replace(choice, answer=[], context=prs[:CONTEXT], total=0, whole_set=False, question=question)
     ends = [pr for pr in prs if measure(pr) == most]
     return replace(choice, answer=ends[:MAX_LISTED], context=[], total=len(ends), whole_set=False, question=question)
@@ -185,25 +178,19 @@ _STATED_NUMBER = LazyPattern(
     r"|\bfrom\s(?P<low>\d+(?:\.\d+)?)\s?(?P<unit>[a-z]{1,3}\b)?\sto\s(?P<to>\d+(?:\.\d+)?)\s?(?P=unit)?",
     re.IGNORECASE,
 )
-_GAIN_BESIDE = LazyPattern(
-    r"\b(?:faster|speed[\s-]?ups?|higher|more|better|improv\w*|throughput|fewer|less|lower|reduc\w*|cuts?|drops?|falls?"
-    r"|rises?|gains?|ttft|tpot|itl|latency)\b",
-    re.IGNORECASE,
-)
-_LOSS_BESIDE = LazyPattern(r"\b(?:slower|worse|regress\w*)\b", re.IGNORECASE)
+# The words beside a stated number that make it a gain ("2.3x faster", "TTFT falls by 30%"), or a loss.
+_GAIN_BESIDE, _LOSS_BESIDE = cue("gain_beside"), cue("loss_beside")
 # How far from the number its words are read, before and after.
 _GAIN_WINDOW = 40
 
 
-# What a gain is stated in ("the largest TTFT cut", "the biggest decode speedup"), as opposed to what it is for.
-_METRIC = LazyPattern(r"\b(?:ttft|tpot|itl|latency|throughput|goodput|decod\w*|prefill|startup|memory)\b", re.IGNORECASE)
 # Where a clause ends: "recomputed tokens fall by 64% and TTFT by 31%" states 31% of TTFT, not 64%.
 _CLAUSE_END = LazyPattern(r"[.;,:]\s|\sand\s")
 
 
-def _metric_phrases(question: Question) -> list[list[str]]:
+def _metric_phrases(question: Query) -> list[list[str]]:
     """The words of each metric the question names ("ttft", "time to first token"), for finding the gain stated in it."""
-    return [atoms(phrase) for concept in question.concepts if _METRIC.search(concept.said) for phrase in concept.phrases.all]
+    return [atoms(phrase) for concept in question.concepts if concept.metric for phrase in concept.phrases.all]
 
 
 def _clause(text: str, ends: list[re.Match[str]], start: int, end: int) -> str:
@@ -237,20 +224,20 @@ def _gain(pr: PullRequest, about: list[list[str]]) -> float:
     return max(factors, default=0.0)
 
 
-def _choose(db: Database, repo: str, question: Question, form: Form) -> Choice:
+def _choose(db: Database, repo: str, question: Query) -> Choice:
     if question.concepts:
-        question = _without_unsaid(db, repo, question, form)
-    if form.tally:
-        return _tallied(db, repo, question, form)
-    if form.relation and not question.concepts:
-        return _relation(db, repo, question, form)
+        question = _without_unsaid(db, repo, question)
+    if question.tally:
+        return _tallied(db, repo, question)
+    if question.relation and not question.concepts:
+        return _relation(db, repo, question)
     if not question.concepts:
         return _whole_set(db, repo, question)
-    choice = _by_words(db, repo, question, form)
-    return _through_relation(db, repo, choice, form) if form.relation else choice
+    choice = _by_words(db, repo, question)
+    return _through_relation(db, repo, choice) if question.relation else choice
 
 
-def _without_unsaid(db: Database, repo: str, question: Question, form: Form) -> Question:
+def _without_unsaid(db: Database, repo: str, question: Query) -> Query:
     """The question without the words no PR says, when what is left still picks PRs.
 
     "anything at the intersection of ROCm and LoRA?", "the most prolific author
@@ -260,47 +247,45 @@ def _without_unsaid(db: Database, repo: str, question: Question, form: Form) -> 
     area, a person or a time is no such filter: in "the rust frontend" or
     "anything for Gaudi last week?", the word no PR says is the point.
     """
-    stands = bool(len(question.areas) > 1 or question.pr_type or form.relation or form.tally or question.paths)
+    stands = bool(len(question.areas) > 1 or question.pr_type or question.relation or question.tally or question.paths)
     known = without_unknown_words(db, repo, question, stands)
     # Only mistyped common words dropped ("tpu wrok in april"): what is left is the whole question.
     return known if known.concepts or stands or not known.unknown else question
 
 
-def without_relation_words(question: Question, form: Form) -> Question:
+def without_relation_words(question: Query) -> Query:
     """A relation is answered from the relations table; its words ("reverted") are not a topic."""
-    if form.relation is None:
+    if question.relation is None:
         return question
-    words = RELATION_TOPIC_WORDS[form.relation]
-    return replace(question, concepts=[c for c in question.concepts if not words.search(c.said.lower())])
+    relation = question.relation
+    return replace(question, concepts=tuple(c for c in question.concepts if relation not in c.restates))
 
 
 # ---------------------------------------------------------------- numbers and relations
 
 
-def _named(result: SearchResult, form: Form) -> Choice:
+def _named(result: SearchResult) -> Choice:
     """PRs named by number, and those that revert, fix or follow them (the kind asked, if one was).
 
     "What reverted #N?" asks for the other PR: #N is then context. When no PR
     relates in the kind asked, one that merely mentions a named PR is the best there is.
     """
+    question = result.question
     kinds = {hit.link.kind for hit in result.hits if hit.link is not None}
-    wanted = answering(form.relation) if form.relation else STRONG
+    wanted: tuple[str, ...] = question.relation.answering() if question.relation else STRONG
     if not kinds & set(wanted):
         wanted = (*wanted, "mentions")
     others = [hit for hit in result.hits if hit.link is not None and hit.link.kind in wanted]
-    if form.relation:
+    if question.relation:
         # "follow-ups to #N?" asks for what follows #N, not what #N follows; "what did #N revert?" the other way.
-        outgoing = _named_does_it(result.question, form)
+        outgoing = _named_does_it(question)
         others = [hit for hit in others if hit.link and hit.link.outgoing == outgoing] or others
     # "follow-ups to #N?": the PRs that follow it answer; #N, already known, is context ("why was #N reverted?"
     # is about both).
-    asked_of_named = (
-        form.relation is not None and not form.culprit and not result.question.within
-        and not _EXPLAINS.search(result.question.text)
-    )
-    named_only = (form.asks_other or asked_of_named) and others
+    asked_of_named = question.relation is not None and not question.culprit and not question.within and not question.cues.explains
+    named_only = (question.asks_other or asked_of_named) and others
     # "what does #N do?": #N answers; what relates to it is told, as context ("tell me about #N" is its story).
-    only_named = form.relation is None and bool(_ABOUT_NAMED.search(result.question.text))
+    only_named = question.relation is None and question.cues.about_named
     answer: list[PullRequest] = []
     context: list[PullRequest] = []
     links: list[Link] = []
@@ -315,40 +300,28 @@ def _named(result: SearchResult, form: Form) -> Choice:
     return Choice(answer, context[:CONTEXT], result.question, len(answer), False, None, links)
 
 
-_ABOUT_NAMED = LazyPattern(
-    r"^\W*(?:what\s+(?:does|did|is|was)\s+|what'?s\s+|(?:summary|details|tl;?dr)\s+(?:of|for)\s+)?(?:#|pr\s*#?)?\d{2,7}\b"
-    r"(?:\s+(?:summary|details|tl;?dr|do|does|change|changes)\b|\W*$)",
-    re.IGNORECASE,
-)
-_EXPLAINS = LazyPattern(r"^\W*(?:why|how|what\s+happened|tell|explain|summari[sz]e|what'?s\s+the\s+(?:story|deal))\b", re.IGNORECASE)
-
-
-def _named_does_it(question: Question, form: Form) -> bool:
+def _named_does_it(question: Query) -> bool:
     """Whether the PR named states the relation ("#N fixed what?", "did #N revert anything?"), not has it stated of it
     ("what reverted #N?", "was #N reverted?", "what did #N break?"): named before the verb, in the active voice.
 
     Of a regression fix, the fixing PR states it: "what did #N fix?" asks what #N fixed, while "what did #N
     break?" asks what fixed a problem #N caused."""
-    text = question.text.lower()
-    named = re.search(rf"(?<!\d)(?:{'|'.join(str(n) for n in question.numbers)})(?!\d)", text) if question.numbers else None
-    fixed = FIX_WORDS.search(text) if form.relation == "fixes" else None
-    said = fixed or RELATION_WORDS[form.relation or ""].search(text)
-    active = bool(said and named and named.start() < said.start() and not form.passive)
-    return active if form.relation != "fixes" or fixed else False
+    before = question.cues.named_before.get(question.relation) if question.relation else None
+    return bool(before and set(question.numbers) & before) and not question.passive
 
 
 def _stating_first(link: Link) -> Link:
     return link if link.outgoing else Link(link.other, link.number, link.kind, True)
 
 
-def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice:
+def _relation(db: Database, repo: str, question: Query) -> Choice:
     """Every PR in the filters that states the relation, with the PR a revert names when it is stored.
 
     A reverted PR is part of the answer to "what got reverted?"; the PR a
     regression fix names answers only "what broke it?" (else it is context).
     A count counts the stating PRs.
     """
-    kind = form.relation
+    kind = question.relation
     assert kind is not None, "_choose asks for a relation's PRs only when the question names one"
     start, end = (question.time.start, question.time.end) if question.time else (None, None)
     answer: dict[int, PullRequest] = {}
@@ -363,7 +336,7 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
         sources.append(source.number)
         target = get_pr(db, repo, named) if named is not None else None
         if target is not None:
-            cited = form.asks_reverted or (form.culprit and form.kind != "count")
+            cited = question.asks_reverted or (question.culprit and question.intent is not Intent.COUNT)
             (answer if cited else context).setdefault(target.number, target)
             links.append(Link(source.number, target.number, kind, True))
         if len(answer) >= MAX_LISTED:
@@ -371,52 +344,67 @@ def _relation(db: Database, repo: str, question: Question, form: Form) -> Choice
     return Choice(list(answer.values()), list(context.values()), question, len(sources), True, None, links)
 
 
-def _through_relation(db: Database, repo: str, choice: Choice, form: Form) -> Choice:
+def _through_relation(db: Database, repo: str, choice: Choice) -> Choice:
     """Words chose the PRs a relation question is about ("the scheduler change"); the answer is what relates them.
 
     Each chosen PR on either side of the relation comes with the PR on the
     other side; a chosen PR outside the relation is dropped, unless none is in it.
     """
-    kind = form.relation
-    assert kind is not None, "_choose goes through a relation only when the question names one"
-    answer: dict[int, PullRequest] = {}
-    sources, links = set(), []
-    for pr in _reverted_instead(db, repo, choice.answer) if kind == "follows" else choice.answer:
-        found = [link for link in related(db, repo, pr.number) if link.kind in answering(kind)]
-        if not found and not (kind == "reverts" and revert_title(pr.title)):
-            continue
-        if not found:
-            sources.add(pr.number)
-        for link in found:
-            other = get_pr(db, repo, link.other)
-            if other is None:
-                continue
-            stating = _stating_first(link)
-            answer.update((p.number, p) for p in ((pr, other) if link.outgoing else (other, pr)))
-            sources.add(stating.number)
-            if stating not in links:  # both sides chosen: the link is found from each
-                links.append(stating)
-        answer.setdefault(pr.number, pr)
-    if not answer:
-        if form.kind == "yesno" and choice.answer and not form.doubts_revert:
+    question = choice.question
+    sides = _sides(db, repo, choice)
+    if not sides.answer:
+        if question.intent is Intent.YESNO and choice.answer and not question.doubts_revert:
             # "was the FA3 path ever relanded?" and nothing relands what the words chose: no, about those PRs.
             # ("is there a flag now?" doubts only in passing: its yes names the PRs, as any yes does.)
-            named = [pr.number for pr in choice.answer[:NAMED_IN_A_NO]]
-            return replace(choice, answer=choice.answer[:NAMED_IN_A_NO], question=replace(choice.question, numbers=named))
+            named = tuple(pr.number for pr in choice.answer[:NAMED_IN_A_NO])
+            return replace(choice, answer=choice.answer[:NAMED_IN_A_NO], question=replace(question, numbers=named))
         return choice
-    if form.doubts_revert:
-        relands = _relanded(db, repo, links, answer)
-        if relands:
-            # "is the image cache back on?": reverted, then relanded; the reland answers, the revert is context.
-            undone = [answer[link.number] for link in links if link.number in answer]
-            return replace(choice, answer=[pr for pr, _ in relands], context=undone[:CONTEXT], total=len(relands),
-                           links=[link for _, link in relands])
-    context = choice.context
-    if form.kind == "count" or ((form.kind == "who" or form.asks_other) and not form.culprit):
+    relands = _relanded(db, repo, sides.links, sides.answer) if question.doubts_revert else []
+    if relands:
+        # "is the image cache back on?": reverted, then relanded; the reland answers, the revert is context.
+        undone = [sides.answer[link.number] for link in sides.links if link.number in sides.answer]
+        return replace(choice, answer=[pr for pr, _ in relands], context=undone[:CONTEXT], total=len(relands),
+                       links=[link for _, link in relands])
+    answer, context = list(sides.answer.values()), choice.context
+    if question.intent is Intent.COUNT or ((question.intent is Intent.WHO or question.asks_other) and not question.culprit):
         # "What reverted the async change?": the PRs stating the relation answer; what they name is context.
-        context = [pr for number, pr in answer.items() if number not in sources][:CONTEXT]
-        answer = {number: pr for number, pr in answer.items() if number in sources}
-    return replace(choice, answer=list(answer.values()), context=context, total=len(sources), links=links)
+        context = [pr for pr in answer if pr.number not in sides.sources][:CONTEXT]
+        answer = [pr for pr in answer if pr.number in sides.sources]
+    return replace(choice, answer=answer, context=context, total=len(sides.sources), links=sides.links)
+
+
+@dataclass
+class _Sides:
+    """The PRs on both sides of the relations the chosen PRs take part in, and the relations, stating side first."""
+
+    answer: dict[int, PullRequest] = field(default_factory=dict)
+    sources: set[int] = field(default_factory=set)  # the PRs that state one
+    links: list[Link] = field(default_factory=list)
+
+    def add(self, pr: PullRequest, other: PullRequest, link: Link) -> None:
+        stating = _stating_first(link)
+        self.answer.update((p.number, p) for p in ((pr, other) if link.outgoing else (other, pr)))
+        self.sources.add(stating.number)
+        if stating not in self.links:  # both sides chosen: the link is found from each
+            self.links.append(stating)
+
+
+def _sides(db: Database, repo: str, choice: Choice) -> _Sides:
+    kind = choice.question.relation
+    assert kind is not None, "_choose goes through a relation only when the question names one"
+    sides = _Sides()
+    for pr in _reverted_instead(db, repo, choice.answer) if kind is Relation.FOLLOWS else choice.answer:
+        found = [link for link in related(db, repo, pr.number) if link.kind in kind.answering()]
+        if not found and not (kind is Relation.REVERTS and revert_title(pr.title)):
+            continue
+        if not found:
+            sides.sources.add(pr.number)
+        for link in found:
+            other = get_pr(db, repo, link.other)
+            if other is not None:
+                sides.add(pr, other, link)
+        sides.answer.setdefault(pr.number, pr)
+    return sides
 
 
 def _reverted_instead(db: Database, repo: str, prs: list[PullRequest]) -> list[PullRequest]:
@@ -447,7 +435,7 @@ def _relanded(
     return list(found.values())
 
 
-def _kept(pr: PullRequest, question: Question) -> bool:
+def _kept(pr: PullRequest, question: Query) -> bool:
     """Whether `pr` is inside the question's people, areas and type (its time is already applied)."""
     if question.people and not any(_by(pr, person) for person in question.people):
         return False
@@ -464,7 +452,7 @@ def _kept(pr: PullRequest, question: Question) -> bool:
     return question.in_areas(pr.areas)
 
 
-def _touches(pr: PullRequest, paths: list[str]) -> bool:
+def _touches(pr: PullRequest, paths: Sequence[str]) -> bool:
     """Whether a changed file's path holds one of `paths` (search.path_condition, in Python)."""
     return any(path in file.lower() for path in paths for file in pr.files)
 
@@ -475,8 +463,8 @@ def _by(pr: PullRequest, person: Person) -> bool:
     def is_them(who: str) -> bool:
         return is_bot(who) if login == BOTS else who.lower() == login
 
-    authored = is_them(pr.author) and person.role in ("any", "author")
-    merged = is_them(pr.merged_by or "") and person.role in ("any", "merger")
+    authored = is_them(pr.author) and person.role in (Role.ANY, Role.AUTHOR)
+    merged = is_them(pr.merged_by or "") and person.role in (Role.ANY, Role.MERGER)
     return authored or merged
 
 
@@ -486,13 +474,13 @@ def _by(pr: PullRequest, person: Person) -> bool:
 RUNNERS_UP = 3
 
 
-def _tallied(db: Database, repo: str, question: Question, form: Form) -> Choice:
+def _tallied(db: Database, repo: str, question: Query) -> Choice:
     """Who (or which area) has the most of the PRs asked about; the answer is the leader's PRs."""
-    prs = _by_words(db, repo, question, form).answer if question.concepts else _every_kept(db, repo, question)
+    prs = _by_words(db, repo, question).answer if question.concepts else _every_kept(db, repo, question)
     counts: Counter[str] = Counter()
     members: dict[str, list[PullRequest]] = {}
     for pr in prs:
-        for key in tally_keys(pr, form.tally or "", question.excluded):
+        for key in tally_keys(pr, question.tally, question.excluded) if question.tally else ():
             counts[key] += 1
             members.setdefault(key, []).append(pr)
     ranked = counts.most_common()
@@ -506,16 +494,16 @@ def _tallied(db: Database, repo: str, question: Question, form: Form) -> Choice:
 # ---------------------------------------------------------------- whole sets
 
 
-def _every_kept(db: Database, repo: str, question: Question) -> list[PullRequest]:
+def _every_kept(db: Database, repo: str, question: Query) -> list[PullRequest]:
     """Every PR the question holds (up to COUNT_CAP), kept to its areas, type, paths and exclusions."""
     if question.areas and not question.has_filters_besides_areas:
         return [pr for pr in _members(db, repo, question, COUNT_CAP)[0] if _kept(pr, question)]
-    listed = replace(question, areas=[])
+    listed = replace(question, areas=())
     found = search(db, repo, listed, limit=COUNT_CAP)
     return [] if _relaxed(listed, found) else [hit.pr for hit in found.hits if _kept(hit.pr, question)]
 
 
-def _whole_set(db: Database, repo: str, question: Question) -> Choice:
+def _whole_set(db: Database, repo: str, question: Query) -> Choice:
     """Filters alone: every PR they hold, newest first (an area counts its members, not its mentions)."""
     if question.leaves_out:
         prs = _every_kept(db, repo, question)
@@ -543,7 +531,7 @@ def _whole_set(db: Database, repo: str, question: Question) -> Choice:
     return Choice(prs, [], result.question, total, True)
 
 
-def _narrower_words(question: Question) -> Concept | None:
+def _narrower_words(question: Query) -> Concept | None:
     """The words that named an area, when they mean something narrower than the area ("scheduler" for core)."""
     names = {area_name(area) for area in question.areas}
     if not question.area_same or names & set(question.area_same):
@@ -552,7 +540,7 @@ def _narrower_words(question: Question) -> Concept | None:
     return Concept(said[0], Phrases(said, said))
 
 
-def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED) -> tuple[list[PullRequest], int]:
+def _members(db: Database, repo: str, question: Query, most: int = MAX_LISTED) -> tuple[list[PullRequest], int]:
     """The PRs classified in the question's areas within its time, people and type, newest first, and their count.
 
     The index's areas column finds the members and, row ids sorting by merge
@@ -583,7 +571,7 @@ def _members(db: Database, repo: str, question: Question, most: int = MAX_LISTED
 # ---------------------------------------------------------------- words
 
 
-def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice:
+def _by_words(db: Database, repo: str, question: Query) -> Choice:
     """The graded PRs that say enough of what was asked: as much as the best one does, nearly, and no less than the floor."""
     result = search(db, repo, question, limit=POOL)
     if _relaxed(question, result) or (not question.order and _said_apart(question, result.hits)):
@@ -593,8 +581,8 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     best = max((hit.coverage or 0.0 for hit in hits), default=0.0)
     metrics = _metric_phrases(question)
     # "the largest TTFT cut": every PR that says enough of it competes on the TTFT gain it states, if it states one.
-    measured = question.order == "gain" and bool(metrics)
-    near = YES_NEAR_BEST if form.kind == "yesno" and not form.relation else NEAR_BEST
+    measured = question.order is Order.GAIN and bool(metrics)
+    near = YES_NEAR_BEST if question.intent is Intent.YESNO and not question.relation else NEAR_BEST
     floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, near * best)
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
     if measured and question.areas:
@@ -603,21 +591,21 @@ def _by_words(db: Database, repo: str, question: Question, form: Form) -> Choice
     if question.improves and metrics and not question.order:
         # "which PRs made TTFT better?": those that state a TTFT gain, wherever they say it.
         answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and _gain(hit.pr, metrics)] or answer
-    if form.one and not form.relation and not question.order and (len(answer) > 1 or question.removes):
-        answer = [_the_one(db, repo, hits, question, form)]
+    if question.one and not question.relation and not question.order and (len(answer) > 1 or question.removes):
+        answer = [_the_one(db, repo, hits, question)]
     chosen = {pr.number for pr in answer}
     context = [hit.pr for hit in hits if hit.pr.number not in chosen][:CONTEXT]
     return Choice(answer, context, result.question, len(answer), False, candidates=[hit.pr for hit in hits])
 
 
-def _the_one(db: Database, repo: str, hits: list[Hit], question: Question, form: Form) -> PullRequest:
+def _the_one(db: Database, repo: str, hits: list[Hit], question: Query) -> PullRequest:
     """"which PR added X?": the one that says it best, and of those saying it as well, the first (what came later
     fixed or followed it). "which PR dropped X?": the last revert that says it, if one does. "how do I …?": the
     one a reland brought up to date; a revert tells how things were, not how to do them."""
-    telling = [hit for hit in hits if not (form.kind == "howto" and revert_title(hit.pr.title))] or hits
+    telling = [hit for hit in hits if not (question.intent is Intent.HOWTO and revert_title(hit.pr.title))] or hits
     most = max(hit.coverage or 0.0 for hit in telling)
     one = min((hit for hit in telling if hit.coverage == most), key=lambda hit: hit.pr.merged_at).pr
-    if form.kind == "howto":
+    if question.intent is Intent.HOWTO:
         return _as_it_is_now(db, repo, one, [hit.pr for hit in telling if (hit.coverage or 0.0) >= YES_NEAR_BEST * most])
     if question.removes:
         reverts = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and revert_title(hit.pr.title)]
@@ -625,7 +613,7 @@ def _the_one(db: Database, repo: str, hits: list[Hit], question: Question, form:
     return one
 
 
-def _said_apart(question: Question, hits: list[Hit]) -> bool:
+def _said_apart(question: Query, hits: list[Hit]) -> bool:
     """Whether the one area and the one topic asked of it ("any mamba work on TPU?") are each said, but never together.
 
     The topic being what some PR is about (said in its title or first sentence) shows it is no chatter that
@@ -654,11 +642,11 @@ def _row_ids(db: Database, repo: str, numbers: list[int]) -> dict[int, int]:
     return dict(rows.fetchall())
 
 
-def _relaxed(question: Question, result: SearchResult) -> bool:
+def _relaxed(question: Query, result: SearchResult) -> bool:
     found = result.question
     return (found.time, found.people, found.areas, found.paths) != (question.time, question.people, question.areas, question.paths)
 
 
-def _nothing(question: Question, result: SearchResult) -> Choice:
+def _nothing(question: Query, result: SearchResult) -> Choice:
     """No PR answers the question as asked; the nearest matches search found are context, shown as such."""
     return Choice([], [hit.pr for hit in result.hits[:CONTEXT]], question, 0, False)

@@ -14,7 +14,7 @@ from sqlite_utils import Database
 
 from store.days import from_utc_text
 from store.retrieval.fts import any_of, store_size
-from store.retrieval.question import Concept
+from store.retrieval.reading.query import Concept
 from store.tables.prs import first_id
 from store.text.patterns import LazyPattern
 from store.text.prose import lead_and_rest

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from store.model import PullRequest
-from store.retrieval.question import BOTS, Concept, Question, is_bot
+from store.retrieval.reading.query import BOTS, Concept, Query, is_bot
 from store.text.prose import atoms, holds, lead_and_rest
 from store.understanding.areas import classify
 
 
-def excluded(pr: PullRequest, question: Question) -> bool:
+def excluded(pr: PullRequest, question: Query) -> bool:
     """Whether the question leaves `pr` out: by a person it excludes, in every area it excludes, or about words it does."""
     if question.excluded and any(left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
         return True
@@ -17,12 +19,12 @@ def excluded(pr: PullRequest, question: Question) -> bool:
     return any(_leads_with(pr, concept) for concept in question.excluded_words)
 
 
-def left_out(login: str, excluded: list[str]) -> bool:
+def left_out(login: str, excluded: Sequence[str]) -> bool:
     """Whether a login is among those `excluded` ("bots" for every bot)."""
     return login.lower() in excluded or (BOTS in excluded and is_bot(login))
 
 
-def _mainly_in(pr: PullRequest, group: tuple[str, ...], question: Question) -> bool:
+def _mainly_in(pr: PullRequest, group: tuple[str, ...], question: Query) -> bool:
     """Whether `pr` is about the areas left out: its title names one, or it is in no other area.
 
     A ROCm kernel change that also touches a CI file is not "about CI"."""

@@ -1,4 +1,5 @@
-"""Questions asked by mention, per Slack thread of a workspace, so follow-ups keep their context."""
+"""Questions asked by mention, per Slack thread of a workspace, with what each was read as and cited, so follow-ups
+keep their context."""
 from __future__ import annotations
 
 import sqlite3
@@ -12,7 +13,7 @@ from store.text.safe import mask_secrets
 
 # Enough context for a follow-up, short enough to keep prompts small.
 HISTORY_TURNS = 6
-# A mention may hold 40,000 characters; the question reader reads 600 (store.retrieval.question), so no more is kept.
+# A mention may hold 40,000 characters; the question reader reads 600 (store.retrieval.reading.parse), so no more is kept.
 QUESTION_CHARS = 600
 
 
@@ -40,12 +41,19 @@ def kept_question(question: str) -> str:
     return mask_secrets(question)[:QUESTION_CHARS]
 
 
-def earlier_questions(db: Database, team: Team, channel: str, thread_ts: str, ts: str) -> list[str]:
-    """The questions asked in the thread before `ts`, oldest first."""
+def keep_answered(db: Database, team: Team, channel: str, ts: str, answered: str) -> None:
+    """Keep what the mention at `ts` in the team's `channel` was read as and what its answer cited
+    (store.retrieval.thread's JSON), its secrets masked as the question's are."""
+    with write_transaction(db):
+        db.execute(f"update thread_turns set answered = ? where {OF_TEAM} and channel = ? and ts = ?",
+                   [mask_secrets(answered), *team.key, channel, ts])
+
+
+def earlier_turns(db: Database, team: Team, channel: str, thread_ts: str, ts: str) -> list[tuple[str, str | None]]:
+    """The questions asked in the thread before `ts`, oldest first, each with what was kept of its answer (or None)."""
     rows = db.execute(
-        "select question from (select question, ts from thread_turns"
+        "select question, answered from (select question, answered, ts from thread_turns"
         f" where {OF_TEAM} and channel = ? and thread_ts = ? and ts < ? order by ts desc limit ?) order by ts",
         [*team.key, channel, thread_ts, ts, HISTORY_TURNS],
     ).fetchall()
-    return [row[0] for row in rows]
-
+    return [(row[0], row[1]) for row in rows]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms
+from store.understanding.laid_over import lay_over
 
 _AREA_KEYS = frozenset({"aliases", "tags", "words", "title", "files", "files_all", "labels"})
 
@@ -207,21 +208,12 @@ def _data() -> dict:
 
 def use_areas_file(path: Path | None) -> None:
     """Lay an areas file over the shipped areas.toml; ValueError (naming the file) when it is unreadable or wrong."""
-    import tomllib
+    lay_over(path, _extra, _use, _compile_every_table, (ValueError, KeyError, TypeError, AttributeError))
 
-    try:
-        extra = tomllib.loads(path.read_text(encoding="utf-8")) if path is not None else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    if extra == _extra:
-        return
-    previous = _use(extra)
-    try:
-        for repo in (None, *_data().get("repos", {})):
-            _rules_of(repo.lower() if repo else None).areas  # noqa: B018  (compiling reports a bad pattern)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        _use(previous)
-        raise ValueError(f"{path}: {exc}") from None
+
+def _compile_every_table() -> None:
+    for repo in (None, *_data().get("repos", {})):
+        _rules_of(repo.lower() if repo else None).areas  # noqa: B018  (compiling reports a bad pattern)
 
 
 def _use(extra: dict) -> dict:

@@ -138,33 +138,45 @@ def extract_relations(pr: PullRequest) -> list[Relation]:
 
 
 def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Relation]:
-    found: dict[int, str] = {}
-
-    def note(target: int, kind: str) -> None:
-        if target != number and (target not in found or KINDS.index(kind) < KINDS.index(found[target])):
-            found[target] = kind
-
-    def note_ref(match: re.Match[str], kind: str) -> None:
-        other_repo = match["repo"] or match["link"]
-        if other_repo is None or other_repo.lower() == repo.lower():
-            note(int(match["number"]), kind)
-
+    found = _Found(repo, number)
     reverted = revert_title(title)
     if reverted and reverted[1] is not None:
-        note(reverted[1], "reverts")
+        found.note(reverted[1], "reverts")
     for text in texts:
-        text = (text or "")[:MAX_TEXT_CHARS]
-        if not _MAYBE_REF.search(text.casefold()):
-            continue  # most texts name no PR; skip the cue patterns
-        text = _NOISE.sub(" ", text)
-        cued, any_ref, cue_starts = _reference_patterns()
-        starts = [start.start() for start in cue_starts.finditer(text)]
-        for kind, pattern in cued:
-            for match in _matches_at(pattern, text, starts):
-                note_ref(match, kind)
-        for match in any_ref.finditer(text):
-            note_ref(match, "mentions")
-    return [Relation(number, target, kind) for target, kind in found.items()]
+        for match, kind in _references((text or "")[:MAX_TEXT_CHARS]):
+            found.note_reference(match, kind)
+    return [Relation(number, target, kind) for target, kind in found.kinds.items()]
+
+
+class _Found:
+    """The other PRs one PR names, each with the strongest kind of link it states."""
+
+    def __init__(self, repo: str, number: int) -> None:
+        self.repo, self.number = repo, number
+        self.kinds: dict[int, str] = {}
+
+    def note(self, target: int, kind: str) -> None:
+        if target != self.number and (target not in self.kinds or KINDS.index(kind) < KINDS.index(self.kinds[target])):
+            self.kinds[target] = kind
+
+    def note_reference(self, match: re.Match[str], kind: str) -> None:
+        other_repo = match["repo"] or match["link"]
+        if other_repo is None or other_repo.lower() == self.repo.lower():
+            self.note(int(match["number"]), kind)
+
+
+def _references(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """Each reference to a PR in `text`, with the kind of link its cue states ("mentions" where none does)."""
+    if not _MAYBE_REF.search(text.casefold()):
+        return  # most texts name no PR; skip the cue patterns
+    text = _NOISE.sub(" ", text)
+    cued, any_ref, cue_starts = _reference_patterns()
+    starts = [start.start() for start in cue_starts.finditer(text)]
+    for kind, pattern in cued:
+        for match in _matches_at(pattern, text, starts):
+            yield match, kind
+    for match in any_ref.finditer(text):
+        yield match, "mentions"
 
 
 def record_relations(db: Database, prs: Iterable[PullRequest]) -> None:

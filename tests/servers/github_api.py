@@ -366,200 +366,224 @@ def _graphql_node(repo: str, pull: FakePull, query: str) -> dict[str, Any]:
 
 
 def _handler(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        # Headers and body go out in separate writes; with Nagle on, the client's
-        # delayed ACK would add 40 ms to every answer.
-        disable_nagle_algorithm = True
+    return type("Handler", (_Handler,), {"github": github})
 
-        def log_message(self, *args: Any) -> None:  # quiet
-            pass
 
-        def do_GET(self) -> None:
-            self._serve("GET")
+class _Handler(BaseHTTPRequestHandler):
+    github: FakeGitHub
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle on, the client's
+    # delayed ACK would add 40 ms to every answer.
+    disable_nagle_algorithm = True
 
-        def do_POST(self) -> None:
-            self._serve("POST")
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
 
-        # -- plumbing ------------------------------------------------------------
+    def do_GET(self) -> None:
+        self._serve("GET")
 
-        def _serve(self, method: str) -> None:
-            split = urlsplit(self.path)
-            # GitHub Enterprise Server serves REST under /api/v3 and GraphQL at /api/graphql.
-            path = split.path.removeprefix("/api/v3").replace("/api/graphql", "/graphql")
-            query = {key: values[-1] for key, values in parse_qs(split.query).items()}
-            length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}") if length else {}
-            seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None,
-                        self.headers.get("Authorization"))
-            github.seen.append(seen)
-            if github.delay:
-                time.sleep(github.delay)
-            fault = github._take_fault(f"{path}?{split.query}" if split.query else path)
-            if fault and fault.gate is not None:
-                fault.gate.wait(120)  # a test that forgot to open it still ends
-            if fault and fault.delay:
-                time.sleep(fault.delay)
-            if fault and (fault.status != 200 or fault.payload is not None):
-                payload = {"message": fault.message} if fault.payload is None else fault.payload
-                self._send(fault.status, payload, fault.headers)
-                return
-            auth = self.headers.get("Authorization")
-            token = auth.split(" ", 1)[-1] if auth else None
-            if (token and github.token and token != github.token) or (path == "/graphql" and not token):
-                self._send(401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
-                return
-            resource = "graphql" if path == "/graphql" else "search" if path.startswith("/search/") else "core"
-            limits = github._spend(resource)
-            if limits.pop("exhausted", None):
-                message = f"API rate limit exceeded for {resource}."
-                if resource == "graphql":
-                    self._send(200, {"errors": [{"type": "RATE_LIMITED", "message": message}]}, limits)
-                else:
-                    self._send(403, {"message": message}, limits)
-                return
-            try:
-                status, payload, headers = self._route(method, path, query, body)
-            except _Answer as answer:
-                status, payload, headers = answer.status, {"message": answer.message}, {}
-            self._send(status, payload, {**limits, **headers})
+    def do_POST(self) -> None:
+        self._serve("POST")
 
-        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up waiting (a timeout test)
+    # -- plumbing ------------------------------------------------------------
 
-        def _links(self, path: str, query: dict[str, str], page: int, last: int) -> dict[str, str]:
-            if page >= last:
-                return {}
-            link = lambda n, rel: f'<http://{self.headers["Host"]}{path}?{urlencode({**query, "page": n})}>; rel="{rel}"'
-            return {"Link": f"{link(page + 1, 'next')}, {link(last, 'last')}"}
+    def _serve(self, method: str) -> None:
+        split = urlsplit(self.path)
+        # GitHub Enterprise Server serves REST under /api/v3 and GraphQL at /api/graphql.
+        path = split.path.removeprefix("/api/v3").replace("/api/graphql", "/graphql")
+        query = {key: values[-1] for key, values in parse_qs(split.query).items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}") if length else {}
+        seen = Seen(method, path, query, _operation(body.get("query", "")) if path == "/graphql" else None,
+                    self.headers.get("Authorization"))
+        self.github.seen.append(seen)
+        if self.github.delay:
+            time.sleep(self.github.delay)
+        if self._faulted(f"{path}?{split.query}" if split.query else path) or self._refused(path):
+            return
+        resource = "graphql" if path == "/graphql" else "search" if path.startswith("/search/") else "core"
+        limits = self.github._spend(resource)
+        if limits.pop("exhausted", None):
+            self._limited(resource, limits)
+            return
+        try:
+            status, payload, headers = self._route(method, path, query, body)
+        except _Answer as answer:
+            status, payload, headers = answer.status, {"message": answer.message}, {}
+        self._send(status, payload, {**limits, **headers})
 
-        # -- REST and GraphQL ------------------------------------------------------
+    def _faulted(self, path: str) -> bool:
+        """Whether a fault injected for `path` answered (after its gate and delay)."""
+        fault = self.github._take_fault(path)
+        if fault is None:
+            return False
+        if fault.gate is not None:
+            fault.gate.wait(120)  # a test that forgot to open it still ends
+        if fault.delay:
+            time.sleep(fault.delay)
+        if fault.status == 200 and fault.payload is None:
+            return False
+        self._send(fault.status, {"message": fault.message} if fault.payload is None else fault.payload, fault.headers)
+        return True
 
-        def _route(self, method: str, path: str, query: dict[str, str], body: dict) -> tuple[int, Any, dict]:
-            if method == "POST" and path == "/graphql":
-                return 200, self._graphql(body), {}
-            if path == "/search/issues":
-                return self._search(query)
-            parts = path.strip("/").split("/")
-            if parts[0] != "repos" or len(parts) < 3:
-                raise _Answer(404, "Not Found")
-            repo = f"{parts[1]}/{parts[2]}"
-            pulls = github.repos.get(repo)
-            if pulls is None:
-                raise _Answer(404, "Not Found")
-            if len(parts) == 3:
-                return 200, {"full_name": repo, "name": parts[2], "owner": {"login": parts[1]}, "private": False}, {}
-            if parts[3:] == ["releases"]:
-                return self._page([_rest_release(repo, release) for release in _newest_created(github.releases.get(repo, []))],
-                                  path, query)
-            if parts[3:] == ["commits"]:
-                history = github.tags.get(repo, {}).get(query.get("sha", ""))
-                if history is None:
-                    raise _Answer(404, "Not Found")
-                return self._page([_rest_commit(commit) for commit in reversed(history)], path, query)
-            if parts[3] == "compare" and len(parts) > 4:
-                return self._compare(repo, unquote("/".join(parts[4:])), path, query)
-            if len(parts) in (5, 6) and parts[3] == "pulls" and parts[4].isdigit() and int(parts[4]) in pulls:
-                pull = pulls[int(parts[4])]
-                if len(parts) == 5:
-                    return 200, github.reshaped(pull.number, "pull", rest_pull(repo, pull, full=True)), {}
-                if parts[5] == "files":
-                    status, page, links = self._page([_file(p) for p in pull.files[:3000]], path, query)
-                    return status, github.reshaped(pull.number, "files", page), links
+    def _refused(self, path: str) -> bool:
+        """Whether the request's token was refused: a wrong one, or none for GraphQL."""
+        auth = self.headers.get("Authorization")
+        token = auth.split(" ", 1)[-1] if auth else None
+        if (token and self.github.token and token != self.github.token) or (path == "/graphql" and not token):
+            self._send(401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+            return True
+        return False
+
+    def _limited(self, resource: str, limits: dict[str, str]) -> None:
+        message = f"API rate limit exceeded for {resource}."
+        if resource == "graphql":
+            self._send(200, {"errors": [{"type": "RATE_LIMITED", "message": message}]}, limits)
+        else:
+            self._send(403, {"message": message}, limits)
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting (a timeout test)
+
+    def _links(self, path: str, query: dict[str, str], page: int, last: int) -> dict[str, str]:
+        if page >= last:
+            return {}
+        link = lambda n, rel: f'<http://{self.headers["Host"]}{path}?{urlencode({**query, "page": n})}>; rel="{rel}"'
+        return {"Link": f"{link(page + 1, 'next')}, {link(last, 'last')}"}
+
+    # -- REST and GraphQL ------------------------------------------------------
+
+    def _route(self, method: str, path: str, query: dict[str, str], body: dict) -> tuple[int, Any, dict]:
+        if method == "POST" and path == "/graphql":
+            return 200, self._graphql(body), {}
+        if path == "/search/issues":
+            return self._search(query)
+        parts = path.strip("/").split("/")
+        if parts[0] != "repos" or len(parts) < 3:
             raise _Answer(404, "Not Found")
+        repo = f"{parts[1]}/{parts[2]}"
+        if repo not in self.github.repos:
+            raise _Answer(404, "Not Found")
+        if len(parts) == 3:
+            return 200, {"full_name": repo, "name": parts[2], "owner": {"login": parts[1]}, "private": False}, {}
+        return self._repo_route(repo, parts[3:], path, query)
 
-        def _page(self, items: list, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
-            per_page = min(int(query.get("per_page", 30)), 100)
-            page = int(query.get("page", 1))
-            last = max(1, -(-len(items) // per_page))
-            chunk = items[(page - 1) * per_page : page * per_page]
-            return 200, chunk, self._links(path, query, page, last)
-
-        def _compare(self, repo: str, spec: str, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
-            """base...head: the commits head reaches and base does not, oldest first; 250 at most unless paged."""
-            tags = github.tags.get(repo, {})
-            base, dots, head = spec.partition("...")
-            if not dots or base not in tags or head not in tags:
+    def _repo_route(self, repo: str, parts: list[str], path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+        """What is under /repos/OWNER/NAME/: releases, commits, a comparison, a pull and its files."""
+        if parts == ["releases"]:
+            return self._page([_rest_release(repo, release) for release in _newest_created(self.github.releases.get(repo, []))],
+                              path, query)
+        if parts == ["commits"]:
+            history = self.github.tags.get(repo, {}).get(query.get("sha", ""))
+            if history is None:
                 raise _Answer(404, "Not Found")
-            in_base, in_head = {c.sha for c in tags[base]}, {c.sha for c in tags[head]}
-            ahead = [_rest_commit(commit) for commit in tags[head] if commit.sha not in in_base]
-            behind = len(in_base - in_head)
-            if "per_page" in query or "page" in query:
-                status, commits, links = self._page(ahead, path, query)
-            else:
-                status, commits, links = 200, ahead[:250], {}
-            state = ("diverged" if behind else "ahead") if ahead else ("behind" if behind else "identical")
-            body = {"url": f"https://api.github.example/repos/{repo}/compare/{spec}", "status": state,
-                    "ahead_by": len(ahead), "behind_by": behind, "total_commits": len(ahead),
-                    "commits": commits, "files": []}
-            return status, body, links
+            return self._page([_rest_commit(commit) for commit in reversed(history)], path, query)
+        if parts[0] == "compare" and len(parts) > 1:
+            return self._compare(repo, unquote("/".join(parts[1:])), path, query)
+        pulls = self.github.repos[repo]
+        if len(parts) in (2, 3) and parts[0] == "pulls" and parts[1].isdigit() and int(parts[1]) in pulls:
+            return self._pull(repo, pulls[int(parts[1])], parts[2:], path, query)
+        raise _Answer(404, "Not Found")
 
-        def _search(self, query: dict[str, str]) -> tuple[int, Any, dict]:
-            q = query.get("q", "")
-            repo = _repo_of(q)
-            if repo not in github.repos:
-                raise _Answer(422, "Validation Failed: The listed users and repositories cannot be searched "
-                                   "either because the resources do not exist or you do not have permission to view them.")
-            found = github.merged(repo, q + (" sort:created-desc" if query.get("order") == "desc" else ""))
-            visible = found[: github.search_cap]
-            status, page, links = self._page([rest_pull(repo, pull, full=False) for pull in visible], "/search/issues", query)
-            return status, {"total_count": len(found), "incomplete_results": False, "items": page}, links
+    def _pull(self, repo: str, pull: FakePull, rest: list[str], path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+        if not rest:
+            return 200, self.github.reshaped(pull.number, "pull", rest_pull(repo, pull, full=True)), {}
+        if rest[0] == "files":
+            status, page, links = self._page([_file(p) for p in pull.files[:3000]], path, query)
+            return status, self.github.reshaped(pull.number, "files", page), links
+        raise _Answer(404, "Not Found")
 
-        def _graphql(self, body: dict) -> dict[str, Any]:
-            text, variables = body.get("query", ""), body.get("variables") or {}
-            repo = f"{variables.get('owner')}/{variables.get('name')}"
-            pulls = github.repos.get(repo)
-            if pulls is None:
-                return {"data": {"repository": None, "search": None}, "errors": [{
-                    "type": "NOT_FOUND", "path": ["repository"],
-                    "message": f"Could not resolve to a Repository with the name '{repo}'."}]}
-            operation = _operation(text)
-            if operation == "PullFiles":
-                pull = pulls[variables["number"]]
-                start = _offset(variables.get("after"))
-                files = pull.files[start : start + 100]
-                end = start + len(files)
-                connection = {"pageInfo": {"hasNextPage": end < len(pull.files), "endCursor": _cursor(end)},
-                              "nodes": [{"path": path} for path in files]}
-                return {"data": {"repository": {"pullRequest": {"files": connection}}}}
-            if operation == "PullsByNumber":
-                found: dict[str, Any] = {}
-                errors = []
-                for alias, number in re.findall(r"(\w+): pullRequest\(number: (\d+)\)", text):
-                    pull = pulls.get(int(number))
-                    found[alias] = _graphql_node(repo, pull, text) if pull else None
-                    if pull is None:
-                        errors.append({"type": "NOT_FOUND", "path": ["repository", alias], "locations": [],
-                                       "message": f"Could not resolve to a PullRequest with the number of {number}."})
-                return {"data": {"repository": found}, **({"errors": errors} if errors else {})}
-            if operation != "MergedPulls":
-                return {"errors": [{"message": f"unknown operation {operation}"}]}
-            first = variables["first"]
-            if not 1 <= first <= 100:
-                return {"errors": [{"message": "Requesting more than 100 records on the connection is not allowed."}]}
-            found = github.merged(_repo_of(variables["q"]) or "", variables["q"])
-            visible = found[: github.search_cap]
+    def _page(self, items: list, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+        per_page = min(int(query.get("per_page", 30)), 100)
+        page = int(query.get("page", 1))
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(page - 1) * per_page : page * per_page]
+        return 200, chunk, self._links(path, query, page, last)
+
+    def _compare(self, repo: str, spec: str, path: str, query: dict[str, str]) -> tuple[int, Any, dict]:
+        """base...head: the commits head reaches and base does not, oldest first; 250 at most unless paged."""
+        tags = self.github.tags.get(repo, {})
+        base, dots, head = spec.partition("...")
+        if not dots or base not in tags or head not in tags:
+            raise _Answer(404, "Not Found")
+        in_base, in_head = {c.sha for c in tags[base]}, {c.sha for c in tags[head]}
+        ahead = [_rest_commit(commit) for commit in tags[head] if commit.sha not in in_base]
+        behind = len(in_base - in_head)
+        if "per_page" in query or "page" in query:
+            status, commits, links = self._page(ahead, path, query)
+        else:
+            status, commits, links = 200, ahead[:250], {}
+        state = ("diverged" if behind else "ahead") if ahead else ("behind" if behind else "identical")
+        body = {"url": f"https://api.github.example/repos/{repo}/compare/{spec}", "status": state,
+                "ahead_by": len(ahead), "behind_by": behind, "total_commits": len(ahead),
+                "commits": commits, "files": []}
+        return status, body, links
+
+    def _search(self, query: dict[str, str]) -> tuple[int, Any, dict]:
+        q = query.get("q", "")
+        repo = _repo_of(q)
+        if repo not in self.github.repos:
+            raise _Answer(422, "Validation Failed: The listed users and repositories cannot be searched "
+                               "either because the resources do not exist or you do not have permission to view them.")
+        found = self.github.merged(repo, q + (" sort:created-desc" if query.get("order") == "desc" else ""))
+        visible = found[: self.github.search_cap]
+        status, page, links = self._page([rest_pull(repo, pull, full=False) for pull in visible], "/search/issues", query)
+        return status, {"total_count": len(found), "incomplete_results": False, "items": page}, links
+
+    def _graphql(self, body: dict) -> dict[str, Any]:
+        text, variables = body.get("query", ""), body.get("variables") or {}
+        repo = f"{variables.get('owner')}/{variables.get('name')}"
+        pulls = self.github.repos.get(repo)
+        if pulls is None:
+            return {"data": {"repository": None, "search": None}, "errors": [{
+                "type": "NOT_FOUND", "path": ["repository"],
+                "message": f"Could not resolve to a Repository with the name '{repo}'."}]}
+        operation = _operation(text)
+        if operation == "PullFiles":
+            pull = pulls[variables["number"]]
             start = _offset(variables.get("after"))
-            page = visible[start : start + first]
-            end = start + len(page)
-            search = {
-                "issueCount": len(found),
-                "pageInfo": {"hasNextPage": end < len(visible), "endCursor": _cursor(end)},
-                "nodes": [github.reshaped(pull.number, "node", _graphql_node(repo, pull, text)) for pull in page],
-            }
-            return {"data": {"repository": {"nameWithOwner": repo}, "search": search}}
+            files = pull.files[start : start + 100]
+            end = start + len(files)
+            connection = {"pageInfo": {"hasNextPage": end < len(pull.files), "endCursor": _cursor(end)},
+                          "nodes": [{"path": path} for path in files]}
+            return {"data": {"repository": {"pullRequest": {"files": connection}}}}
+        if operation == "PullsByNumber":
+            found: dict[str, Any] = {}
+            errors = []
+            for alias, number in re.findall(r"(\w+): pullRequest\(number: (\d+)\)", text):
+                pull = pulls.get(int(number))
+                found[alias] = _graphql_node(repo, pull, text) if pull else None
+                if pull is None:
+                    errors.append({"type": "NOT_FOUND", "path": ["repository", alias], "locations": [],
+                                   "message": f"Could not resolve to a PullRequest with the number of {number}."})
+            return {"data": {"repository": found}, **({"errors": errors} if errors else {})}
+        if operation != "MergedPulls":
+            return {"errors": [{"message": f"unknown operation {operation}"}]}
+        first = variables["first"]
+        if not 1 <= first <= 100:
+            return {"errors": [{"message": "Requesting more than 100 records on the connection is not allowed."}]}
+        found = self.github.merged(_repo_of(variables["q"]) or "", variables["q"])
+        visible = found[: self.github.search_cap]
+        start = _offset(variables.get("after"))
+        page = visible[start : start + first]
+        end = start + len(page)
+        search = {
+            "issueCount": len(found),
+            "pageInfo": {"hasNextPage": end < len(visible), "endCursor": _cursor(end)},
+            "nodes": [self.github.reshaped(pull.number, "node", _graphql_node(repo, pull, text)) for pull in page],
+        }
+        return {"data": {"repository": {"nameWithOwner": repo}, "search": search}}
 
-    return Handler
 
 
 class _Answer(Exception):

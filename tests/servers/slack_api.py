@@ -369,30 +369,49 @@ class FakeSlack(LoopbackServer):
         team = self.team_of(token)
         if team is None:
             return {"ok": False, "error": "invalid_auth"}
+        if method.startswith("chat."):
+            return self._chat(method, params, team)
+        if method.startswith("conversations."):
+            return self._conversations(method, params, team)
+        if method.startswith("views."):
+            return self._views(method, params, team)
         if method == "auth.test":
             return {"ok": True, "url": f"https://{team.lower()}.slack.com/", "team": f"Workspace {team}", "user": "prdigest",
                     "team_id": team, "user_id": BOT_USER, "bot_id": "BPRDIGEST"}
+        if method == "reactions.add":
+            return {"ok": True}
+        return _unknown_method()
+
+    def _chat(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
         if method == "chat.postMessage":
             return self._post(params, team)
-        if method in ("conversations.history", "conversations.replies"):
-            return self._read(method, params, team)
-        if method == "conversations.open":
-            return self._open(params)
         if method == "chat.update":
             if (params.get("channel"), params.get("ts")) in self.deleted:
                 return {"ok": False, "error": "message_not_found"}
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
-        if method == "views.publish":
-            return self._publish(params, team)
         if method == "chat.unfurl":
             return _unfurl(params)
-        if method == "views.open":
-            return _view_opened(params)
         if method == "chat.delete":
             return self._delete(params, team)
-        if method == "reactions.add":
-            return {"ok": True}
-        return {"ok": False, "error": "unknown_method"}
+        return _unknown_method()
+
+    def _conversations(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
+        if method in ("conversations.history", "conversations.replies"):
+            return self._read(method, params, team)
+        if method == "conversations.open":
+            return self._open(params)
+        return _unknown_method()
+
+    def _views(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
+        if method == "views.publish":
+            return self._publish(params, team)
+        if method == "views.open":
+            return _view_opened(params)
+        return _unknown_method()
+
+
+def _unknown_method() -> dict[str, Any]:
+    return {"ok": False, "error": "unknown_method"}
 
 
 def _blocks_problem(blocks: Any, most: int) -> str | None:
@@ -430,88 +449,102 @@ def _view_opened(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _handler(slack: FakeSlack) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # keep test output quiet
-            pass
+    return type("Handler", (_Handler,), {"slack": slack})
 
-        def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
-            path, _, query = self.path.partition("?")
-            params = dict(parse_qsl(query, keep_blank_values=True))
-            if path == "/oauth/v2/authorize":  # a person's browser, on the Add to Slack link
-                status, headers, body = slack.authorize(params)
-                slack._record(ApiCall("authorize", params, at=time.monotonic(), ok=status == 302, team=params.get("team")))
-                return self._send(status, body, "text/plain", headers)
-            self._api(path, params)
 
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
-            params = _params(raw, self.headers.get("Content-Type", ""))
-            self._api(self.path, params)
+class _Handler(BaseHTTPRequestHandler):
+    slack: FakeSlack
 
-        def _client(self) -> tuple[str, str] | None:
-            """The app's client ID and secret, as slack_sdk sends them to oauth.v2.access: HTTP Basic."""
-            auth = self.headers.get("Authorization", "")
-            if not auth.startswith("Basic "):
-                return None
-            client_id, _, secret = base64.b64decode(auth[len("Basic "):]).decode().partition(":")
-            return client_id, secret
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
 
-        def _api(self, path: str, params: dict[str, Any]) -> None:
-            if path.startswith("/respond/"):
-                hook = path[len("/respond/"):]
-                slack._wait_if_held(hook)
-                fault = slack._next_fault(f"response_url:{hook}")
-                slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook, ok=fault is None))
-                if fault:  # Slack answers a response_url it will not take with a status and a word
-                    return self._send(fault.status, fault.error or "expired_url", "text/plain")
-                return self._send(200, "ok", "text/plain")
-            if not path.startswith("/api/"):
-                return self._send(404, "not found", "text/plain")
-            method = path[len("/api/"):].split("?")[0]
-            auth = self.headers.get("Authorization", "")
-            token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
-            fault = slack._next_fault(method)
-            if fault and fault.gate is not None:
-                fault.gate.wait(120)  # a test that forgot to set it still ends
-                fault = None
-            call = ApiCall(method, params, token, time.monotonic(), ok=fault is None, team=slack.team_of(token))
-            if method == "oauth.v2.access" and not fault:
-                answer = slack._access(params, self._client())
-                call.ok, call.team = answer["ok"], answer.get("team", {}).get("id") if answer["ok"] else None
-                slack._record(call)
-                return self._send(200, json.dumps(answer))
-            if fault and fault.accept:
-                call.ok = slack.answer(method, params, token)["ok"]
-                slack._record(call)
-                if fault.hang:
-                    slack._closing.wait()
-                if fault.drop or fault.hang:
-                    self.close_connection = True
-                    return None
-                return self._send(fault.status, json.dumps({"ok": False}))
-            if fault and fault.error:
-                slack._record(call)
-                return self._send(200, json.dumps({"ok": False, "error": fault.error}))
-            if fault:
-                slack._record(call)
-                body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
-                return self._send(fault.status, json.dumps(body), headers=fault.headers)
+    def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
+        path, _, query = self.path.partition("?")
+        params = dict(parse_qsl(query, keep_blank_values=True))
+        if path == "/oauth/v2/authorize":  # a person's browser, on the Add to Slack link
+            return self._authorize(params)
+        self._api(path, params)
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+        params = _params(raw, self.headers.get("Content-Type", ""))
+        self._api(self.path, params)
+
+    def _authorize(self, params: dict[str, str]) -> None:
+        slack = self.slack
+        status, headers, body = slack.authorize(params)
+        slack._record(ApiCall("authorize", params, at=time.monotonic(), ok=status == 302, team=params.get("team")))
+        self._send(status, body, "text/plain", headers)
+
+    def _client(self) -> tuple[str, str] | None:
+        """The app's client ID and secret, as slack_sdk sends them to oauth.v2.access: HTTP Basic."""
+        auth = self.headers.get("Authorization", "")
+        if not auth.startswith("Basic "):
+            return None
+        client_id, _, secret = base64.b64decode(auth[len("Basic "):]).decode().partition(":")
+        return client_id, secret
+
+    def _api(self, path: str, params: dict[str, Any]) -> None:
+        slack = self.slack
+        if path.startswith("/respond/"):
+            return self._respond(path[len("/respond/"):], params)
+        if not path.startswith("/api/"):
+            return self._send(404, "not found", "text/plain")
+        method = path[len("/api/"):].split("?")[0]
+        auth = self.headers.get("Authorization", "")
+        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else params.get("token")
+        fault = slack._next_fault(method)
+        if fault and fault.gate is not None:
+            fault.gate.wait(120)  # a test that forgot to set it still ends
+            fault = None
+        call = ApiCall(method, params, token, time.monotonic(), ok=fault is None, team=slack.team_of(token))
+        if fault:
+            return self._fault(fault, call)
+        if method == "oauth.v2.access":
+            answer = slack._access(params, self._client())
+            call.team = answer.get("team", {}).get("id") if answer["ok"] else None
+        else:
             answer = slack.answer(method, params, token)
-            call.ok = answer["ok"]
+        call.ok = answer["ok"]
+        slack._record(call)
+        self._send(200, json.dumps(answer))
+
+    def _respond(self, hook: str, params: dict[str, Any]) -> None:
+        slack = self.slack
+        slack._wait_if_held(hook)
+        fault = slack._next_fault(f"response_url:{hook}")
+        slack._record(ApiCall("response_url", params, at=time.monotonic(), hook=hook, ok=fault is None))
+        if fault:  # Slack answers a response_url it will not take with a status and a word
+            return self._send(fault.status, fault.error or "expired_url", "text/plain")
+        return self._send(200, "ok", "text/plain")
+
+    def _fault(self, fault: Fault, call: ApiCall) -> None:
+        """Answer a call with the fault injected for it: accepted and then lost, an error, or a failing status."""
+        slack = self.slack
+        if fault.accept:
+            call.ok = slack.answer(call.method, call.params, call.token)["ok"]
             slack._record(call)
-            self._send(200, json.dumps(answer))
+            if fault.hang:
+                slack._closing.wait()
+            if fault.drop or fault.hang:
+                self.close_connection = True
+                return None
+            return self._send(fault.status, json.dumps({"ok": False}))
+        slack._record(call)
+        if fault.error:
+            return self._send(200, json.dumps({"ok": False, "error": fault.error}))
+        body = {"ok": False, "error": "ratelimited"} if fault.status == 429 else {"ok": False}
+        return self._send(fault.status, json.dumps(body), headers=fault.headers)
 
-        def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
-            data = body.encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", f"{kind}; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
+    def _send(self, status: int, body: str, kind: str = "application/json", headers: dict[str, str] | None = None) -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def _params(raw: str, content_type: str) -> dict[str, Any]:
