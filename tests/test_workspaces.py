@@ -60,6 +60,7 @@ from store.tables.posts import PostKey, begin_send, claim_post, find_post
 from store.tables.signed_requests import SignatureLedger
 from store.tables.subscriptions import get_subscription, subscribe, team_subscriptions
 from store.tables.teams import TEAM_TABLES, Team
+from store.tables.threads import claim_turn, earlier_turns, keep_answered
 
 
 def test_two_workspaces_install_and_each_gets_its_own_daily_thread_and_answers_with_its_own_token(installable):
@@ -390,3 +391,13 @@ def test_the_door_lets_through_only_the_install_pages_unsigned(db, isolated_env)
         guard(environ, lambda status, headers: statuses.append(status.split()[0]))
     assert reached == [("GET", "/slack/install"), ("GET", "/slack/oauth_redirect"), ("GET", "/slack/install")]
     assert statuses == ["200", "200", "404", "404", "404", "404", "200", "404"]
+
+
+def test_a_thread_reads_back_only_its_own_workspaces_turns(db):
+    """The same channel and thread ts in two workspaces: a follow-up reads its own thread's questions and answers."""
+    acme, globex = Team(ACME), Team(GLOBEX)
+    for team, question in ((acme, "what merged in rocm?"), (globex, "what merged in core?")):
+        assert claim_turn(db, team, CHANNEL, "1.0", "1.0", question)
+    keep_answered(db, acme, CHANNEL, "1.0", '{"acme/engine": "rocm"}')
+    assert earlier_turns(db, globex, CHANNEL, "1.0", "2.0") == [("what merged in core?", None)]
+    assert earlier_turns(db, acme, CHANNEL, "1.0", "2.0") == [("what merged in rocm?", '{"acme/engine": "rocm"}')]
