@@ -104,7 +104,6 @@ class FakeSlack(LoopbackServer):
         self._held: dict[str, threading.Event] = {}  # response_url hook -> set when its calls may go through
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages in the order posted
         self.views: dict[tuple[str, str], dict[str, Any]] = {}  # (team, user) -> the Home tab last published to them
-        self.deleted: set[tuple[str, str]] = set()  # (channel, ts) of messages deleted in Slack
         self._last_ts = 0.0
         self._changed = threading.Condition()
         self._closing = threading.Event()
@@ -146,8 +145,6 @@ class FakeSlack(LoopbackServer):
     def delete(self, channel: str, ts: str) -> None:
         """A person deletes a message: it leaves the channel, and chat.update of it fails."""
         self._delete({"channel": channel, "ts": ts})
-        with self._changed:
-            self.deleted.add((channel, ts))
 
     def uninstall(self, team: str) -> None:
         """The workspace removes the app: Slack revokes its tokens (and then sends app_uninstalled)."""
@@ -166,7 +163,6 @@ class FakeSlack(LoopbackServer):
             self.calls.clear()
             self._faults.clear()
             self.messages.clear()
-            self.deleted.clear()
             for release in self._held.values():
                 release.set()
             self._held.clear()
@@ -242,6 +238,15 @@ class FakeSlack(LoopbackServer):
         with self._changed:
             self.messages.setdefault(params.get("channel", ""), []).append(message)
         return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+
+    def _update(self, params: dict[str, Any], team: str) -> dict[str, Any]:
+        """chat.update of a message the team's channel holds: not one deleted, nor one of another workspace."""
+        channel, ts = params.get("channel", ""), params.get("ts")
+        with self._changed:
+            held = any(m["ts"] == ts and m["team"] == team for m in self.messages.get(channel, []))
+        if not held:
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": channel, "ts": ts, "text": params.get("text")}
 
     def _delete(self, params: dict[str, Any], team: str | None = None) -> dict[str, Any]:
         channel = params.get("channel", "")
@@ -386,9 +391,7 @@ class FakeSlack(LoopbackServer):
         if method == "chat.postMessage":
             return self._post(params, team)
         if method == "chat.update":
-            if (params.get("channel"), params.get("ts")) in self.deleted:
-                return {"ok": False, "error": "message_not_found"}
-            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
+            return self._update(params, team)
         if method == "chat.unfurl":
             return _unfurl(params)
         if method == "chat.delete":
