@@ -18,6 +18,7 @@ from servers.slack_api import (
     SIGNING_SECRET,
     FakeSlack,
     button_click,
+    dm_channel,
     home_opened,
     lifecycle_event,
     mention_event,
@@ -35,6 +36,7 @@ from slack_helpers import (
     authorize,
     import_fixtures,
     install,
+    make_pr,
     seed_day,
     serve_http,
     serve_process,
@@ -57,6 +59,7 @@ from store.subscription.cadence import DAILY, LIVE, RELEASES, Cadence
 from store.subscription.filter import EVERYTHING
 from store.tables.installations import find_installation, remove_installation, save_installation
 from store.tables.posts import PostKey, begin_send, claim_post, find_post
+from store.tables.prs import save_prs
 from store.tables.signed_requests import SignatureLedger
 from store.tables.subscriptions import get_subscription, subscribe, team_subscriptions
 from store.tables.teams import TEAM_TABLES, Team
@@ -90,6 +93,27 @@ def test_two_workspaces_install_and_each_gets_its_own_daily_thread_and_answers_w
     [update] = slack.calls_to("chat.update")
     assert update.token == globex and "#1000" in update.params["text"]
     assert all(call.token == globex for call in slack.posts(team=GLOBEX) if call.params.get("thread_ts") == "1760000000.000100")
+
+
+def test_each_workspace_gets_its_own_live_alerts_and_my_prs_with_its_own_token(installable):
+    """The same channel and user IDs in both workspaces, each following other PRs, and a different person there."""
+    slack, runtime = installable.slack, installable.runtime
+    for team in (ACME, GLOBEX):
+        install(installable.base, team)
+    installable.command(ACME, "subscribe rocm live", "a-live")
+    installable.command(GLOBEX, "subscribe core live", "g-live")
+    for team, login in ((ACME, "ada-l"), (GLOBEX, "grace-h")):
+        installable.command(team, f"me github {login}", f"{team}-login")
+        assert "each PR of yours" in installable.command(team, "me subscribe my-prs", f"{team}-mine")
+    merged = datetime.now(LA) - timedelta(minutes=10)
+    save_prs(runtime.db, [make_pr(9001, merged, title="[ROCm] Ada's kernel", author="ada-l", areas=["rocm"]),
+                          make_pr(9002, merged, title="[Core] Grace's scheduler", author="grace-h", areas=["core"])])
+    installable.scheduler().tick()
+    for team, mine, theirs in ((ACME, "#9001", "#9002"), (GLOBEX, "#9002", "#9001")):
+        for room in (CHANNEL, dm_channel("U0ALICE")):
+            said = "\n".join(message["text"] for message in slack.thread(room, team)[0])
+            assert mine in said and theirs not in said, (team, room, said)
+        assert {call.token for call in slack.posts(team=team)} == {token_of(runtime, team)}
 
 
 def test_a_workspace_never_reads_or_changes_another_workspaces_rows(installable):
