@@ -24,6 +24,7 @@ from slack_sdk.oauth.state_store import OAuthStateStore
 from slack_sdk.oauth.token_rotation import TokenRotator
 
 from bot.runtime import Runtime
+from bot.slack.manifest import BOT_SCOPES
 from store.tables.installations import (
     consume_state,
     find_installation,
@@ -36,11 +37,6 @@ from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
-# The bot scopes an installation grants: those of manifest.yml (tests/test_workspaces.py holds them equal).
-SCOPES = (
-    "app_mentions:read", "chat:write", "chat:write.public", "commands", "channels:history", "groups:history",
-    "im:write", "im:history", "links:read", "links:write",
-)
 INSTALL_PATH, REDIRECT_PATH = "/slack/install", "/slack/oauth_redirect"
 # An install must come back from Slack within this long of its Add to Slack page.
 STATE_SECONDS = 10 * 60
@@ -62,7 +58,7 @@ def oauth_settings(runtime: Runtime, client: WebClient) -> tuple[OAuthSettings, 
     oauth = OAuthSettings(
         client_id=settings.slack_client_id,
         client_secret=settings.slack_client_secret,
-        scopes=list(SCOPES),
+        scopes=list(BOT_SCOPES),  # manifest.yml's
         user_scopes=[],
         install_path=INSTALL_PATH,
         redirect_uri_path=REDIRECT_PATH,

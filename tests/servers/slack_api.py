@@ -98,6 +98,7 @@ class FakeSlack(LoopbackServer):
         self._codes: dict[str, tuple[str, str, str]] = {}  # code the authorize page gave -> (team, installer, scopes)
         self._refresh: dict[str, str] = {}  # refresh token -> team
         self._issued = itertools.count(1)
+        self.scopes: list[str] | None = None  # the tokens' scopes, sent as x-oauth-scopes as Slack does; None: none sent
         self.calls: list[ApiCall] = []
         self.socket_url: str | None = None  # apps.connections.open answers this when set
         self._faults: dict[str, list[Fault]] = {}
@@ -510,7 +511,8 @@ class _Handler(BaseHTTPRequestHandler):
             answer = slack.answer(method, params, token)
         call.ok = answer["ok"]
         slack._record(call)
-        self._send(200, json.dumps(answer))
+        granted = {"x-oauth-scopes": ",".join(slack.scopes)} if slack.scopes is not None and answer["ok"] else {}
+        self._send(200, json.dumps(answer), headers=granted)
 
     def _respond(self, hook: str, params: dict[str, Any]) -> None:
         slack = self.slack
