@@ -32,8 +32,8 @@ def test_the_same_request_again_is_answered_from_the_store(db, api):
     assert (kept.text, kept.tokens_in, kept.tokens_out) == (asked.text, asked.tokens_in, asked.tokens_out) == (
         "Reply to: why?", api.tokens_in, api.tokens_out)
     assert (first.calls, first.served, again.calls, again.served) == (1, 0, 0, 1)
-    assert first.spent() == f"model m1: 1 calls, {api.tokens_in:,} tokens in, {api.tokens_out:,} out; 0 replies served from the store"
-    assert again.spent() == "model m1: 0 calls, 0 tokens in, 0 out; 1 replies served from the store"
+    assert first.spent() == f"model m1: 1 call, {api.tokens_in:,} tokens in, {api.tokens_out:,} out; 0 replies served from the store"
+    assert again.spent() == "model m1: 0 calls, 0 tokens in, 0 out; 1 reply served from the store"
 
 
 @pytest.mark.parametrize("change", [

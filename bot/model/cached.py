@@ -14,6 +14,7 @@ from sqlite_utils import Database
 from bot.config import Settings
 from bot.model.client import LLM, Completion, LLMError, SchemaRefused, llm_options, unconfigured_reason
 from store.tables.reply_cache import KeptReply, keep_reply, kept_reply, request_key
+from store.text.prose import plural
 
 
 class CachedLLM(LLM):
@@ -62,8 +63,9 @@ class CachedLLM(LLM):
     def spent(self) -> str:
         """What this model cost, in one line."""
         failed = f" ({self.failed} failed)" if self.failed else ""
-        return (f"model {self.model}: {self.calls} calls{failed}, {self.tokens_in:,} tokens in, {self.tokens_out:,} out; "
-                f"{self.served} replies served from the store")
+        served = f"{self.served} {'reply' if self.served == 1 else 'replies'}"
+        return (f"model {self.model}: {plural(self.calls, 'call')}{failed}, {self.tokens_in:,} tokens in, "
+                f"{self.tokens_out:,} out; {served} served from the store")
 
 
 def cached_llm_from_settings(settings: Settings, store: Database, prompt_version: str) -> CachedLLM | None:

@@ -57,7 +57,7 @@ def test_a_second_run_is_answered_from_the_store(tmp_path):
     assert calls >= 3 and any(request.wants_json for request in api.requests)
     assert f"answering with eval-model; its replies are kept in {tmp_path / 'prdigest.db'}" in first
     # The thread asks its first question again: the store answers it the first time already.
-    assert f"model eval-model: {calls} calls, {api.tokens_in:,} tokens in, {api.tokens_out:,} out; 1 replies served from the store" in first
+    assert f"model eval-model: {calls} calls, {api.tokens_in:,} tokens in, {api.tokens_out:,} out; 1 reply served from the store" in first
     assert f"model eval-model: 0 calls, 0 tokens in, 0 out; {calls + 1} replies served from the store" in second
     # The same answers, the model's words in them.
     answered = (tmp_path / "first.jsonl").read_text(encoding="utf-8")
