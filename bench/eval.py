@@ -129,10 +129,10 @@ def _batches(kept_unread: set[str]) -> dict[str, tuple[Path, str | None]]:
     return sets
 
 
+# Sets kept unread (tests/eval/floors.toml): asked only when named, their folders not opened otherwise.
+UNREAD = unread(read_floors(FLOORS))
 # name: (questions, the half of them asked; None for all)
-SETS: dict[str, tuple[Path, str | None]] = {"own": (QUESTIONS, None), **_batches(unread(read_floors(FLOORS)))}
-# Sets kept unread (tests/eval/floors.toml): asked only when named.
-UNREAD = unread(read_floors(FLOORS)) & set(SETS)
+SETS: dict[str, tuple[Path, str | None]] = {"own": (QUESTIONS, None), **_batches(UNREAD)}
 REPORTS = ROOT / "tests" / "eval" / "reports"
 SEEDS = ROOT.parent / "shared" / "seeds"
 BASELINE_CITES = 8
@@ -534,8 +534,9 @@ def _measure(args: argparse.Namespace, stores: Stores, llm: LLM | None) -> None:
         chosen = {str(args.questions): (args.questions, None)}
     else:
         chosen = {name: SETS[name] for name in args.set or [name for name in SETS if name not in UNREAD]}
-        if UNREAD - set(chosen):
-            print(f"kept unread ({FLOORS.relative_to(ROOT)}), not asked: {', '.join(sorted(UNREAD - set(chosen)))}")
+        left = sorted(name for name in SETS if name in UNREAD and name not in chosen)
+        if left:
+            print(f"kept unread ({FLOORS.relative_to(ROOT)}), not asked: {', '.join(left)}")
     together, scored = Report(), []
     dumped: list[str] = []
     for name, (questions, half) in chosen.items():
