@@ -5,7 +5,7 @@
     python bench/eval.py --model [--set ...] [--db PATH]
     python bench/eval.py --write-floors [--set ...]
 
-Imports the seed reports and our own reports (tests/eval/reports) into a fresh
+Imports the seed reports and our own reports (store/sources/sample_reports) into a fresh
 store, asks every question of the set without a model, and compares with the
 PRs a careful person would cite. For search: recall@10 is the share of the
 expected PRs in the first 10 results, out of at most 10; hit@3 is whether one
@@ -96,6 +96,7 @@ from store.db import open_db  # noqa: E402
 from store.retrieval.search import search_shown  # noqa: E402
 from store.retrieval.thread import Reading, Turn, read_in_thread  # noqa: E402
 from store.sources.importer import import_file  # noqa: E402
+from store.sources.sample import SAMPLE_DIR  # noqa: E402
 
 if TYPE_CHECKING:
     from bot.model.client import LLM
@@ -133,7 +134,7 @@ def _batches(kept_unread: set[str]) -> dict[str, tuple[Path, str | None]]:
 UNREAD = unread(read_floors(FLOORS))
 # name: (questions, the half of them asked; None for all)
 SETS: dict[str, tuple[Path, str | None]] = {"own": (QUESTIONS, None), **_batches(UNREAD)}
-REPORTS = ROOT / "tests" / "eval" / "reports"
+REPORTS = SAMPLE_DIR  # our own reports, which prdigest also ships as its examples
 SEEDS = ROOT.parent / "shared" / "seeds"
 BASELINE_CITES = 8
 METRICS = ("recall@10", "hit@3", "precision", "recall")
