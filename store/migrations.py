@@ -423,7 +423,21 @@ def m017_thread_turn_answers(db: Database) -> None:
 
 
 @migrations()
-def m018_teams(db: Database) -> None:
+def m018_reply_cache(db: Database) -> None:
+    # Model replies kept by the exact request (a digest of it), per model and prompt version, so asking the
+    # same again (an evaluation run once more) costs no call. `refused` holds a server's refusal of structured
+    # output, which it gives every time it is asked the same.
+    db.table("reply_cache").create(
+        {"model": str, "prompt_version": str, "request": str, "text": str, "tokens_in": int, "tokens_out": int,
+         "reasoning_tokens": int, "refused": str, "at": str},
+        pk=("model", "prompt_version", "request"),
+        not_null={"text", "at"},
+        defaults={"tokens_in": 0, "tokens_out": 0, "reasoning_tokens": 0},
+    )
+
+
+@migrations()
+def m019_teams(db: Database) -> None:
     # Each row belongs to a Slack workspace: its team_id, and inside an Enterprise Grid organisation its
     # enterprise_id. Channel and user IDs are unique within a team only, so the team leads every key holding one.
     # Rows made before now belong to no team yet (both empty); the first start with a bot token gives them its team.

@@ -262,7 +262,7 @@ def test_the_manifest_hears_uninstalls_and_names_the_redirect():
 def old_store(path) -> None:
     """A store of the release before workspaces: a channel's subscription and post, a person, previews, a question."""
     db = Database(path)
-    migrations.apply(db, stop_before="m018_teams")
+    migrations.apply(db, stop_before="m019_teams")
     when = "2026-03-01T17:00:00Z"
     db["subscriptions"].insert({"channel": "C1", "repo": REPO, "mode": "daily", "cadence": "daily", "filter": "rocm",
                                 "post_at": "09:00", "weekday": 0, "created_by": "U0ALICE", "created_at": when})
