@@ -151,14 +151,13 @@ def test_a_change_that_cannot_be_made_says_why_and_changes_nothing(serve):
         lambda lines: any("by no user; nothing changed" in line for line in lines), "the refusal's one line"))
 
 
-def test_a_full_tab_stays_within_slacks_100_blocks():
+def test_a_full_tab_stays_within_slacks_100_blocks(db):
     repos = [f"acme/repo{n}" for n in range(12)]
     made = datetime(2026, 3, 1, tzinfo=LA)
     mine = [Subscription("U0FULL", repo, made, load_filter("rocm -bots"), Cadence(name)) for repo in repos
             for name in CADENCES[1:]]  # 60 subscriptions
     channels = [Subscription(f"C{n:04d}", repo, made, load_filter("path:docs/**"), Cadence()) for n in range(150)
                 for repo in repos[:2]]
-    db = open_db(":memory:")
     report = load_report(db, REPO, datetime(2026, 3, 8).date(), LA)
     report.prs = []
     view = home_view(Home("octocat", mine, channels, [report] * 30, repos, LA, help_text(repos), "A notice."))
