@@ -3,6 +3,7 @@ costs the same in a store of any size; each stage of a question's FTS expression
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -10,7 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.days import from_utc_text
+from store.days import from_utc_text, to_utc_text
 from store.migrations import FTS_COLUMNS
 from store.retrieval.finding.conditions import FTS_JOIN, narrowing_condition, rowid_range, span, time_bounds
 from store.retrieval.finding.hits import rows_of
@@ -125,33 +126,48 @@ def windowed(scope: Scope, stage: Stage, limit: int) -> list[dict[str, Any]]:
     if edges is None:
         return []
     oldest, newest = edges
-    whole = scope.where(stage, scope.start)
-    recent = _newest_matches(scope.db, scope.where(stage, scope.start, scored=False), limit)
-    if len(recent) < limit:
-        return _rank(scope.db, stage, whole, [pr_id for pr_id, _ in recent], limit)
-    reached = recent[-1][1]
+    # One walk, newest first: its first `limit` matches choose the window, and the rest of the window's
+    # matches are the ones that follow, so no doclist is read twice.
+    where, args = scope.where(stage, scope.start, scored=False)
+    cursor = scope.db.execute(
+        f"select prs.id, prs.merged_at from {FTS_JOIN} where {where} order by prs_fts.rowid desc", args
+    )
+    try:
+        recent = cursor.fetchmany(limit)
+        if len(recent) < limit:
+            return _rank(scope.db, stage, scope.where(stage, scope.start), [pr_id for pr_id, _ in recent], limit)
+        lower = _window(oldest, newest, from_utc_text(recent[-1][1]))
+        ids = _until(cursor, recent, None if lower is None else to_utc_text(lower))
+    finally:
+        cursor.close()  # an unfinished walk would keep the store's read snapshot open
+    return _rank(scope.db, stage, scope.where(stage, scope.start if lower is None else lower), ids, limit)
+
+
+def _window(oldest: datetime, newest: datetime, reached: datetime) -> datetime | None:
+    """Where the narrowest window that reaches back to `reached` starts; None for the whole range asked."""
     for days in WINDOW_DAYS:
         lower = newest - timedelta(days=days)
         if lower <= oldest:
-            break  # this window already holds every PR asked about
+            return None  # this window already holds every PR asked about
         if lower <= reached:
-            window = scope.where(stage, lower)
-            return _rank(scope.db, stage, window, _match_ids(scope.db, scope.where(stage, lower, scored=False), LOCAL_CAP + 1), limit)
-    return _rank(scope.db, stage, whole, _match_ids(scope.db, scope.where(stage, scope.start, scored=False), LOCAL_CAP + 1), limit)
+            return lower
+    return None
 
 
-def _newest_matches(db: Database, query: tuple[str, list[Any]], most: int) -> list[tuple[int, datetime]]:
-    """The ids and merge times of the newest `most` matches, newest first."""
-    where, args = query
-    rows = db.execute(
-        f"select prs.id, prs.merged_at from {FTS_JOIN} where {where} order by prs_fts.rowid desc limit ?", [*args, most]
-    )
-    return [(pr_id, from_utc_text(merged_at)) for pr_id, merged_at in rows]
-
-
-def _match_ids(db: Database, query: tuple[str, list[Any]], most: int) -> list[int]:
-    where, args = query
-    return [row[0] for row in db.execute(f"select prs.id from {FTS_JOIN} where {where} limit ?", [*args, most])]
+def _until(cursor: sqlite3.Cursor, rows: list[tuple[int, str]], since: str | None) -> list[int]:
+    """The ids of the walk's matches merged at `since` or later (every one when None), up to LOCAL_CAP + 1: the `rows`
+    read already, then the walk's next ones. Row ids sort by merge time, so the walk leaves the window for good."""
+    ids: list[int] = []
+    while rows:
+        for pr_id, merged_at in rows:
+            if since is not None and merged_at < since:
+                return ids
+            ids.append(pr_id)
+        if len(ids) > LOCAL_CAP:
+            return ids[: LOCAL_CAP + 1]
+        # Read on in batches as large as what was read so far: a few rows past the window's edge, not a cap's worth.
+        rows = cursor.fetchmany(min(len(ids), LOCAL_CAP + 1 - len(ids)))
+    return ids
 
 
 def _rank(db: Database, stage: Stage, query: tuple[str, list[Any]], ids: list[int], limit: int) -> list[dict[str, Any]]:
