@@ -366,6 +366,23 @@ def test_a_common_word_ranks_the_newest_window_that_holds_enough_matches(db):
     assert _numbers(db, "scheduler", limit=13)[0] == 700  # an answer of 13 reaches back to it, and it ranks first
 
 
+def test_a_big_stores_window_ranks_exactly_its_own_matches(db, monkeypatch):
+    """The newest-first walk that chooses the window also lists its matches, and stops at its edge: older matches
+    read with them would change every score's idf."""
+    from store.retrieval.finding import ranking
+
+    monkeypatch.setattr(ranking, "LOCAL_FROM", 0)
+    recent = [make_pr(600 + n, f"[Core] Tune scheduler knob {n}", merged_at=_at(14 - n // 6, 20 - n % 6)) for n in range(36)]
+    older = [make_pr(700 + n, f"[Core] Old scheduler knob {n}", merged_at=_at(1 + n % 5, 10 + n // 5)) for n in range(30)]
+    for pr in recent + older:
+        save_pr(db, pr)
+    question = read_question(db, "knob", REPO, LA, NOW)
+    rows = ranking.windowed(ranking.Scope(db, REPO, question), ranking.Stage('"knob"', None, 1), 30)
+    assert len(rows) == 30 and {row["number"] for row in rows} <= {pr.number for pr in recent}
+    indexed = {row[0] for row in db.execute("select prs.number from temp.search_window_rows kept join prs using (id)")}
+    assert indexed == {pr.number for pr in recent}  # the week back from the newest, where the 30th newest merged
+
+
 def test_store_size_is_read_from_the_index_without_counting(db):
     from store.retrieval.fts import store_size
     from store.tables.prs import save_prs
