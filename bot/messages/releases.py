@@ -85,6 +85,17 @@ def release_thread(found: ReleaseReport, tz: ZoneInfo, scope: str | None = None)
     return [parent] + thread_messages(found.report)
 
 
+def shipped_words(status: ReleaseStatus | None) -> str | None:
+    """Where a PR shipped, in a few plain words ("Shipped in v0.11.1", "Not in a release yet"); None when the
+    store knows no release, or a release published since the PR merged is not mapped yet."""
+    if status is None or not status.known:
+        return None
+    first = status.first
+    if first is None:
+        return "Not in a release yet"
+    return f"Shipped in {first.tag}" + (" (prerelease)" if first.prerelease else "")
+
+
 def release_status_line(status: ReleaseStatus | None, pr: PullRequest, tz: ZoneInfo) -> str | None:
     """Where the PR shipped, in one line of mrkdwn; None when the store knows no release of its repository."""
     if status is None:
