@@ -110,6 +110,13 @@ def answer_reading(db: Database, settings: Settings, repo: str, reading: Reading
 
 def _answer(db: Database, settings: Settings, repo: str, asked: Query, model: _Asking | None) -> tuple[Answer, list[Link]]:
     """The answer, and the relations its first line states."""
+    if asked.release_ask is not None:
+        # Imported here: the release answers build on this module's Answer and PR lines.
+        from bot.answers.release_questions import release_answer
+
+        answered = release_answer(db, settings, repo, asked)
+        if answered is not None:
+            return answered, []
     if not (asked.has_filters or asked.has_topic):
         if asked.is_empty and not (asked.tally or asked.intent is Intent.COUNT or asked.order):
             return Answer(help_text(repo, asked.problems), [], []), []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from enum import Enum
+from itertools import pairwise
 
 from store.text.patterns import LazyPattern
 from store.understanding.releases import version_key
@@ -128,7 +129,7 @@ def _tags(text: str) -> list[_Tag]:
         said = f"{m['v'] or ''}{number}{m['pre'] or ''}"
         line = bool(m["line"]) or _LINE_AFTER.search(text[m.end():]) is not None
         found.append(_Tag(TagSaid(said, line), m.start(), m.end(), _SINCE_BEFORE.search(text[: m.start()]) is not None))
-    for before, after in zip(found, found[1:]):
+    for before, after in pairwise(found):
         if _SPAN_JOINT.match(text[before.end : after.start]):
             before.since = True  # "v0.10..v0.11", "between v0.10 and v0.11"
     return found
