@@ -74,6 +74,14 @@ _TAG = (
 _TAGS = LazyPattern(rf"(?<!\w)(?<!\w\.)(?:{_TAG})(?!\w|\.\w)", re.IGNORECASE)
 # "is #N in 0.11.1?": a PR named beside a bare version says it is a release too.
 _NAMES_PR = LazyPattern(r"#\d|\bpr\s{0,2}#?\d", re.IGNORECASE)
+# A tag follows a word that leads to a release ("in v0.11", "since v0.10", "v0.10..v0.11", "is #N in 0.11.1") or
+# starts the question: "deepseek v3.1" is a model, and "transformers 4.57.1" a library.
+_LEADS_TO_TAG = LazyPattern(
+    r"(?:^|\b(?:in|into|on|about|since|after|before|from|between|to|and|or|vs|versus|of|is|was|did|does|has|the|a|any"
+    r"|with|until|than"
+    r"|release|version|tag)\s{1,3}|\.\.\.?\s{0,3}|->\s{0,3}|\u2192\s{0,3}|^\W{1,3})$",
+    re.IGNORECASE,
+)
 # "the 0.11 line", "0.11 series": any release of the line.
 _LINE_AFTER = LazyPattern(r"^\s{1,3}(?:line|series|branch|releases)\b", re.IGNORECASE)
 # "since v0.10", "after v0.10", "from v0.10 (to …)": where a span starts.
@@ -123,7 +131,7 @@ def _tags(text: str) -> list[_Tag]:
     found = []
     about_releases = _RELEASE_WORDS.search(text) is not None or _NAMES_PR.search(text) is not None
     for m in _TAGS.finditer(text):
-        if not (m["v"] or m["line"] or about_releases):
+        if not m["line"] and (not (m["v"] or about_releases) or not _LEADS_TO_TAG.search(text[: m.start()])):
             continue
         number = m["vnum"] or m["long"] or m["short"]
         said = f"{m['v'] or ''}{number}{m['pre'] or ''}"
