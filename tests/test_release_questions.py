@@ -132,6 +132,7 @@ def test_a_pr_merged_after_the_last_release_is_not_yet_released(ask):
                                      " it will be in the next release."),
     ("is #217 in the latest release?", "Not yet: merged Feb 26, after v0.11.0; it will be in the next release."),
     ("did #212 make it into a 0.11.x release?", "Yes: in v0.11.0rc1, published Feb 9."),
+    ("did #212 make it into 0.10.x?", "No: it first shipped in v0.11.0rc1, published Feb 9, after v0.10.1."),
 ])
 def test_whether_a_release_has_a_pr(ask, question, line):
     assert first(ask(question)) == line
@@ -148,6 +149,16 @@ def test_a_pr_not_in_the_store_is_one_line(ask):
     assert ask("is #999 released yet?")["text"] == "Not known: #999 is not in the store, and no release it has mapped names it."
     # The range names #150, which the store lacks: its release is still known.
     assert first(ask("which release shipped #150?")) == "Yes: in v0.10.0, published Jan 11."
+
+
+def test_a_release_not_mapped_yet_is_said_rather_than_guessed(ask, store):
+    save_listed(store, REPO, [Release(REPO, "v0.11.1", "v0.11.1", "", at(56))], complete=True)
+    assert first(ask("is #217 released yet?")) == (
+        "Can't tell yet: v0.11.1, published since it merged, is not mapped yet; the next `prdigest ingest` maps it."
+    )
+    assert first(ask("what merged since the last release?")).endswith(
+        "(v0.11.1 is not mapped yet, so its PRs are not counted.)"
+    )
 
 
 def test_several_prs_are_answered_one_by_one(ask):

@@ -154,8 +154,9 @@ class _Asking:
             return _Verdict("Can't tell", "the store knows no release")
         if status.unmapped:
             tags = join_words([release.tag for release in status.unmapped])
-            return _Verdict("Can't tell yet", f"{tags}, published since it merged, {'is' if len(status.unmapped) == 1 else 'are'}"
-                            " not mapped yet; the next `prdigest ingest` maps them")
+            one = len(status.unmapped) == 1
+            return _Verdict("Can't tell yet", f"{tags}, published since it merged, {'is' if one else 'are'} not mapped yet;"
+                            f" the next `prdigest ingest` maps {'it' if one else 'them'}")
         latest = status.latest
         merged = f"merged {self._day(pr.merged_at)}"
         if pr.merged_at > latest.published_at:

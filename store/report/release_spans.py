@@ -26,14 +26,15 @@ def named_releases(db: Database, repo: str, tag: str, line: bool = False) -> lis
         found = find_release(db, repo, tag)
         return [found] if found else []
     prefix = _numbers(tag)
-    return [release for release in releases_of(db, repo) if prefix and _numbers(release.tag)[: len(prefix)] == prefix]
+    return [release for release in releases_of(db, repo)
+            if prefix and _numbers(release.tag, len(prefix))[: len(prefix)] == prefix]
 
 
-def _numbers(tag: str) -> tuple[int, ...]:
-    """A tag's version numbers as written, padded to three: "v0.11" is (0, 11, 0), so that 0.11.x holds v0.11.1."""
+def _numbers(tag: str, width: int = 0) -> tuple[int, ...]:
+    """A tag's version numbers as written, padded with zeros to `width`: of 1.0.x, "v1" is (1, 0)."""
     found = _NUMBERS.search(tag)
     numbers = tuple(int(part) for part in found.group(0).split(".")) if found else ()
-    return numbers + (0,) * (3 - len(numbers)) if numbers else ()
+    return numbers + (0,) * (width - len(numbers)) if numbers else ()
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,9 @@ def unreleased(db: Database, repo: str) -> Unreleased | None:
     if not releases:
         return None
     latest = releases[0]
-    previous = get_release(db, repo, latest.previous) if latest.previous else None
+    # The range of the last mapped release tells where it began; an unmapped one has no range yet.
+    mapped = next((release for release in releases if release.mapped), None)
+    previous = get_release(db, repo, mapped.previous) if mapped and mapped.previous else None
     start = previous.published_at if previous else None
     rows = db.execute(
         "select number from prs where repo = ? and (? is null or merged_at > ?)"
