@@ -32,6 +32,9 @@ HIGHLIGHTS = 10
 AREAS_NAMED = 4
 # Releases named when a tag asked is not one the store knows.
 KNOWN_NAMED = 5
+# PRs answered one a line: those named by number, and those a topic finds (the best, as search ranks them).
+NAMED_ANSWERED = 10
+FOUND_ANSWERED = 5
 
 
 def release_answer(db: Database, settings: Settings, repo: str, asked: Query) -> Answer | None:
@@ -90,14 +93,14 @@ class _Asking:
         except _Unknown as unknown:
             return _line(unknown.line)
         if self.asked.numbers:
-            numbers = list(self.asked.numbers)
+            numbers = list(self.asked.numbers[:NAMED_ANSWERED])
             found = get_prs(self.db, self.repo, numbers)
         else:
             choice = choose(self.db, self.repo, replace(self.asked, release=None))
             if not choice.answer:
                 return _line("No PR in the store answers that, so there is no release to look it up in.")
-            numbers = [pr.number for pr in choice.answer[:KNOWN_NAMED]]
-            found = {pr.number: pr for pr in choice.answer[:KNOWN_NAMED]}
+            numbers = [pr.number for pr in choice.answer[:FOUND_ANSWERED]]
+            found = {pr.number: pr for pr in choice.answer[:FOUND_ANSWERED]}
         verdicts = [(number, found.get(number), self._verdict(number, found.get(number), target)) for number in numbers]
         return self._shipped_answer(verdicts, target)
 
@@ -187,11 +190,11 @@ class _Asking:
             return _Verdict("No", f"it first shipped in {self._published(shipped[0])}, after {last.tag}")
         if pr is None:
             return _Verdict("No", "no release the store has mapped names it")
-        status = release_status(self.db, pr)
-        if status is not None and status.latest is not None and status.latest.tag != last.tag and not status.unmapped:
-            return _Verdict("No", f"merged {self._day(pr.merged_at)}, and no release has it yet; it will be in the next release")
-        verdict = self._not_yet(pr, status)
-        return verdict if verdict.word != "Not yet" or last.tag == self.releases[0].tag else replace(verdict, word="No")
+        verdict = self._not_yet(pr, release_status(self.db, pr))
+        if verdict.word != "Not yet" or last.tag == self.releases[0].tag:
+            return verdict
+        # An older release asked: neither it nor any release since has it.
+        return _Verdict("No", f"merged {self._day(pr.merged_at)}, and no release has it yet; it will be in the next release")
 
     def _shipped_answer(self, verdicts: list[tuple[int, PullRequest | None, _Verdict]], target: list[Release] | None) -> Answer:
         prs = [pr for _, pr, _ in verdicts if pr is not None]
