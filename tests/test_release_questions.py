@@ -269,6 +269,7 @@ def test_follow_ups_ask_the_same_of_another_pr_or_release(store):
         "Not yet: merged Feb 26, after v0.11.0; it will be in the next release.",
         "No: merged Feb 26, and no release has it yet; it will be in the next release.",
     ]
+    assert _thread(store, ["is #207 released yet?", "who wrote it?"])[1] == "dev-3 ([#207])."
     assert _thread(store, ["did #209 make it into v0.11?", "what about v0.10.1?"])[1] == (
         "No: it first shipped in v0.11.0rc1, published Feb 9, after v0.10.1."
     )

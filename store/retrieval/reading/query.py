@@ -296,7 +296,7 @@ class Query:
         merged on Feb 28?" after a question about a leak is about every PR). One
         that asks nothing of its own shape ("and on apr 9?") keeps the earlier shape.
         """
-        release = release_following(self.release, earlier.release, self.elliptical)
+        release = release_following(self.release, earlier.release, self._carries_on)
         merged = replace(self, time=self._time_following(earlier), release=release, **self._shape_following(earlier))
         if not self.elliptical:
             return merged
@@ -311,9 +311,14 @@ class Query:
             return TimeRange(None, earlier.time.start, "before then")
         return earlier.time
 
+    @property
+    def _carries_on(self) -> bool:
+        """Whether it asks nothing of its own shape and carries on from the earlier question: "and #123?"."""
+        return self.intent is Intent.LOOKUP and self.cues.continues
+
     def _shape_following(self, earlier: Query) -> dict[str, Any]:
         """The earlier question's shape, when this one asks nothing of its own and carries on from it."""
-        if self.intent is not Intent.LOOKUP or not self.cues.continues:
+        if not self._carries_on:
             return {}
         return {name: getattr(earlier, name) for name in _SHAPE}
 

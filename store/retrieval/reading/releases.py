@@ -57,11 +57,11 @@ class ReleaseQuestion:
         )
 
 
-def release_following(mine: ReleaseQuestion | None, earlier: ReleaseQuestion | None, leans: bool) -> ReleaseQuestion | None:
+def release_following(mine: ReleaseQuestion | None, earlier: ReleaseQuestion | None, carries_on: bool) -> ReleaseQuestion | None:
     """A follow-up's release question: its own, completed from the earlier one; the earlier one when it says none
-    and leans on it ("and #123?" after "is #100 released yet?")."""
+    and carries on from it ("and #123?" after "is #100 released yet?", but not "who wrote it?")."""
     if mine is None:
-        return earlier if leans else None
+        return earlier if carries_on else None
     return mine if earlier is None else mine.following(earlier)
 
 
