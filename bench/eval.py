@@ -65,7 +65,8 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.answers.answer import Answer, answer_reading  # noqa: E402
+from bot.answers.answer import answer_reading  # noqa: E402
+from bot.answers.answered import Answer  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
+from bot.answers.answered import Answer, pr_lines
 from bot.answers.empty_store import empty_store_notice
+from bot.answers.release_questions import release_answer
 from bot.config import Settings
 from bot.messages.blocks import more_note
-from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
 from store.retrieval.finding.listing import COUNT_CAP
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 # A question about a few named PRs gets their whole "What changed", not a sentence.
 DETAILED_UP_TO = 3
-DETAIL_CHARS = 700
 # With a model: how long it may answer (its prompts are in bot.answers.model_prompt).
 MODEL_ANSWER_TOKENS = 500
 
@@ -61,22 +61,6 @@ _REFERENCE = LazyPattern(
     r"|https?://github\.com/[\w.-]{1,39}/[\w.-]{1,100}/pull/(?P<link>\d{1,9})\b",
     re.IGNORECASE,
 )
-
-
-@dataclass
-class Answer:
-    text: str  # plain text, not escaped; PRs written as [#N]
-    citations: list[int]  # the PRs that answer, all in the store, most relevant first
-    prs: list[PullRequest]  # every PR the text may name: the citations, then context
-    listed: list[int] = field(default_factory=list)  # PRs the text lists on a line of their own
-    # The question as read and what this answer cited, for the thread to keep; None when nothing was read.
-    answered: Answered | None = None
-    follows: bool = False  # the thread supplied part of the question
-
-    def sources(self) -> list[PullRequest]:
-        """Cited PRs the text names only by number: a renderer lists them once below the answer."""
-        by_number = {pr.number: pr for pr in self.prs}
-        return [by_number[n] for n in self.citations if n in by_number and n not in self.listed]
 
 
 def answer_question(
@@ -111,9 +95,6 @@ def answer_reading(db: Database, settings: Settings, repo: str, reading: Reading
 def _answer(db: Database, settings: Settings, repo: str, asked: Query, model: _Asking | None) -> tuple[Answer, list[Link]]:
     """The answer, and the relations its first line states."""
     if asked.release_ask is not None:
-        # Imported here: the release answers build on this module's Answer and PR lines.
-        from bot.answers.release_questions import release_answer
-
         answered = release_answer(db, settings, repo, asked)
         if answered is not None:
             return answered, []
@@ -367,14 +348,6 @@ def extractive_answer(choice: Choice, asked: Query, settings: Settings) -> Answe
         lines.append(more_note(choice.total - len(choice.answer)))
     citations = [pr.number for pr in choice.answer]
     return Answer("\n".join(lines), citations, [*choice.answer, *choice.context], [pr.number for pr in shown])
-
-
-def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> list[str]:
-    day = pr.merged_at.astimezone(settings.timezone)
-    head = f"[#{pr.number}] {pr.title} ({pr.author}, {day:%a %b} {day.day})"
-    what = pr.summary.what_changed if pr.summary else ""
-    what = truncate(" ".join(what.split()), DETAIL_CHARS) if detailed else first_sentence(what)
-    return [head, f"    {what}"] if what else [head]
 
 
 # ---------------------------------------------------------------- with a model

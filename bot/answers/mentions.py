@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.answers.answer import Answer, answer_question
+from bot.answers.answer import answer_question
+from bot.answers.answered import Answer
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.scope import followed, not_followed, scope_of
 from bot.messages.blocks import (

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from bot.answers.answer import Answer, pr_lines
+from bot.answers.answered import Answer, pr_lines
 from bot.config import Settings
 from bot.messages.blocks import by_area, highlights
 from store.model import PullRequest
