@@ -164,15 +164,15 @@ def test_a_release_not_mapped_yet_is_said_rather_than_guessed(ask, store):
 def test_several_prs_are_answered_one_by_one(ask):
     lines = ask("did #209, #216 and #201 make it into v0.11?")["text"].split("\n")
     assert lines[0] == "2 of these 3 PRs are in v0.11.0:"
-    assert lines[1] == "[#209] [Core] Speed up prefix caching: Yes: in v0.11.0, published Feb 22."
-    assert lines[2].startswith("[#216] [CI] Retry flaky downloads: Not yet: merged Feb 21")
+    assert lines[1] == "#209 [Core] Speed up prefix caching: Yes: in v0.11.0, published Feb 22."
+    assert lines[2].startswith("#216 [CI] Retry flaky downloads: Not yet: merged Feb 21")
 
 
 def test_a_fix_named_by_what_it_does_is_found_then_looked_up(ask):
     answer = ask("did the ROCm fix for the MI325 hang make it into v0.11?")
     assert answer["citations"] == [212]
     assert first(answer) == "Yes: in v0.11.0, published Feb 22."
-    assert answer["text"].split("\n")[1].startswith("[#212] [ROCm][Bugfix] Fix the FP8 hang on MI325")
+    assert answer["text"].split("\n")[1].startswith("#212 [ROCm][Bugfix] Fix the FP8 hang on MI325")
     assert first(ask("did the MI300 attention tuning make it into v0.11?")).startswith("Not yet: merged Feb 26, after v0.11.0")
 
 

@@ -19,7 +19,7 @@ from sqlite_utils import Database
 from bot.answers.answered import Answer, pr_lines
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.release_questions import release_answer
-from bot.config import Settings
+from bot.config import DEFAULT_TIMEZONE, Settings
 from bot.messages.blocks import more_note
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
@@ -61,7 +61,6 @@ _REFERENCE = LazyPattern(
     r"|https?://github\.com/[\w.-]{1,39}/[\w.-]{1,100}/pull/(?P<link>\d{1,9})\b",
     re.IGNORECASE,
 )
-
 
 def answer_question(
     db: Database,
@@ -106,13 +105,22 @@ def _answer(db: Database, settings: Settings, repo: str, asked: Query, model: _A
         asked = replace(asked, time=EVER)
     choice = choose(db, repo, asked)
     if not choice.answer:
-        choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
+        choice = _with_the_zone(_with_where_the_store_ends(db, repo, choice, settings.timezone), settings.timezone)
     if not choice.answer and not choice.context:
         return Answer(lead_line(choice, asked), [], []), choice.links
     # Without a cut answer the model may still choose from the candidates: often the right PR is the nearest.
     if model is None or not (choice.answer or choice.candidates):
         return extractive_answer(choice, asked, settings), choice.links
     return _model_answer(model, choice, asked), choice.links
+
+
+def _with_the_zone(choice: Choice, tz: ZoneInfo) -> Choice:
+    """Nothing answers a time asked under a zone other than the default: say whose days those are, since a day
+    of the reports (written in Pacific time) is another stretch of hours there."""
+    if choice.question.time is None or choice.question.time.start is None or tz.key == DEFAULT_TIMEZONE:
+        return choice
+    days = f"days run midnight to midnight {tz.key} time, as PRDIGEST_TIMEZONE sets"
+    return replace(choice, question=replace(choice.question, problems=(*choice.question.problems, days)))
 
 
 def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: ZoneInfo) -> Choice:

@@ -8,9 +8,11 @@ from bot.config import Settings
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.thread import Answered
+from store.text.patterns import LazyPattern
 
 # A PR shown in detail gets this much of its "What changed".
 DETAIL_CHARS = 700
+_BRACKETED = LazyPattern(r"\[#(\d{1,9})\]")
 
 
 @dataclass
@@ -22,6 +24,11 @@ class Answer:
     # The question as read and what this answer cited, for the thread to keep; None when nothing was read.
     answered: Answered | None = None
     follows: bool = False  # the thread supplied part of the question
+
+    @property
+    def plain(self) -> str:
+        """The text as a reader outside Slack takes it: each [#N] written #N."""
+        return _BRACKETED.sub(r"#\1", self.text)
 
     def sources(self) -> list[PullRequest]:
         """Cited PRs the text names only by number: a renderer lists them once below the answer."""
