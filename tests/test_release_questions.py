@@ -219,6 +219,7 @@ def test_a_topic_in_a_release_picks_among_its_prs(ask):
     answer = ask("anything on ROCm in v0.11?")
     assert first(answer) == "3 PRs in rocm shipped in v0.11.0, published Feb 22:"
     assert answer["citations"] == [212, 210, 207]
+    assert ask("anything on TPU in v0.10.0?")["text"] == "No PR in tpu shipped in v0.10.0, published Jan 11."
 
 
 # ---------------------------------------------------------------- since the last release

@@ -273,11 +273,10 @@ class _Asking:
         if topic.has_topic or topic.people or topic.paths or topic.time or topic.pr_type or topic.leaves_out:
             choice = choose(self.db, self.repo, topic)
             described = replace(choice.question, within=()).describe().removeprefix("merged").strip()
-            noun = choice.question.noun(choice.total)
-            lead = f"{choice.total} {noun}{' ' + described if described else ''} {'merged' if merged else 'shipped in'} {words}"
-            return self._answer(f"{lead}:" if choice.answer else f"No {noun[:-1] if noun.endswith('s') else noun}"
-                                f"{' ' + described if described else ''} {'merged' if merged else 'shipped in'} {words}.",
-                                choice.answer[:HIGHLIGHTS], choice.total, more, unmapped, grouped=False)
+            what = f"{' ' + described if described else ''} {'merged' if merged else 'shipped in'} {words}"
+            lead = f"{choice.total} {choice.question.noun(choice.total)}{what}:" if choice.answer else (
+                f"No {choice.question.noun(1)}{what}.")
+            return self._answer(lead, choice.answer[:HIGHLIGHTS], choice.total, more, unmapped, grouped=False)
         prs = sorted(found.values(), key=lambda pr: (pr.merged_at, pr.number), reverse=True)
         missing = len(numbers) - len(found)
         counted = f"{plural(len(numbers), 'PR')} {'merged' if merged else 'shipped in'} {words}"
