@@ -30,7 +30,7 @@ were kept unread until the round's code was final. Batches 3 and 5-47 bring
 days of reports of their own. "said none merged" counts first lines that say no
 PR merged in the time asked while PRs did. Sets named together are also scored
 as one. The figures to quote are those four's, together, which nothing was
-tuned on; the README says which sets were read and how often.
+tuned on; docs/answers.md says which sets were read and how often.
 
 A team's own questions come from `prdigest feedback export --format jsonl`: one line per answer
 its people marked 👎, {"q", "cited", "expected", "comment", "repo", "now"}. They are asked of a
