@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from pr_factory import REPO, make_pr
+from slack_helpers import WORKSPACE
 
 from bot.config import Settings
 from bot.runtime import Runtime
@@ -297,7 +298,7 @@ def test_a_runtime_answers_release_questions_from_the_store(store):
     try:
         from bot.answers.mentions import answer
 
-        message = answer(runtime, "which release shipped #207?", now=NOW)
+        message = answer(runtime, "which release shipped #207?", WORKSPACE, now=NOW)
         assert message.text.startswith("Yes: in v0.10.1, published Jan 19.")
     finally:
         runtime.close()
