@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DAY = date(2026, 3, 4)
 # Seconds a claim holds without renewal. Racing posters all live: their claims must never lapse, even when a
 # busy machine stalls one of them. A killed poster's claim is waited out: short, but long enough for the next
-# process to start and find it still running.
+# process to start and find it still running, which takes a Python process well over 6 s on a loaded machine.
 RACE_LEASE = 60
-KILLED_LEASE = 6
+KILLED_LEASE = 20
 
 
 @dataclass

@@ -138,8 +138,11 @@ def rarity(db: Database, repo: str, concepts: list[Concept]) -> list[float]:
             "select merged_at from prs where repo = ? order by merged_at desc limit 1 offset ?", [repo, RARITY_SAMPLE - 1]
         ).fetchone()
         if row:
-            since = f" and rowid >= {first_id(from_utc_text(row[0]))}"
-            size = db.execute("select count(*) from prs where merged_at >= ?", [row[0]]).fetchone()[0]
+            first = first_id(from_utc_text(row[0]))
+            since = f" and rowid >= {first}"
+            # Counted in the index's own table of document sizes, which holds a few bytes a PR: `prs` holds whole PRs,
+            # and its merged_at is the second column of its index, read whole without ANALYZE's statistics.
+            size = db.execute("select count(*) from prs_fts_docsize where id >= ?", [first]).fetchone()[0]
     weights = []
     for concept in concepts:
         df = db.execute(
