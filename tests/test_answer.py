@@ -67,12 +67,14 @@ def test_time_only_lists_the_whole_day_newest_first_with_its_count(store, settin
     assert answer.sources() == []  # every cited PR has its own line: nothing to repeat below
 
 
-def test_a_long_set_is_paged_like_the_slash_commands(db, settings):
+def test_a_long_set_shows_ten_and_says_how_to_list_them_all(db, settings):
     save_prs(db, [make_pr(700 + i, f"[Core] Change {i}", merged_at=_at(14, 8) + timedelta(minutes=i)) for i in range(60)])
     answer = _ask(db, settings, "what merged today?")
-    assert _first(answer) == "60 PRs merged today (Sat Mar 14); the 50 newest:"
-    assert len(answer.citations) == 50 and answer.citations[0] == 759
-    assert answer.text.splitlines()[-1].startswith("\u2026and 10 more; narrow it down")
+    assert _first(answer) == "60 PRs merged today (Sat Mar 14); the 10 newest:"
+    assert len(answer.citations) == 50 and answer.citations[0] == 759 and len(answer.listed) == 10
+    assert answer.text.splitlines()[-1] == "\u2026and 50 more; `ask --limit 60` lists them all."
+    assert answer.sources() == []  # the PRs it leaves out are counted, not listed below it
+    assert len(_ask(db, settings, "what merged today?", limit=60).listed) == 60
 
 
 def test_person_only_and_area_plus_time_are_whole_sets(store, settings):

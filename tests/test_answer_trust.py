@@ -39,3 +39,23 @@ def test_spec_dec_is_speculative_decoding_and_dec_beside_a_day_is_a_date(ask):
     assert first == "2 PRs merged on Fri Mar 20 in speculative-decoding:" and data["citations"] == [4313, 4312]
     _, dated = ask("what merged dec 3?")
     assert dated.startswith("No PR merged on Wed Dec 3, 2025")
+
+
+def test_a_count_gives_the_number_then_ten_prs_then_how_to_list_them_all(ask):
+    data, first = ask("how many PRs merged on Mar 20?")
+    lines = data["answer"].splitlines()
+    assert first == "27 PRs merged on Fri Mar 20."
+    assert sum(line.startswith("[#") for line in lines) == 10
+    assert lines[-1] == "\u2026and 17 more; `ask --limit 27` lists them all."
+    assert len(data["citations"]) == 27  # every PR that answers is cited, listed or not
+    everything, _ = ask("how many PRs merged on Mar 20?", "--limit", "27")
+    assert sum(line.startswith("[#") for line in everything["answer"].splitlines()) == 27
+    assert "more" not in everything["answer"].splitlines()[-1]
+
+
+def test_a_whole_set_says_how_many_newest_it_shows_and_a_slash_ask_takes_a_limit(ask, run_cli):
+    _, first = ask("what merged on Mar 20?")
+    assert first == "27 PRs merged on Fri Mar 20; the 10 newest:"
+    with freeze_time(NOW):
+        slash = run_cli("run", "--format", "text", "ask --limit 12 what merged on Mar 20?")
+    assert slash.code == 0 and "the 12 newest:" in slash.out and "and 15 more" in slash.out

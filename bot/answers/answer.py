@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from bot.answers.model_prompt import ModelChoice
     from bot.model.client import LLM, Completion
 
+# An answer lists at most this many PRs unless asked for more (`ask --limit N`); a longer set says how many more.
+SHOWN = 10
 # A question about a few named PRs gets their whole "What changed", not a sentence.
 DETAILED_UP_TO = 3
 DETAIL_CHARS = 700
@@ -74,9 +76,10 @@ class Answer:
     follows: bool = False  # the thread supplied part of the question
 
     def sources(self) -> list[PullRequest]:
-        """Cited PRs the text names only by number: a renderer lists them once below the answer."""
+        """Cited PRs the text names only by number: a renderer lists them once below the answer. Those of a long set
+        that the text leaves out are counted in it, not listed."""
         by_number = {pr.number: pr for pr in self.prs}
-        return [by_number[n] for n in self.citations if n in by_number and n not in self.listed]
+        return [by_number[n] for n in self.citations if n in by_number and n not in self.listed and f"[#{n}]" in self.text]
 
 
 def answer_question(
@@ -87,8 +90,9 @@ def answer_question(
     now: datetime | None = None,
     llm: LLM | None = None,
     repo: str | None = None,
+    limit: int = SHOWN,
 ) -> Answer:
-    """Answer `question`, asked after the turns of its `thread` (oldest first).
+    """Answer `question`, asked after the turns of its `thread` (oldest first), listing at most `limit` PRs.
 
     Raises bot.model.client.LLMError when the model fails, so the caller can say so and ask again without it.
     """
@@ -98,17 +102,21 @@ def answer_question(
         return Answer(notice, [], [])
     reading = read_in_thread(db, question, thread, repo, settings.timezone, now)
     model = _Asking(db, settings, llm, question, [turn.text for turn in thread], repo) if llm else None
-    return answer_reading(db, settings, repo, reading, model)
+    return answer_reading(db, settings, repo, reading, model, limit)
 
 
-def answer_reading(db: Database, settings: Settings, repo: str, reading: Reading, model: _Asking | None = None) -> Answer:
+def answer_reading(
+    db: Database, settings: Settings, repo: str, reading: Reading, model: _Asking | None = None, limit: int = SHOWN
+) -> Answer:
     """The answer to a question read in its thread, with what the thread keeps of it; `model` writes it with a model."""
-    answer, links = _answer(db, settings, repo, reading.asked, model)
+    answer, links = _answer(db, settings, repo, reading.asked, model, limit)
     answered = Answered(reading.kept, tuple(answer.citations), tuple(links))
     return replace(answer, answered=answered, follows=reading.follows)
 
 
-def _answer(db: Database, settings: Settings, repo: str, asked: Query, model: _Asking | None) -> tuple[Answer, list[Link]]:
+def _answer(
+    db: Database, settings: Settings, repo: str, asked: Query, model: _Asking | None, limit: int
+) -> tuple[Answer, list[Link]]:
     """The answer, and the relations its first line states."""
     if not (asked.has_filters or asked.has_topic):
         if asked.is_empty and not (asked.tally or asked.intent is Intent.COUNT or asked.order):
@@ -116,14 +124,14 @@ def _answer(db: Database, settings: Settings, repo: str, asked: Query, model: _A
         # "who authored the most PRs?", "how many PRs are there?", "the largest PR?", "PRs not by the bot": about
         # every PR kept.
         asked = replace(asked, time=EVER)
-    choice = choose(db, repo, asked)
+    choice = choose(db, repo, asked, limit)
     if not choice.answer:
         choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
     if not choice.answer and not choice.context:
         return Answer(lead_line(choice, asked), [], []), choice.links
     # Without a cut answer the model may still choose from the candidates: often the right PR is the nearest.
     if model is None or not (choice.answer or choice.candidates):
-        return extractive_answer(choice, asked, settings), choice.links
+        return extractive_answer(choice, asked, settings, limit), choice.links
     return _model_answer(model, choice, asked), choice.links
 
 
@@ -349,17 +357,27 @@ def _people(choice: Choice, asked: Query) -> str:
 # ---------------------------------------------------------------- without a model
 
 
-def extractive_answer(choice: Choice, asked: Query, settings: Settings) -> Answer:
-    """The first line, then each answering PR once, with date, author and what changed."""
-    lines = [lead_line(choice, asked)]
-    shown = choice.answer or choice.context
+def extractive_answer(choice: Choice, asked: Query, settings: Settings, limit: int = SHOWN) -> Answer:
+    """The first line, then each answering PR once (at most `limit`), with date, author and what changed.
+
+    Every PR that answers is cited, listed or not: the first line counts them and the last says how to list them all."""
+    citations = [pr.number for pr in choice.answer]
+    cut = replace(choice, answer=choice.answer[:limit])
+    lines = [lead_line(cut, asked)]
+    shown = cut.answer or choice.context
     detailed = len(shown) <= DETAILED_UP_TO and bool(choice.question.numbers)
     for pr in shown:
         lines.extend(pr_lines(pr, settings, detailed))
-    if choice.total > len(choice.answer) and choice.answer:
-        lines.append(more_note(choice.total - len(choice.answer)))
-    citations = [pr.number for pr in choice.answer]
+    if choice.total > len(cut.answer) and cut.answer:
+        lines.append(_more_line(choice.total - len(cut.answer), choice.total))
     return Answer("\n".join(lines), citations, [*choice.answer, *choice.context], [pr.number for pr in shown])
+
+
+def _more_line(left_out: int, total: int) -> str:
+    """The line under an answer that lists only some of its PRs: how many more, and how to list them all."""
+    if total >= COUNT_CAP:
+        return more_note(left_out)
+    return f"\u2026and {left_out} more; `ask --limit {total}` lists them all."
 
 
 def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> list[str]:

@@ -35,7 +35,7 @@ from store.text.prose import atoms, holds
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 from store.understanding.vocabulary import cue
 
-# A whole set longer than this is shown in part, with how many more there are (like the slash commands).
+# A whole set is gathered up to this many PRs (or as many as the asker wants listed), and counted up to COUNT_CAP.
 MAX_LISTED = 50
 # Next-best PRs kept as context (for a model to read, or to show when nothing answers).
 CONTEXT = 3
@@ -67,8 +67,8 @@ class Choice:
     candidates: list[PullRequest] = field(default_factory=list)
 
 
-def choose(db: Database, repo: str, asked: Query) -> Choice:
-    """The PRs that answer `asked` (a question as read) in the shape it expects."""
+def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> Choice:
+    """The PRs that answer `asked` (a question as read) in the shape it expects; a whole set up to `listed` of them."""
     question = asked
     if question.relation and any(question.relation in c.names for c in question.excluded_words):
         question = replace(question, relation=None)  # "what did X author other than the revert": no revert is asked for
@@ -77,7 +77,7 @@ def choose(db: Database, repo: str, asked: Query) -> Choice:
     choice = _by_number(db, repo, question) if question.numbers else None
     if choice is None:
         question = replace(question, numbers=())
-        choice = _choose(db, repo, question)
+        choice = _choose(db, repo, question, max(listed, MAX_LISTED))
         if question.order and choice.answer:
             choice = _at_the_end(db, repo, choice, question.order)
     if question.intent is Intent.WHO and choice.links and not question.culprit and not question.within:
@@ -224,7 +224,7 @@ def _gain(pr: PullRequest, about: list[list[str]]) -> float:
     return max(factors, default=0.0)
 
 
-def _choose(db: Database, repo: str, question: Query) -> Choice:
+def _choose(db: Database, repo: str, question: Query, listed: int) -> Choice:
     if question.concepts:
         question = _without_unsaid(db, repo, question)
     if question.tally:
@@ -232,7 +232,7 @@ def _choose(db: Database, repo: str, question: Query) -> Choice:
     if question.relation and not question.concepts:
         return _relation(db, repo, question)
     if not question.concepts:
-        return _whole_set(db, repo, question)
+        return _whole_set(db, repo, question, listed)
     choice = _by_words(db, repo, question)
     return _through_relation(db, repo, choice) if question.relation else choice
 
@@ -503,13 +503,13 @@ def _every_kept(db: Database, repo: str, question: Query) -> list[PullRequest]:
     return [] if _relaxed(listed, found) else [hit.pr for hit in found.hits if _kept(hit.pr, question)]
 
 
-def _whole_set(db: Database, repo: str, question: Query) -> Choice:
-    """Filters alone: every PR they hold, newest first (an area counts its members, not its mentions)."""
+def _whole_set(db: Database, repo: str, question: Query, listed: int) -> Choice:
+    """Filters alone: every PR they hold (the newest `listed`), newest first (an area counts its members, not its mentions)."""
     if question.leaves_out:
         prs = _every_kept(db, repo, question)
-        return Choice(prs[:MAX_LISTED], [], question, len(prs), True)
+        return Choice(prs[:listed], [], question, len(prs), True)
     if question.areas:
-        prs, total = _members(db, repo, question)
+        prs, total = _members(db, repo, question, listed)
         narrower = _narrower_words(question)
         if narrower is not None and prs:
             # "the scheduler" named the core area: its members that say so answer, not all of core.
@@ -523,7 +523,7 @@ def _whole_set(db: Database, repo: str, question: Query) -> Choice:
         if prs:
             return Choice(prs, [], question, total, True)
     # Search lists and counts the type asked in SQL, like the time and people.
-    result = search(db, repo, question, limit=MAX_LISTED)
+    result = search(db, repo, question, limit=listed)
     if question.areas or _relaxed(question, result):
         return _nothing(question, result)
     prs = [hit.pr for hit in result.hits]
