@@ -2,7 +2,7 @@
 import json
 
 import pytest
-from conftest import FIXTURES, LA
+from conftest import FIXTURES, LA, seed_reports
 from freezegun import freeze_time
 from pr_factory import REPO
 
@@ -59,3 +59,25 @@ def test_a_whole_set_says_how_many_newest_it_shows_and_a_slash_ask_takes_a_limit
     with freeze_time(NOW):
         slash = run_cli("run", "--format", "text", "ask --limit 12 what merged on Mar 20?")
     assert slash.code == 0 and "the 12 newest:" in slash.out and "and 15 more" in slash.out
+
+
+def test_a_subject_no_pr_says_is_an_honest_no_with_the_nearest_as_context(ask):
+    data, first = ask("any rocm fixes for the mi250?")
+    assert first == 'No PR in the store mentions "mi250". The nearest, which may not answer it:'
+    assert data["citations"] == [] and "[#4308] [ROCm][Bugfix]" in data["answer"]  # shown, never cited
+    _, both = ask("anything for gaudi or hpu?")
+    assert both == 'No PR in the store mentions "gaudi" or "hpu".'
+
+
+def test_a_word_no_pr_says_beside_what_prs_do_say_is_chatter_and_owes_no_note(ask):
+    data, first = ask("did the cpu backend get quicker int8 matmuls?")
+    assert first == "Yes: [#4311] [CPU] Prepack int8 weights for the oneDNN matmul." and data["citations"] == [4311]
+
+
+def test_over_the_seeds_no_rocm_fix_answers_for_the_mi250(run_cli, db, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_REPOS", "vllm-project/vllm")
+    for report in seed_reports():
+        import_file(db, report, LA, "vllm-project/vllm")
+    result = run_cli("ask", "--json", "any rocm fixes for the mi250?")
+    data = json.loads(result.out)
+    assert data["citations"] == [] and data["answer"].startswith('No PR in the store mentions "mi250".')

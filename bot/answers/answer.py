@@ -307,6 +307,8 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
     """Nothing answers: what was looked for and through, and never that nothing merged when only the words missed."""
     question = choice.question
     nearest = NEAREST if choice.context else ""
+    if choice.unsaid:
+        return _unsaid_line(question, asked) + nearest
     if not (question.concepts or question.unknown):
         noun = _RELATION_NOUNS[asked.relation][0] if asked.relation else question.noun(1)
         return f"No {noun} {question.describe()}.{nearest}"
@@ -318,6 +320,13 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
         topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
     looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
     return (f"No: {looked}." if asked.intent is Intent.YESNO else sentence(looked)) + nearest
+
+
+def _unsaid_line(question: Query, asked: Query) -> str:
+    """What the question is about is said by no PR: 'No PR in the store mentions "mi250".'"""
+    said = join_words([f'"{concept.said}"' for concept in question.unknown or question.concepts], "or")
+    line = f"no PR in the store mentions {said}"
+    return f"No: {line}." if asked.intent is Intent.YESNO else sentence(line)
 
 
 def _tally_line(choice: Choice, asked: Query) -> str:

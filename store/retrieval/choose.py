@@ -29,6 +29,7 @@ from store.retrieval.finding.listing import COUNT_CAP
 from store.retrieval.fts import area_name, membership_expression
 from store.retrieval.reading.query import BOTS, Concept, Intent, Order, Person, Phrases, Query, Relation, Role, is_bot
 from store.retrieval.search import SearchResult, missing_note, search, size, tally_keys, without_unknown_words
+from store.retrieval.subject import is_unsaid_subject
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
@@ -65,6 +66,7 @@ class Choice:
     tally: list[tuple[str, int]] = field(default_factory=list)  # who or what has the most PRs, most first
     # For a question of words: every graded PR, best first, from which the answer was cut (a model may choose again).
     candidates: list[PullRequest] = field(default_factory=list)
+    unsaid: bool = False  # what the question is about is said by no PR: nothing answers, the nearest are context
 
 
 def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> Choice:
@@ -226,7 +228,9 @@ def _gain(pr: PullRequest, about: list[list[str]]) -> float:
 
 def _choose(db: Database, repo: str, question: Query, listed: int) -> Choice:
     if question.concepts:
-        question = _without_unsaid(db, repo, question)
+        question, unsaid = _without_unsaid(db, repo, question)
+        if unsaid:
+            return _unsaid(db, repo, question)
     if question.tally:
         return _tallied(db, repo, question)
     if question.relation and not question.concepts:
@@ -237,20 +241,32 @@ def _choose(db: Database, repo: str, question: Query, listed: int) -> Choice:
     return _through_relation(db, repo, choice) if question.relation else choice
 
 
-def _without_unsaid(db: Database, repo: str, question: Query) -> Query:
-    """The question without the words no PR says, when what is left still picks PRs.
+def _without_unsaid(db: Database, repo: str, question: Query) -> tuple[Query, bool]:
+    """The question without the words no PR says, when what is left still picks PRs; and whether those words were
+    what it is about, so that nothing answers.
 
     "anything at the intersection of ROCm and LoRA?", "the most prolific author
     last week", "what did those reverts undo?", "every pr taht touched envs.py":
-    two areas together, a type, a relation, a tally or a path answer, and the
-    note says which words no PR has. One
-    area, a person or a time is no such filter: in "the rust frontend" or
-    "anything for Gaudi last week?", the word no PR says is the point.
+    two areas together, a type, a relation, a tally, a path or a person answer.
+    One area or a time is no such filter: in "the rust frontend" or "anything
+    for Gaudi last week?", the word no PR says is the point, and in "any rocm
+    fixes for the mi250?" it outweighs the common word left (store.retrieval.subject).
     """
     stands = bool(len(question.areas) > 1 or question.pr_type or question.relation or question.tally or question.paths)
-    known = without_unknown_words(db, repo, question, stands)
-    # Only mistyped common words dropped ("tpu wrok in april"): what is left is the whole question.
-    return known if known.concepts or stands or not known.unknown else question
+    # Split as if what is left stood: a person or a filter that stands keeps the same split.
+    known = without_unknown_words(db, repo, question, stands=True)
+    if stands or question.people or not known.unknown:
+        return known, False
+    if not known.concepts:  # every word is one no PR says
+        return replace(known, concepts=known.unknown, unknown=()), True
+    return known, is_unsaid_subject(db, repo, known)
+
+
+def _unsaid(db: Database, repo: str, question: Query) -> Choice:
+    """What the question is about is said by no PR: no PR answers, and the PRs that say the rest are the nearest."""
+    nearest = _by_words(db, repo, question)
+    context = [*nearest.answer, *nearest.context][:CONTEXT]
+    return Choice([], context, nearest.question, 0, False, candidates=nearest.candidates, unsaid=True)
 
 
 def without_relation_words(question: Query) -> Query:
