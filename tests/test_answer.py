@@ -130,7 +130,7 @@ def test_relation_questions_name_both_sides(store, settings):
 
 def test_free_text_cites_only_what_answers(store, settings):
     answer = _ask(store, settings, "anything about the OpenAI-compatible server?")
-    assert _first(answer) == '1 PR merged about "openai-compatible server":'
+    assert _first(answer) == "[#504] streams usage stats in chat completions:"
     assert answer.citations == [504]
     # "added" and "changes" are question words, not a topic: the distractor that says them is not cited.
     added = _ask(store, settings, "what changes were added to the scheduler?")

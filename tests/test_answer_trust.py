@@ -81,3 +81,11 @@ def test_over_the_seeds_no_rocm_fix_answers_for_the_mi250(run_cli, db, monkeypat
     result = run_cli("ask", "--json", "any rocm fixes for the mi250?")
     data = json.loads(result.out)
     assert data["citations"] == [] and data["answer"].startswith('No PR in the store mentions "mi250".')
+
+
+def test_a_first_line_says_the_answer_in_the_prs_terms_not_the_askers_words(ask):
+    _, one = ask("anything making moe layers faster on blackwell cards?")
+    assert one == "[#4307] \u201cFaster fused MoE layers on Blackwell\u201d:"
+    data, several = ask("which prs fix crashes?")
+    assert several == "2 PRs merged, closest first: [#4308] fixes the paged attention crash on MI300:"
+    assert '"crashes"' not in several and data["citations"][0] == 4308

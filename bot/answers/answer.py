@@ -33,7 +33,7 @@ from store.tables.structured_output import json_schema_support, remember_json_sc
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
 from store.understanding.relations import Link
-from store.understanding.summary.titles import title_tags
+from store.understanding.summary.titles import PREFIX, title_sentence, title_tags
 
 if TYPE_CHECKING:
     from bot.answers.model_prompt import ModelChoice
@@ -224,6 +224,8 @@ def _yes_line(choice: Choice, asked: Query) -> str:
         return f"Yes: {links}."
     if len(choice.answer) <= NAMED_IN_A_YES:
         return "Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
+    if choice.question.concepts:
+        return f"Yes: {_closest_first(choice)}."
     return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
 
 
@@ -240,9 +242,30 @@ def _list_line(choice: Choice, asked: Query) -> str:
     order = question.order
     if order and (len(choice.answer) == 1 or order in (Order.LARGEST, Order.GAIN)):  # the largest may be several, as large
         return f"{_ORDER_LEAD[order].format(noun=question.noun(len(choice.answer)))} {described}:"
+    if question.concepts and not choice.whole_set:
+        # What the PRs say, not the asker's words back: "[#4311] prepacks int8 weights for the oneDNN matmul:".
+        return (_in_its_terms(choice.answer[0]) if choice.total == 1 else _closest_first(choice)) + ":"
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
     return f"{_count(choice.total)} {question.noun(choice.total)} {described}{tail}"
+
+
+def _closest_first(choice: Choice) -> str:
+    """'6 PRs merged in moe, closest first: [#4307] tunes the fused MoE kernel for Blackwell'."""
+    question = choice.question
+    scope = replace(question, concepts=()).describe()
+    return f"{_count(choice.total)} {question.noun(choice.total)} {scope}, closest first: {_in_its_terms(choice.answer[0])}"
+
+
+def _in_its_terms(pr: PullRequest) -> str:
+    """A PR as its title says what it does: '[#4311] prepacks int8 weights for the oneDNN matmul', else its title."""
+    said = title_sentence(pr.title)
+    if said.startswith(_THIS_PR):
+        return f"[#{pr.number}] {said.removeprefix(_THIS_PR).rstrip('.')}"
+    return f"[#{pr.number}] \u201c{PREFIX.sub('', pr.title).strip() or pr.title}\u201d"
+
+
+_THIS_PR = "This PR "
 
 
 _ORDER_LEAD = {
