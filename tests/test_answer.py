@@ -287,11 +287,11 @@ def _model_ask(db, text):
 
 def test_model_answer_follows_the_first_line_and_cites_what_it_was_given(store, model_env):
     answer = _model_ask(store, "why was #501 reverted?")
-    assert answer.text == f"[#507] reverts [#501].\n{ANSWER}"
+    assert answer.text == f"[#507] reverts [#501] because it starved long prompts.\n{ANSWER}"
     assert answer.citations == [501, 507]
     prompt = _answer_requests(model_env)[-1]
     assert "Question: why was #501 reverted?" in prompt.user
-    assert "First line (already written): [#507] reverts [#501]." in prompt.user
+    assert "First line (already written): [#507] reverts [#501] because it starved long prompts." in prompt.user
     assert "[#507] Revert #501" in prompt.user and "starved long prompts" in prompt.user
     assert "Cite every pull request" in prompt.system
     assert _ledger(store) == [("answer", "answer-model", "ok", 1, 1)]
@@ -311,7 +311,7 @@ def test_a_number_the_model_invents_is_asked_again_then_its_sentence_dropped(sto
     bad = f"The revert [#507] undid [#501]. It was later redone in {invented}, which fixed long prompts."
     model_env.script(Reply(bad), Reply(bad))
     answer = _model_ask(store, "why was #501 reverted?")
-    assert answer.text == "[#507] reverts [#501].\nThe revert [#507] undid [#501]."
+    assert answer.text == "[#507] reverts [#501] because it starved long prompts.\nThe revert [#507] undid [#501]."
     assert "99999" not in answer.text and "506" not in answer.text
     assert answer.citations == [501, 507]
     retry = _answer_requests(model_env)[-1].user

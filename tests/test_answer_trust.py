@@ -89,3 +89,23 @@ def test_a_first_line_says_the_answer_in_the_prs_terms_not_the_askers_words(ask)
     data, several = ask("which prs fix crashes?")
     assert several == "2 PRs merged, closest first: [#4308] fixes the paged attention crash on MI300:"
     assert '"crashes"' not in several and data["citations"][0] == 4308
+
+
+def test_why_a_pr_was_reverted_is_the_reason_the_revert_gives(ask):
+    data, first = ask("why was #4301 reverted?")
+    assert first == ("[#4302] reverts [#4301] because async scheduling deadlocked pipeline-parallel runs "
+                     "with more than two stages.")
+    assert sorted(data["citations"]) == [4301, 4302]
+
+
+def test_a_risk_question_shows_each_prs_risk_sentence(ask):
+    data, _ = ask("what are the risks of #4303?")
+    assert "    Risk: Deployments that relied on the old default of 256 reserve more KV cache memory" in data["answer"]
+    assert "rises from 256 to 512" not in data["answer"]  # what changed gives way to what could go wrong
+
+
+def test_what_could_break_on_an_upgrade_reads_defaults_flags_renames_removals_and_pins(ask):
+    data, _ = ask("what could break when we upgrade?")
+    # None of them says "upgrade": a changed default, a renamed variable, a removed endpoint and a pin do.
+    assert sorted(data["citations"]) == [4301, 4303, 4304, 4305, 4306]
+    assert data["answer"].count("    Risk: ") == 5

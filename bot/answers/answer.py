@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from bot.answers.empty_store import empty_store_notice
+from bot.answers.reasons import revert_reason, risk_sentence
 from bot.config import Settings
 from bot.messages.blocks import more_note
 from bot.messages.mrkdwn import first_sentence, truncate
@@ -207,6 +208,17 @@ def _links(choice: Choice) -> str:
     return "; ".join(link.sentence() for link in choice.links)
 
 
+def _with_reasons(choice: Choice) -> str:
+    """"why was #N reverted?": each revert with the reason it gives, "[#507] reverts [#501] because it starved …"."""
+    by_number = {pr.number: pr for pr in [*choice.answer, *choice.context]}
+    stated = []
+    for link in choice.links:
+        revert = by_number.get(link.number) if link.kind == "reverts" else None
+        reason = revert_reason(revert) if revert else None
+        stated.append(f"{link.sentence()} because {reason[0].lower()}{reason[1:]}" if reason else link.sentence())
+    return "; ".join(stated)
+
+
 def _unrelated_line(choice: Choice, relation: Relation, doubts_revert: bool) -> str:
     """A yes/no about a relation of PRs named by number, when nothing in the store states it."""
     named = join_words([f"[#{n}]" for n in choice.question.numbers])
@@ -236,7 +248,7 @@ def _list_line(choice: Choice, asked: Query) -> str:
         noun = _RELATION_NOUNS[asked.relation][choice.total != 1]
         return f"{_count(choice.total)} {noun} {described}: {_relation_list(choice, asked.relation)}."
     if links:
-        return sentence(links)
+        return sentence(_with_reasons(choice) if asked.cues.explains else links)
     if question.numbers:
         return f"About {join_words([f'[#{n}]' for n in question.numbers])}:"
     order = question.order
@@ -399,7 +411,7 @@ def extractive_answer(choice: Choice, asked: Query, settings: Settings, limit: i
     shown = cut.answer or choice.context
     detailed = len(shown) <= DETAILED_UP_TO and bool(choice.question.numbers)
     for pr in shown:
-        lines.extend(pr_lines(pr, settings, detailed))
+        lines.extend(pr_lines(pr, settings, detailed, risks=asked.about_risks))
     if choice.total > len(cut.answer) and cut.answer:
         lines.append(_more_line(choice.total - len(cut.answer), choice.total))
     return Answer("\n".join(lines), citations, [*choice.answer, *choice.context], [pr.number for pr in shown])
@@ -412,9 +424,13 @@ def _more_line(left_out: int, total: int) -> str:
     return f"\u2026and {left_out} more; `ask --limit {total}` lists them all."
 
 
-def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> list[str]:
+def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False, risks: bool = False) -> list[str]:
+    """A PR's head line, then what changed (all of it when `detailed`), or the risk it names when `risks` are asked about."""
     day = pr.merged_at.astimezone(settings.timezone)
     head = f"[#{pr.number}] {pr.title} ({pr.author}, {day:%a %b} {day.day})"
+    risk = risk_sentence(pr) if risks else None
+    if risk:
+        return [head, f"    Risk: {truncate(risk, DETAIL_CHARS)}"]
     what = pr.summary.what_changed if pr.summary else ""
     what = truncate(" ".join(what.split()), DETAIL_CHARS) if detailed else first_sentence(what)
     return [head, f"    {what}"] if what else [head]
