@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from search_latency import REPO, TZ, percentile, store_for
 
+# Each command's arguments; `ask` without a question is a usage error, which exits 2 before the store opens.
 COMMANDS = {
     "ask (no question)": ["ask"],
     "ask QUESTION": ["ask", "what changed in the scheduler this week?"],
@@ -48,7 +49,9 @@ def main() -> None:
         timings = []
         for _ in range(args.rounds + 1):
             started = time.perf_counter()
-            subprocess.run([str(program), *argv], env=env, check=True, capture_output=True)
+            done = subprocess.run([str(program), *argv], env=env, capture_output=True)
+            if done.returncode not in (0, 2):
+                raise SystemExit(f"{name} exited {done.returncode}: {done.stderr.decode()}")
             timings.append(time.perf_counter() - started)
         timings = sorted(timings[1:])  # the first run warms the disk cache
         print(f"{name:<20} {statistics.median(timings):>6.3f} {percentile(timings, 0.95):>6.3f}")

@@ -137,7 +137,8 @@ def main() -> None:
         db.close()
         env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_"))},
                "PRDIGEST_DB": str(path), "SLACK_BOT_TOKEN": BOT_TOKEN, "PRDIGEST_SLACK_API_URL": slack.api_url,
-               "PRDIGEST_TIMEZONE": "America/Los_Angeles", "PRDIGEST_POST_LEASE": "5"}
+               "PRDIGEST_TIMEZONE": "America/Los_Angeles", "PRDIGEST_POST_LEASE": "5",
+               "PRDIGEST_POLL_MINUTES": "0"}  # posts from the store as it is, without ingesting first
         second_poster(env, slack, args.rounds)
         waiting_writer(env, path)
         takeover({**env, "PRDIGEST_POST_PACE": "0"}, slack, args.rounds)

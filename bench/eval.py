@@ -3,7 +3,7 @@
     python bench/eval.py [--set own|tune|tune2|measure|measure32 ...] [--questions FILE] [--seeds ../shared/seeds] [--misses]
     python bench/eval.py --questions feedback.jsonl [--db PATH] [--misses]
 
-Imports the seed reports and our own reports (tests/eval/reports) into a fresh
+Imports the seed reports and our own reports (store/sources/sample_reports) into a fresh
 store, asks every question of the set without a model, and compares with the
 PRs a careful person would cite. For search: recall@10 is the share of the
 expected PRs in the first 10 results, out of at most 10; hit@3 is whether one
@@ -72,6 +72,7 @@ from store.db import open_db  # noqa: E402
 from store.retrieval.search import search_shown  # noqa: E402
 from store.retrieval.thread import Reading, Turn, read_in_thread  # noqa: E402
 from store.sources.importer import import_file  # noqa: E402
+from store.sources.sample import SAMPLE_DIR  # noqa: E402
 
 EVAL = ROOT / "tests" / "eval"
 QUESTIONS = EVAL / "questions.json"
@@ -101,7 +102,7 @@ def _batches() -> dict[str, tuple[Path, str | None]]:
 
 # name: (questions, the half of them asked; None for all)
 SETS = {"own": (QUESTIONS, None), **_batches()}
-REPORTS = ROOT / "tests" / "eval" / "reports"
+REPORTS = SAMPLE_DIR  # our own reports, which prdigest also ships as its examples
 SEEDS = ROOT.parent / "shared" / "seeds"
 BASELINE_CITES = 8
 METRICS = ("recall@10", "hit@3", "precision", "recall")

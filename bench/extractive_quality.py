@@ -9,7 +9,7 @@ none; risks claimed without a signal the fixture's author found (0). The What-ch
 recall against the hand-written expectation is a proxy only: the issue's measure is a person's
 rating, and the pairs are printed with --pairs for one. Type agreement is measured blind: the
 rules were tuned on the reports' even PR numbers, and the odd ones are reported here (the
-reports in ../shared/seeds when present, and tests/eval/reports).
+reports in ../shared/seeds when present, and store/sources/sample_reports).
 """
 from __future__ import annotations
 
@@ -26,13 +26,14 @@ from pr_factory import make_pr  # noqa: E402
 
 from store.model import PullRequest  # noqa: E402
 from store.sources.importer import read_report  # noqa: E402
+from store.sources.sample import SAMPLE_DIR  # noqa: E402
 from store.understanding.areas import classify  # noqa: E402
 from store.understanding.summary import classify_type, extractive_summary  # noqa: E402
 from store.understanding.summary.body import parse_body  # noqa: E402
 from store.understanding.summary.signals import risks  # noqa: E402
 
 REPO = "vllm-project/vllm"
-REPORTS = [ROOT.parent / "shared" / "seeds", ROOT / "tests" / "eval" / "reports"]
+REPORTS = [ROOT.parent / "shared" / "seeds", SAMPLE_DIR]
 TZ = ZoneInfo("America/Los_Angeles")
 
 

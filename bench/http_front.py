@@ -69,7 +69,7 @@ class Served:
     def __init__(self, db_path: Path, slack: FakeSlack) -> None:
         env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_"))},
                "PRDIGEST_DB": str(db_path), "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-               "PRDIGEST_SLACK_API_URL": slack.api_url, "PRDIGEST_REPOS": ""}  # no GitHub polling
+               "PRDIGEST_SLACK_API_URL": slack.api_url, "PRDIGEST_POLL_MINUTES": "0"}  # no GitHub polling
         self.process = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
                                         cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []

@@ -87,8 +87,8 @@ class Bot:
         env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_"))},
                "PRDIGEST_DB": str(db_path), "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
                "PRDIGEST_SLACK_API_URL": slack.api_url}
-        # PRDIGEST_REPOS is left unset so the bench never polls GitHub; the store is named with PRDIGEST_DB.
-        env["PRDIGEST_REPOS"] = ""
+        # The bench never polls GitHub; the store is named with PRDIGEST_DB.
+        env["PRDIGEST_POLL_MINUTES"] = "0"
         self.process = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
                                         cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
         for line in self.process.stderr:

@@ -14,7 +14,7 @@ from sqlite_utils import Database
 
 from bot.answers.empty_store import empty_store_notice
 from bot.config import ConfigError, Settings, parse_repos
-from bot.terminal.logs import log_to_stderr
+from bot.terminal.logs import error_line, log_to_stderr, use_log_format
 from bot.terminal.render import Style, render
 from store.db import StoreError, StoreMissing, open_db
 from store.text.errors import one_line
@@ -22,8 +22,11 @@ from store.text.prose import plural, typed
 from store.text.safe import neutralize, to_json, use_secrets
 
 if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
     from bot.answers.mentions import Replies
     from bot.runtime import Runtime
+    from store.tables.prs import Held
     from store.tables.subscriptions import Subscription
 
 
@@ -59,6 +62,17 @@ class AppContext:
             return parse_repos(name, "--repo")[0]
         except ConfigError as exc:
             raise click.BadParameter(str(exc).split(": ", 1)[1], param_hint="--repo") from None
+
+    def day(self, value: str | None, param: str = "--date") -> date | None:
+        """The local day an option names, read as commands read days ("2026-02-13", "feb 13", "yesterday")."""
+        if value is None:
+            return None
+        from store.retrieval.reading.when import read_day
+
+        try:
+            return read_day(typed(value), self.settings.timezone, datetime.now(self.settings.timezone))
+        except ValueError as exc:
+            raise click.BadParameter(neutralize(str(exc)), param_hint=param) from None
 
 
 # A command's callback: pass_app gives it the AppContext, so what click calls takes one argument fewer.
@@ -118,13 +132,6 @@ def use_operator_files(settings: Settings) -> None:
             raise ConfigError(f"PRDIGEST_VOCABULARY: {exc}") from None
 
 
-def parse_day(value: str | None, param: str = "--date") -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"expected YYYY-MM-DD, got {value!r}", param_hint=param) from None
 
 
 def repo_option(func):
@@ -146,7 +153,7 @@ def area_name(value: str | None) -> str | None:
         raise click.BadParameter(str(exc), param_hint="--area") from None
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @db_option
 @click.version_option(package_name="prdigest")
 @click.pass_context
@@ -155,21 +162,38 @@ def cli(ctx: click.Context) -> None:
 
     --db PATH goes before or after the command."""
     log_to_stderr()  # before anything can log, so that every record is masked
-    settings = Settings.from_env()
-    # Registered once, before anything can store, log, post or print: every output masks them from here on.
-    use_secrets(settings.secrets)
-    use_operator_files(settings)
+    try:
+        settings = Settings.from_env()
+        use_log_format(settings.log_format)
+        # Registered once, before anything can store, log, post or print: every output masks them from here on.
+        use_secrets(settings.secrets)
+        use_operator_files(settings)
+    except ConfigError as exc:
+        if ctx.invoked_subcommand != "doctor":
+            raise
+        from bot.doctor import FAILED
+
+        click.echo(f"{FAILED} settings: {exc} (the other checks need settings that read)")
+        sys.exit(1)
     ctx.obj = AppContext(settings)
 
 
 @cli.command(name="import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--repo", help="OWNER/NAME of reports that list no PRs (default: the first of PRDIGEST_REPOS).")
+@click.option("--sample", is_flag=True, help="Load the example reports that come with prdigest, to try it on.")
 @pass_app(creates=True)
-def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
+def import_(app: AppContext, files: tuple[Path, ...], repo: str | None, sample: bool) -> None:
     """Import daily report files (Markdown). Re-importing a file updates, never duplicates."""
     from store.sources.importer import ReportImportError, import_files, web_host
 
+    if bool(files) == sample:
+        raise click.UsageError("give report files to import, or --sample for the example reports")
+    if sample:
+        from bot.terminal.sample import loaded_lines
+
+        click.echo("\n".join(loaded_lines(app.db, app.settings, command="prdigest ")))
+        return
     failed = 0
     host = web_host(app.settings.github_api_url)
     for done in import_files(app.db, files, app.settings.timezone, app.repo(repo), host):
@@ -177,15 +201,14 @@ def import_(app: AppContext, files: tuple[Path, ...], repo: str | None) -> None:
             print_error(done)
             failed += 1
             continue
-        verb = "updated" if done.updated else "imported"
         # A file's name is as untrusted as its text: "ESC]0;…BEL" in it would retitle the terminal.
-        click.echo(neutralize(f"{verb} {plural(done.count, 'PR')} of {done.repo} for {done.date} from {done.path}"))
+        click.echo(neutralize(done.describe()))
     if failed:
         sys.exit(1)
 
 
 @cli.command()
-@click.option("--date", "day", help="Local day YYYY-MM-DD (default: today in PRDIGEST_TIMEZONE).")
+@click.option("--date", "day", help="A local day: 2026-02-13, feb 13, yesterday (default: today in PRDIGEST_TIMEZONE).")
 @click.option("--area", help="Only PRs in this area (name or alias).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "slack", "json"]), default="markdown", show_default=True)
 @repo_option
@@ -195,9 +218,9 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
     from bot.messages.blocks import daily_report_messages
     from store.report.day import load_report, report_json, report_markdown
 
-    name, target, chosen = app.repo(repo), parse_day(day) or app.today(), area_name(area)  # checked before the store
+    name, target, chosen = app.repo(repo), app.day(day) or app.today(), area_name(area)  # checked before the store
     daily = load_report(app.db, name, target, app.settings.timezone, area=chosen)
-    notice = empty_store_notice(app.db, name)
+    notice = empty_store_notice(app.db, name) or (None if daily.prs else _outside(app, name, target))
     if notice:  # on stderr: the report itself stays in its format for scripts
         click.echo(f"prdigest: note: {neutralize(notice)}", err=True)
     if fmt == "json":
@@ -208,8 +231,24 @@ def report(app: AppContext, day: str | None, area: str | None, fmt: str, repo: s
         click.echo(neutralize(report_markdown(daily)), nl=False)
 
 
+def _outside(app: AppContext, repo: str, day: date) -> str | None:
+    """Where the store's PRs of `repo` are, when `day` is past either end of them; None when it is not."""
+    from store.tables.prs import held
+
+    found = held(app.db, repo)
+    if found is None:
+        return None
+    tz = app.settings.timezone
+    first, last = found.first.astimezone(tz).date(), found.last.astimezone(tz).date()
+    if first <= day <= last:
+        return None
+    nearest = last if day > last else first
+    return (f"nothing merged in {repo} on {day}: the store holds its PRs merged from {first} to {last}"
+            f" ({tz.key} days); try --date {nearest}")
+
+
 @cli.command()
-@click.option("--date", "day", help="The PRs merged on this local day YYYY-MM-DD.")
+@click.option("--date", "day", help="The PRs merged on this local day: 2026-02-13, feb 13, yesterday.")
 @click.option("--pr", "numbers", type=click.IntRange(1), multiple=True, help="This PR; repeatable.")
 @click.option("--missing", is_flag=True, help="Every PR without a summary from the current model and prompt, and those marked for retry.")
 @click.option("--force", is_flag=True, help="Summarize again even PRs with a current (or imported) summary.")
@@ -226,7 +265,7 @@ def summarize(app: AppContext, day: str | None, numbers: tuple[int, ...], missin
 
     if [day is not None, bool(numbers), missing].count(True) != 1:
         raise click.UsageError("choose one of --date, --pr or --missing")
-    name, target = app.repo(repo), parse_day(day)
+    name, target = app.repo(repo), app.day(day)
     llm = llm_from_settings(app.settings)
     if llm is None:
         raise click.ClickException(f"{unconfigured_reason(app.settings)}; PRs keep their extractive summaries")
@@ -268,17 +307,28 @@ def stats(app: AppContext, days: int, weeks: int, as_json: bool, repo: str | Non
     from bot.model.cost import stats_json, stats_text
     from bot.model.prompt import PROMPT_VERSION
     from store.tables.feedback import weekly_votes
+    from store.tables.prs import holdings
     from store.tables.summaries import summary_stats
 
     settings = app.settings
+    held = holdings(app.db)
     figures = summary_stats(app.db, app.repo(repo), settings.timezone, app.today(), days, settings.model, PROMPT_VERSION)
     since = app.today() - timedelta(days=app.today().weekday() + 7 * (weeks - 1))
     votes = weekly_votes(app.db, settings.timezone, since)
     # Errors stored before they were masked on the way in are masked on the way out, as every output is.
     if as_json:
-        click.echo(to_json({**stats_json(figures, settings), "votes": votes_json(votes)}, indent=2))
-    else:
-        click.echo(neutralize("\n".join([stats_text(figures, settings), *votes_text(votes, since, settings.timezone.key)])))
+        store = {"path": str(settings.db_path), "repos": [_held_json(item, settings.timezone) for item in held]}
+        click.echo(to_json({"store": store, **stats_json(figures, settings), "votes": votes_json(votes)}, indent=2))
+        return
+    tz = settings.timezone
+    what = [f"The store {settings.db_path} holds " + (f"PRs of {len(held)} repositor{'y' if len(held) == 1 else 'ies'}:" if held else "no PRs yet.")]
+    what += [f"  {item.describe(tz)}" for item in held]
+    click.echo(neutralize("\n".join([*what, stats_text(figures, settings), *votes_text(votes, since, tz.key)])))
+
+
+def _held_json(item: Held, tz: ZoneInfo) -> dict[str, object]:
+    first, last = item.first.astimezone(tz).date(), item.last.astimezone(tz).date()
+    return {"repo": item.repo, "prs": item.prs, "first_day": first.isoformat(), "last_day": last.isoformat()}
 
 
 @cli.group()
@@ -287,7 +337,7 @@ def feedback() -> None:
 
 
 @feedback.command(name="export")
-@click.option("--since", help="Only votes cast from this local day YYYY-MM-DD on (default: all).")
+@click.option("--since", help="Only votes cast from this local day on: 2026-02-13, feb 13, last monday (default: all).")
 @click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
               help='jsonl: one evaluation line per answer marked 👎, {"q", "cited", "expected", "comment", ...}.')
 @pass_app(creates=False)
@@ -296,7 +346,7 @@ def feedback_export(app: AppContext, since: str | None, fmt: str) -> None:
     from bot.answers.feedback import evaluation_lines
     from store.days import day_bounds
 
-    first = parse_day(since, "--since")
+    first = app.day(since, "--since")
     start = day_bounds(first, app.settings.timezone)[0] if first else None
     for line in evaluation_lines(app.runtime(), start):
         click.echo(to_json(line))  # masked, as every output is: a question or comment may hold a pasted token
@@ -304,8 +354,8 @@ def feedback_export(app: AppContext, since: str | None, fmt: str) -> None:
 
 @cli.command()
 @click.option("--repo", help="OWNER/NAME (default: every repository in PRDIGEST_REPOS).")
-@click.option("--since", help="First local day YYYY-MM-DD (default: where the last run stopped; first run: yesterday).")
-@click.option("--until", help="Last local day YYYY-MM-DD (default: today).")
+@click.option("--since", help="First local day: 2026-02-13, feb 13, yesterday (default: where the last run stopped; first run: yesterday).")
+@click.option("--until", help="Last local day: 2026-02-13, feb 13, yesterday (default: today).")
 @pass_app(creates=True)
 def ingest(app: AppContext, repo: str | None, since: str | None, until: str | None) -> None:
     """Fetch merged PRs and releases from GitHub into the store. Cheap to run every few minutes."""
@@ -316,7 +366,7 @@ def ingest(app: AppContext, repo: str | None, since: str | None, until: str | No
     from store.sources.ingest import ingest_repo, plan_window
     from store.sources.releases import ingest_releases
 
-    first, last = parse_day(since, "--since"), parse_day(until, "--until")
+    first, last = app.day(since, "--since"), app.day(until, "--until")
     if first and last and first > last:
         raise click.BadParameter(f"{first} is after --until {last}", param_hint="--since")
     repos = [app.repo(repo)] if repo else list(app.settings.repos)
@@ -381,13 +431,16 @@ def release_notes(app: AppContext, tag: str, fmt: str, offline: bool, repo: str 
 
 @cli.command()
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Serve HTTP on this port (POST /slack/events) instead of Socket Mode.")
-@click.option("--host", default="0.0.0.0", show_default=True, help="Interface to listen on with --http.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Interface to listen on with --http and --health-port (behind a reverse proxy: 127.0.0.1; 0.0.0.0 for every one).")
+@click.option("--health-port", type=click.IntRange(0, 65535),
+              help="Serve GET /healthz and /readyz on this port too, in Socket Mode as well (default: $PRDIGEST_HEALTH_PORT).")
 @pass_app(creates=True)
-def serve(app: AppContext, port: int | None, host: str) -> None:
+def serve(app: AppContext, port: int | None, host: str, health_port: int | None) -> None:
     """Run the Slack bot and the daily report scheduler. Without Slack tokens: the local shell."""
     from bot.slack.server import serve as serve_slack
 
-    serve_slack(app.runtime(), port, host)
+    serve_slack(app.runtime(), port, host, health_port if health_port is not None else app.settings.health_port)
 
 
 def channel_option(func):
@@ -398,14 +451,17 @@ def channel_option(func):
 @click.argument("text")
 @channel_option
 @click.option(
-    "--format", "fmt", type=click.Choice(["mrkdwn", "text"]), default="mrkdwn", show_default=True,
-    help="mrkdwn: exactly what Slack gets; text: as the shell prints it.",
+    "--format", "fmt", type=click.Choice(["mrkdwn", "text"]),
+    help="mrkdwn: exactly what Slack gets; text: as the shell prints it. Default: text on a terminal, mrkdwn in a pipe or a file.",
 )
 @pass_app(creates=False)
-def run(app: AppContext, text: str, channel: str | None, fmt: str) -> None:
+def run(app: AppContext, text: str, channel: str | None, fmt: str | None) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
     from bot.terminal.shell import Conversation
 
+    if not text.strip():
+        raise click.UsageError('run what? Give a command or a question, like: prdigest run "today"')
+    fmt = fmt or ("text" if sys.stdout.isatty() else "mrkdwn")  # a person reads text; a script reads what Slack gets
     reply = Conversation(app.runtime(), channel).say(text)
     # Even the exact mrkdwn loses the control characters a PR title could use to drive the terminal.
     click.echo(neutralize(reply.text) if fmt == "mrkdwn" else render(reply.text, Style.for_stream(sys.stdout)))
@@ -426,7 +482,7 @@ def shell(app: AppContext, channel: str | None) -> None:
 
 @cli.command(name="post-daily")
 @click.option("--channel", required=True, help="Slack channel ID (C...), or a user ID (U...) for their direct messages.")
-@click.option("--date", "day", help="The report's last local day YYYY-MM-DD (default: yesterday); for --weekly, the week's.")
+@click.option("--date", "day", help="The report's last local day: 2026-02-13, feb 13, yesterday (default: yesterday); for --weekly, the week's.")
 @click.option("--area", "areas", multiple=True, help="Only PRs in this area; repeatable (replaces the subscription's filter).")
 @click.option("--filter", "rule", help="A filter, as `subscribe` takes it: 'rocm -bots path:docs/**' (replaces the subscription's).")
 @click.option("--weekly", is_flag=True, help="The weekly report (the default when the channel subscribes to it alone).")
@@ -448,7 +504,7 @@ def post_daily(
 
     runtime = app.runtime()
     name = app.repo(repo)
-    target = parse_day(day) or app.today() - timedelta(days=1)
+    target = app.day(day) or app.today() - timedelta(days=1)
     sub = _subscription_for(runtime.db, channel, name, weekly, [area_name(area) for area in areas], rule)
     last = sub.cadence.report_for(target)
     if dry_run:
@@ -498,6 +554,35 @@ def _subscription_for(
 
 
 @cli.command()
+@pass_app(creates=False)
+def doctor(app: AppContext) -> None:
+    """Check every part prdigest depends on, one line each (✓ passed, ✗ failed, – not configured): the settings in
+    effect and where each came from, the store, Slack and its scopes, GitHub and its rate limit, the model.
+    Exits 1 when a check fails."""
+    from bot.doctor import FAILED, checks
+
+    failed = False
+    for check in checks(app.settings, db_given=DB_KEY in click.get_current_context().meta):
+        click.echo(neutralize(check.shown()))
+        failed = failed or check.mark == FAILED
+    if failed:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@pass_app(creates=False)
+def backup(app: AppContext, path: Path) -> None:
+    """Copy the store to PATH while it is in use, as of one moment (SQLite's online backup), checked with
+    integrity_check; the copy is 0600, and replaces PATH only once it is whole."""
+    from store.db import back_up
+
+    copy = back_up(app.db, path)
+    click.echo(neutralize(f"backed up {app.settings.db_path} to {path}: {copy.size / 1e6:,.1f} MB, "
+                          f"{plural(copy.prs, 'PR')}; integrity_check ok"))
+
+
+@cli.command()
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="At most this many PRs.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, best first.")
@@ -543,7 +628,7 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
 
 
 @cli.command()
-@click.argument("question", nargs=-1)
+@click.argument("question", nargs=-1, required=True)
 @click.option("--limit", type=click.IntRange(1, 1000), help="List at most this many PRs (default 10).")
 @click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "citations": [...]}.')
 @repo_option
@@ -553,8 +638,11 @@ def ask(app: AppContext, question: tuple[str, ...], limit: int | None, as_json: 
     the question names; --repo keeps to one."""
     from bot.answers.mentions import replies_message, reply_to
 
+    text = typed(" ".join(question)).strip()
+    if not text:
+        raise click.UsageError('ask what? Give a question, like: prdigest ask "what changed in rocm this week?"')
     runtime = app.runtime()
-    replies = reply_to(runtime, typed(" ".join(question)), only=app.repo(repo) if repo else None, limit=limit)
+    replies = reply_to(runtime, text, only=app.repo(repo) if repo else None, limit=limit)
     if replies.model_down:
         click.echo(f"prdigest: warning: {one_line(replies.model_down)}; answering from the store alone", err=True)
     if as_json:
@@ -564,14 +652,15 @@ def ask(app: AppContext, question: tuple[str, ...], limit: int | None, as_json: 
 
 
 def _replies_json(replies: Replies) -> dict[str, object]:
-    """{"answer", "citations"}: citations are numbers for one repository, OWNER/NAME#N for several."""
+    """{"answer", "citations"}: citations are numbers for one repository, OWNER/NAME#N for several; the answer is
+    plain text, without Slack's markup."""
     shown = replies.shown()
     if replies.refusal or not shown:
-        return {"answer": replies.refusal or "", "citations": []}
+        return {"answer": render(replies.refusal or ""), "citations": []}
     if len(shown) == 1:
-        return {"answer": shown[0][1].text, "citations": shown[0][1].citations}
+        return {"answer": shown[0][1].plain, "citations": shown[0][1].citations}
     return {
-        "answer": "\n\n".join(f"{repo}:\n{reply.text}" for repo, reply in shown),
+        "answer": "\n\n".join(f"{repo}:\n{reply.plain}" for repo, reply in shown),
         "citations": [f"{repo}#{number}" for repo, reply in shown for number in reply.citations],
     }
 
@@ -605,4 +694,4 @@ def _fail(message: str, code: int) -> None:
 
 def print_error(message: object) -> None:
     """One line on stderr, whatever line breaks the message carried."""
-    click.echo(f"prdigest: error: {one_line(message, limit=2000)}", err=True)
+    click.echo(error_line(one_line(message, limit=2000)), err=True)

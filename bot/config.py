@@ -12,6 +12,7 @@ from store.db import BUSY_TIMEOUT_SECONDS
 from store.subscription.logins import is_login
 
 DEFAULT_REPO = "vllm-project/vllm"
+DEFAULT_TIMEZONE = "America/Los_Angeles"  # vLLM's reports are written in Pacific time
 GITHUB_MAX_WAIT_SECONDS = 900  # a GitHub rate limit may be waited out this long before ingest gives up
 LLM_TIMEOUT_SECONDS = 120  # per model call, before the client's own retries
 # Every prompt fits PRDIGEST_SUMMARY_TOKENS, and below this not even the instructions with a PR's framing
@@ -25,8 +26,25 @@ VARIABLES = (
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
     "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
-    "PRDIGEST_AREAS", "PRDIGEST_VOCABULARY", "PRDIGEST_BOTS", "XDG_DATA_HOME",
+    "PRDIGEST_AREAS", "PRDIGEST_VOCABULARY", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "PRDIGEST_HEALTH_PORT", "XDG_DATA_HOME",
 )
+LOG_FORMATS = ("text", "json")  # text for a person, one JSON object a line for a log collector
+# The setting each variable gives (XDG_DATA_HOME gives none of its own: it places PRDIGEST_DB's default).
+_FIELD_OF = {
+    "PRDIGEST_DB": "db_path", "PRDIGEST_TIMEZONE": "timezone", "PRDIGEST_REPOS": "repos",
+    "PRDIGEST_GITHUB_API_URL": "github_api_url", "GITHUB_TOKEN": "github_token", "OPENAI_API_KEY": "openai_api_key",
+    "OPENAI_BASE_URL": "openai_base_url", "PRDIGEST_MODEL": "model", "PRDIGEST_SUMMARY_TOKENS": "summary_tokens",
+    "PRDIGEST_LLM_CONCURRENCY": "llm_concurrency", "PRDIGEST_LLM_TIMEOUT": "llm_timeout",
+    "SLACK_BOT_TOKEN": "slack_bot_token", "SLACK_APP_TOKEN": "slack_app_token",
+    "SLACK_SIGNING_SECRET": "slack_signing_secret", "SLACK_CLIENT_SECRET": "slack_client_secret",
+    "PRDIGEST_SLACK_API_URL": "slack_api_url", "PRDIGEST_POLL_MINUTES": "poll_minutes",
+    "PRDIGEST_GITHUB_MAX_WAIT": "github_max_wait", "PRDIGEST_BUSY_TIMEOUT": "busy_timeout",
+    "PRDIGEST_POST_LEASE": "post_lease", "PRDIGEST_POST_PACE": "post_pace",
+    "PRDIGEST_SUMMARY_MAX_FAILURES": "summary_max_failures", "PRDIGEST_AREAS": "areas_file", "PRDIGEST_BOTS": "bots",
+    "PRDIGEST_LOG_FORMAT": "log_format", "PRDIGEST_HEALTH_PORT": "health_port",
+}
+SECRET_VARIABLES = ("GITHUB_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
+                    "SLACK_CLIENT_SECRET")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -54,7 +72,6 @@ class Settings:
     github_max_wait: int = GITHUB_MAX_WAIT_SECONDS
     llm_timeout: int = LLM_TIMEOUT_SECONDS
     summary_max_failures: int = 3  # failed attempts after which only --force summarizes a PR again
-    repos_configured: bool = False  # PRDIGEST_REPOS was set: `serve` keeps those repositories ingested
     # PRDIGEST_REPOS, GITHUB_TOKEN or PRDIGEST_GITHUB_API_URL was set: commands that read the store may ask GitHub too
     github_configured: bool = False
     busy_timeout: float = BUSY_TIMEOUT_SECONDS  # seconds a writer waits for another process's write to finish
@@ -64,13 +81,20 @@ class Settings:
     vocabulary_file: Path | None = None  # words laid over the shipped lexicon, store/understanding/vocabulary.toml
     bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
     slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
+    log_format: str = LOG_FORMATS[0]
+    health_port: int | None = None  # `serve --health-port`'s default: /healthz and /readyz on a port of their own
 
     @property
     def secrets(self) -> tuple[str, ...]:
         """Every configured credential: masked by value in whatever prdigest stores, logs, posts or prints."""
-        values = (self.openai_api_key, self.github_token, self.slack_bot_token, self.slack_app_token,
-                  self.slack_signing_secret, self.slack_client_secret)
+        values = (getattr(self, _FIELD_OF[name]) for name in SECRET_VARIABLES)
         return tuple(value for value in values if value)
+
+    @property
+    def ingests(self) -> bool:
+        """Whether prdigest fetches from GitHub on its own: `serve` polls, `post-daily` ingests before it posts, and
+        a link preview fetches a PR the store lacks. PRDIGEST_POLL_MINUTES=0 turns all three off."""
+        return self.poll_minutes > 0
 
     @property
     def default_repo(self) -> str:
@@ -82,7 +106,7 @@ class Settings:
         get = lambda name: (env.get(name) or "").strip() or None
         return cls(
             db_path=Path(get("PRDIGEST_DB") or default_db_path(env)).expanduser(),
-            timezone=_zone(get("PRDIGEST_TIMEZONE") or "America/Los_Angeles"),
+            timezone=_zone(get("PRDIGEST_TIMEZONE") or DEFAULT_TIMEZONE),
             repos=parse_repos(get("PRDIGEST_REPOS") or DEFAULT_REPO, "PRDIGEST_REPOS"),
             github_api_url=(get("PRDIGEST_GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
             github_token=get("GITHUB_TOKEN"),
@@ -95,11 +119,10 @@ class Settings:
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_api_url=get("PRDIGEST_SLACK_API_URL") or "https://slack.com/api/",
-            poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10),
+            poll_minutes=_positive_int(env, "PRDIGEST_POLL_MINUTES", 10, least=0),
             github_max_wait=_positive_int(env, "PRDIGEST_GITHUB_MAX_WAIT", cls.github_max_wait),
             llm_timeout=_positive_int(env, "PRDIGEST_LLM_TIMEOUT", cls.llm_timeout),
             summary_max_failures=_positive_int(env, "PRDIGEST_SUMMARY_MAX_FAILURES", cls.summary_max_failures),
-            repos_configured=get("PRDIGEST_REPOS") is not None,
             github_configured=any(get(name) for name in ("PRDIGEST_REPOS", "GITHUB_TOKEN", "PRDIGEST_GITHUB_API_URL")),
             busy_timeout=_seconds(env, "PRDIGEST_BUSY_TIMEOUT", cls.busy_timeout),
             post_lease=_seconds(env, "PRDIGEST_POST_LEASE", cls.post_lease, least=1.0),
@@ -108,7 +131,28 @@ class Settings:
             vocabulary_file=Path(words).expanduser() if (words := get("PRDIGEST_VOCABULARY")) else None,
             bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
+            log_format=_choice(env, "PRDIGEST_LOG_FORMAT", LOG_FORMATS),
+            health_port=_port(env, "PRDIGEST_HEALTH_PORT"),
         )
+
+    def in_effect(self, env: Mapping[str, str] | None = None) -> list[tuple[str, str, bool]]:
+        """Every variable with the value in effect, as text, and whether the environment gave it (else the
+        default did; `--db` replaces PRDIGEST_DB's value). A secret's value is never given: only whether it is set."""
+        env = os.environ if env is None else env
+        shown = []
+        for name in VARIABLES:
+            given = bool((env.get(name) or "").strip())
+            value = getattr(self, _FIELD_OF[name]) if name in _FIELD_OF else env.get(name)
+            if name in SECRET_VARIABLES:
+                text = "set" if value else "unset"
+            elif isinstance(value, ZoneInfo):
+                text = value.key
+            elif isinstance(value, tuple | frozenset):
+                text = ",".join(sorted(value) if isinstance(value, frozenset) else value) or "none"
+            else:
+                text = "unset" if value is None else str(value)
+            shown.append((name, text, given))
+        return shown
 
     def with_db(self, path: str | Path | None) -> Settings:
         if path is None:
@@ -154,6 +198,26 @@ def _positive_int(env: Mapping[str, str], name: str, default: int, least: int = 
         expected = "a positive whole number" if least == 1 else f"a whole number of at least {least:,}"
         raise ConfigError(f"{name}: expected {expected}, got {raw!r}")
     return int(raw)
+
+
+def _port(env: Mapping[str, str], name: str) -> int | None:
+    """A TCP port, 1 to 65535; None when unset."""
+    if not (env.get(name) or "").strip():
+        return None
+    port = _positive_int(env, name, 0)
+    if port > 65535:
+        raise ConfigError(f"{name}: expected a port from 1 to 65535, got {port}")
+    return port
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (the first when unset), in any case."""
+    raw = (env.get(name) or "").strip()
+    if raw.lower() in choices:
+        return raw.lower()
+    if not raw:
+        return choices[0]
+    raise ConfigError(f"{name}: expected {' or '.join(choices)}, got {raw!r}")
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float, least: float = 0.1) -> float:

@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
@@ -204,6 +205,52 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
             if _disk_full(exc, path.parent):
                 raise StoreFull(path) from exc
         raise
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A backup as written: its size in bytes, and how many PRs it holds."""
+
+    size: int
+    prs: int
+
+
+def back_up(db: sqlite_utils.Database, target: Path) -> Copy:
+    """A consistent copy of the store at `target`, made while other processes write to it.
+
+    SQLite's online backup copies every page in one step, inside one read transaction: in WAL mode writers
+    go on meanwhile, and the copy is the store as of one moment. The copy is written beside `target` (0600,
+    as the store), checked with integrity_check, made a journal-mode-delete file that needs no -wal beside
+    it, and only then renamed over `target`; a failure leaves `target` as it was.
+    """
+    source = _file_of(db)
+    if target.resolve() == source.resolve():
+        raise StoreError(f"{target} is the store itself: give the backup another path")
+    if not target.parent.is_dir():
+        raise StoreError(f"cannot back up to {target}: the folder {target.parent} does not exist")
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        copy = sqlite3.connect(str(partial))
+        try:
+            db.conn.backup(copy)  # pages=-1: the whole store in one step
+            copy.execute("pragma journal_mode = delete")
+            problems = [row[0] for row in copy.execute("pragma integrity_check")]
+            prs = copy.execute("select count(*) from prs").fetchone()[0]
+        finally:
+            copy.close()
+        if problems != ["ok"]:
+            raise StoreError(f"the copy of {source} failed integrity_check: {'; '.join(problems[:3])}")
+        with open(partial, "rb") as written:
+            os.fsync(written.fileno())
+        os.replace(partial, target)
+    except (sqlite3.Error, OSError) as exc:
+        if _disk_full(exc, target.parent):
+            raise StoreError(f"the disk holding {target} is full: free some space on it, or back up elsewhere") from exc
+        raise StoreError(f"cannot back up {source} to {target}: {exc}") from exc
+    finally:
+        partial.unlink(missing_ok=True)
+    return Copy(target.stat().st_size, prs)
 
 
 def _file_of(db: sqlite_utils.Database) -> Path:

@@ -39,9 +39,11 @@ def seed_reports() -> list[Path]:
 
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Every test gets its own store and none of the developer's tokens."""
+    """Every test gets its own store and none of the developer's tokens, and reaches no GitHub on its own: a test
+    that ingests brings a fake one (the `github` fixture turns polling back on)."""
     for name in VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PRDIGEST_POLL_MINUTES", "0")
     db_path = tmp_path / "prdigest.db"
     monkeypatch.setenv("PRDIGEST_DB", str(db_path))
     return db_path

@@ -84,9 +84,10 @@ def import_fixtures(db) -> None:
 
 @pytest.fixture
 def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
-    """A GitHub holding no PRs yet; with PRDIGEST_REPOS set, ingesting talks to it and nothing else."""
+    """A GitHub holding no PRs yet; ingesting (on, as by default) talks to it and nothing else."""
     with FakeGitHub({REPO: []}) as server:
         monkeypatch.setenv("PRDIGEST_GITHUB_API_URL", server.url)
+        monkeypatch.delenv("PRDIGEST_POLL_MINUTES")
         yield server
 
 
@@ -153,8 +154,10 @@ _LISTENING = re.compile(r"serving Slack requests at http://[^:]+:(\d+)/slack/eve
 class Bot:
     """A running `prdigest serve --http`: signed requests to it, what it logged, the fake Slack it answers through."""
 
-    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str], process: subprocess.Popen) -> None:
+    def __init__(self, url: str, slack: FakeSlack, db_path: Path, lines: queue.Queue[str], process: subprocess.Popen,
+                 started: list[str]) -> None:
         self.url, self.slack, self.db_path, self._lines, self.process = url, slack, db_path, lines, process
+        self.started = started  # what it logged up to the line saying where it listens, that line included
 
     def log(self) -> list[str]:
         """What the bot logged since the last call."""
@@ -199,7 +202,9 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     process_env = {
         **{name: value for name, value in os.environ.items() if not name.startswith(mine)},
         "PRDIGEST_DB": str(db_path), "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-        "PRDIGEST_SLACK_API_URL": slack.api_url, **env,
+        "PRDIGEST_SLACK_API_URL": slack.api_url,
+        # Without a fake GitHub to poll, it polls none: never the real one.
+        **({} if "PRDIGEST_GITHUB_API_URL" in env else {"PRDIGEST_POLL_MINUTES": "0"}), **env,
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "bot", "serve", "--http", "0", "--host", "127.0.0.1"],
@@ -208,8 +213,8 @@ def serve_http(db_path: Path, slack: FakeSlack, **env: str) -> Iterator[Bot]:
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
     try:
-        port = _wait_for_port(process, lines)
-        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, process)
+        port, started = _wait_for_port(process, lines)
+        yield Bot(f"http://127.0.0.1:{port}/slack/events", slack, db_path, lines, process, started)
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -226,7 +231,7 @@ def serving_fixtures(db_path: Path, **env: str) -> Iterator[Bot]:
             yield served
 
 
-def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
+def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> tuple[int, list[str]]:
     seen = []
     deadline = monotonic() + 30
     while monotonic() < deadline:
@@ -238,5 +243,5 @@ def _wait_for_port(process: subprocess.Popen, lines: queue.Queue[str]) -> int:
         seen.append(line)
         found = _LISTENING.search(line)
         if found:
-            return int(found.group(1))
+            return int(found.group(1)), seen
     raise AssertionError(f"serve did not start: {seen}")

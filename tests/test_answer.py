@@ -218,8 +218,10 @@ def test_cli_ask_json_and_plain(run_cli, store, monkeypatch):
     plain = run_cli("ask", "what merged yesterday?")
     assert plain.code == 0 and "Sources" not in plain.out and "[#" not in plain.out
     assert plain.out.count("#507 <https://github.com/acme/engine/pull/507>") == 1
-    empty = run_cli("ask")
-    assert empty.code == 0 and "for example" in empty.out
+    assert "[#" not in data["answer"] and "#501" in data["answer"]  # plain text, without the markup of citations
+    for nothing in (["ask"], ["ask", "  "]):  # a question is required, as search requires a query
+        empty = run_cli(*nothing)
+        assert empty.code == 2 and not empty.out and len(empty.err.strip().splitlines()) == 1, nothing
 
 
 def test_cli_ask_answers_like_a_mention_across_the_configured_repositories(run_cli, store, monkeypatch):
@@ -239,7 +241,7 @@ def test_cli_ask_answers_like_a_mention_across_the_configured_repositories(run_c
 
 def test_an_empty_store_says_so_for_every_question(run_cli, db, monkeypatch):
     monkeypatch.setenv("PRDIGEST_REPOS", REPO)
-    for args in (["ask", "anything", "on", "rocm?"], ["run", "@prdigest what merged in rocm?"], ["ask"]):
+    for args in (["ask", "anything", "on", "rocm?"], ["run", "@prdigest what merged in rocm?"]):
         result = run_cli(*args)
         assert result.code == 0 and result.out == EMPTY_STORE + "\n", args
     assert json.loads(run_cli("ask", "--json", "rocm").out) == {"answer": EMPTY_STORE, "citations": []}

@@ -45,11 +45,11 @@ def test_a_count_gives_the_number_then_ten_prs_then_how_to_list_them_all(ask):
     data, first = ask("how many PRs merged on Mar 20?")
     lines = data["answer"].splitlines()
     assert first == "27 PRs merged on Fri Mar 20."
-    assert sum(line.startswith("[#") for line in lines) == 10
+    assert sum(line.startswith("#") for line in lines) == 10
     assert lines[-1] == "\u2026and 17 more; `ask --limit 27` lists them all."
     assert len(data["citations"]) == 27  # every PR that answers is cited, listed or not
     everything, _ = ask("how many PRs merged on Mar 20?", "--limit", "27")
-    assert sum(line.startswith("[#") for line in everything["answer"].splitlines()) == 27
+    assert sum(line.startswith("#") for line in everything["answer"].splitlines()) == 27
     assert "more" not in everything["answer"].splitlines()[-1]
 
 
@@ -64,14 +64,14 @@ def test_a_whole_set_says_how_many_newest_it_shows_and_a_slash_ask_takes_a_limit
 def test_a_subject_no_pr_says_is_an_honest_no_with_the_nearest_as_context(ask):
     data, first = ask("any rocm fixes for the mi250?")
     assert first == 'No PR in the store mentions "mi250". The nearest, which may not answer it:'
-    assert data["citations"] == [] and "[#4308] [ROCm][Bugfix]" in data["answer"]  # shown, never cited
+    assert data["citations"] == [] and "#4308 [ROCm][Bugfix]" in data["answer"]  # shown, never cited
     _, both = ask("anything for gaudi or hpu?")
     assert both == 'No PR in the store mentions "gaudi" or "hpu".'
 
 
 def test_a_word_no_pr_says_beside_what_prs_do_say_is_chatter_and_owes_no_note(ask):
     data, first = ask("did the cpu backend get quicker int8 matmuls?")
-    assert first == "Yes: [#4311] [CPU] Prepack int8 weights for the oneDNN matmul." and data["citations"] == [4311]
+    assert first == "Yes: #4311 [CPU] Prepack int8 weights for the oneDNN matmul." and data["citations"] == [4311]
 
 
 def test_over_the_seeds_no_rocm_fix_answers_for_the_mi250(run_cli, db, monkeypatch):
@@ -85,15 +85,15 @@ def test_over_the_seeds_no_rocm_fix_answers_for_the_mi250(run_cli, db, monkeypat
 
 def test_a_first_line_says_the_answer_in_the_prs_terms_not_the_askers_words(ask):
     _, one = ask("anything making moe layers faster on blackwell cards?")
-    assert one == "[#4307] \u201cFaster fused MoE layers on Blackwell\u201d:"
+    assert one == "#4307 \u201cFaster fused MoE layers on Blackwell\u201d:"
     data, several = ask("which prs fix crashes?")
-    assert several == "2 PRs merged, closest first: [#4308] fixes the paged attention crash on MI300:"
+    assert several == "2 PRs merged, closest first: #4308 fixes the paged attention crash on MI300:"
     assert '"crashes"' not in several and data["citations"][0] == 4308
 
 
 def test_why_a_pr_was_reverted_is_the_reason_the_revert_gives(ask):
     data, first = ask("why was #4301 reverted?")
-    assert first == ("[#4302] reverts [#4301] because async scheduling deadlocked pipeline-parallel runs "
+    assert first == ("#4302 reverts #4301 because async scheduling deadlocked pipeline-parallel runs "
                      "with more than two stages.")
     assert sorted(data["citations"]) == [4301, 4302]
 

@@ -41,6 +41,14 @@ def test_defaults_come_from_the_fields():
     assert Settings.from_env({}).busy_timeout == Settings.busy_timeout
 
 
+def test_polling_is_on_by_default_and_zero_turns_it_off():
+    assert Settings.from_env({}).ingests and Settings.from_env({}).poll_minutes == 10
+    assert not Settings.from_env({"PRDIGEST_POLL_MINUTES": "0"}).ingests
+    for bad in ("-1", "ten", "²"):
+        with pytest.raises(ConfigError, match="PRDIGEST_POLL_MINUTES: expected a whole number of at least 0"):
+            Settings.from_env({"PRDIGEST_POLL_MINUTES": bad})
+
+
 def test_bots_are_github_logins_compared_without_case():
     assert Settings.from_env({"PRDIGEST_BOTS": " vllm-bot, @Acme-Release ,"}).bots == {"vllm-bot", "acme-release"}
     with pytest.raises(ConfigError, match=r"^PRDIGEST_BOTS: expected GitHub logins separated by commas, got 'vllm bot'$"):
@@ -49,5 +57,5 @@ def test_bots_are_github_logins_compared_without_case():
 
 @pytest.mark.parametrize("raw", ["²", "١٠", "5e1", "-3"])
 def test_a_count_is_written_in_ascii_digits(raw):
-    with pytest.raises(ConfigError, match="PRDIGEST_POLL_MINUTES: expected a positive whole number"):
-        Settings.from_env({"PRDIGEST_POLL_MINUTES": raw})
+    with pytest.raises(ConfigError, match="PRDIGEST_LLM_CONCURRENCY: expected a positive whole number"):
+        Settings.from_env({"PRDIGEST_LLM_CONCURRENCY": raw})

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("bot.answers",),
     ("bot.terminal",),
     ("bot.slack",),
+    ("bot.doctor",),
     ("bot.cli",),
     ("bot.__main__",),
 ]

@@ -140,7 +140,7 @@ def test_a_pr_not_in_the_store_is_fetched_from_github(served, github):
 
 
 def test_without_ingest_a_pr_not_in_the_store_gets_no_preview(runtime, slack, github, monkeypatch):
-    monkeypatch.delenv("PRDIGEST_REPOS")
+    monkeypatch.setenv("PRDIGEST_POLL_MINUTES", "0")
     import_fixtures(runtime.db)
     github.add(REPO, FakePull(5000, "[Core] On GitHub only", merged_at=datetime(2026, 3, 9, 18, 0, tzinfo=UTC)))
     with serve_app(slack, monkeypatch) as url:

@@ -62,7 +62,7 @@ def env_for(store: Path, slack: FakeSlack, lease: float) -> dict[str, str]:
     return {
         **{k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "SLACK_", "OPENAI_", "GITHUB_"))},
         "PRDIGEST_DB": str(store), "SLACK_BOT_TOKEN": BOT_TOKEN, "PRDIGEST_SLACK_API_URL": slack.api_url,
-        "PRDIGEST_POST_PACE": "0", "PRDIGEST_POST_LEASE": str(lease),
+        "PRDIGEST_POST_PACE": "0", "PRDIGEST_POST_LEASE": str(lease), "PRDIGEST_POLL_MINUTES": "0",
     }
 
 

@@ -6,7 +6,6 @@ to a person's expectation. And the type, blind: tuned on even PR numbers, measur
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from conftest import LA, SEEDS
@@ -14,6 +13,7 @@ from pr_bodies import fixtures, flaws, has_measurement, recall
 from servers.github_api import FakeGitHub, FakePull
 
 from store.sources.importer import read_report
+from store.sources.sample import SAMPLE_DIR
 from store.tables.prs import get_pr
 from store.understanding.areas import classify
 from store.understanding.summary import classify_type
@@ -22,7 +22,7 @@ from store.understanding.summary.signals import risks
 
 REPO = "vllm-project/vllm"
 DAY = date(2026, 3, 10)
-OUR_REPORTS = Path(__file__).parent / "eval" / "reports"
+OUR_REPORTS = SAMPLE_DIR
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ def line(monkeypatch):
         built = release_repo.build(github, REPO, START)
         monkeypatch.setenv("PRDIGEST_GITHUB_API_URL", github.url)
         monkeypatch.setenv("PRDIGEST_REPOS", REPO)
+        monkeypatch.setenv("PRDIGEST_POLL_MINUTES", "10")  # a release line is polled as serve polls
         yield github, built
 
 

@@ -358,6 +358,7 @@ def two_repos(monkeypatch, slack):
         for name, value in {"PRDIGEST_REPOS": BOTH, "PRDIGEST_GITHUB_API_URL": github.url,
                             "SLACK_BOT_TOKEN": BOT_TOKEN, "PRDIGEST_SLACK_API_URL": slack.api_url}.items():
             monkeypatch.setenv(name, value)
+        monkeypatch.delenv("PRDIGEST_POLL_MINUTES")  # polled, from this GitHub
         yield Settings.from_env()
 
 

@@ -274,3 +274,22 @@ def test_a_week_missed_while_the_bot_was_down_is_posted_late_once(runtime, slack
     tick_at(start(settings), "2026-03-10T14:00:00-07:00")  # down all Monday
     tick_at(start(settings), "2026-03-11T09:00:00-07:00")
     assert parents(slack) == ["*Acme: merged PRs for the week 2026-03-02..2026-03-08 (PST/PDT)*"]
+
+
+def test_serve_polls_the_default_repository_until_polling_is_turned_off(slack, monkeypatch):
+    from servers.github_api import FakeGitHub
+
+    from bot.config import DEFAULT_REPO
+    from store.tables.prs import known_repos
+
+    with FakeGitHub({DEFAULT_REPO: day_of_pulls(date(2026, 3, 4), 2, LA)}) as github:
+        for name, value in {"PRDIGEST_GITHUB_API_URL": github.url, "SLACK_BOT_TOKEN": BOT_TOKEN,
+                            "PRDIGEST_SLACK_API_URL": slack.api_url}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("PRDIGEST_POLL_MINUTES")  # PRDIGEST_REPOS is left at its default
+        scheduler = start(Settings.from_env(), ingest=True)
+        tick_at(scheduler, "2026-03-05T08:00:00-08:00")
+        assert known_repos(scheduler.runtime.db) == [DEFAULT_REPO]
+        monkeypatch.setenv("PRDIGEST_POLL_MINUTES", "0")
+        quiet = Runtime(Settings.from_env())
+        assert repo_ingester(quiet) is None and not quiet.settings.ingests

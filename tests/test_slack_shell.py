@@ -57,7 +57,7 @@ def test_shell_answers_until_quit_and_survives_bad_lines(run_cli, monkeypatch, i
     result = prdigest("shell", stdin="\n".join(lines) + "\n", PRDIGEST_DB=str(isolated_env))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "/prdigest area NAME [when]" in out
+    assert "• `area NAME [when]`" in out  # as typed in the shell
     assert "is not a command" not in out and "Feb 30 is not a date" in out  # a word that is no command is a question
     assert "#4085" in out
     assert "No PR merged on Sat Mar 7 in rocm" in out  # the follow-up kept the day of the first question
@@ -74,7 +74,7 @@ def test_serve_without_tokens_is_the_shell_on_the_local_store(tmp_path):
     assert f"prdigest shell on {store}" in result.stderr and EMPTY_STORE in result.stderr
     today, help_ = result.stdout.split("\n\n", 1)
     assert today == EMPTY_STORE and "Nothing merged" not in result.stdout
-    assert "/prdigest search TEXT" in help_  # and the shell keeps working
+    assert "• `search TEXT`" in help_ and "/prdigest" not in help_  # as typed in the shell, which keeps working
 
 
 def test_serve_with_incomplete_or_bad_tokens_says_what_is_missing(tmp_path):

@@ -211,7 +211,7 @@ def test_stats_show_tokens_per_day_and_summary_sources(run_cli, db, model_env):
     assert (today["calls"], today["prs"]) == (4, 4)
     assert (today["tokens_in"], today["tokens_out"]) == (model_env.tokens_in, model_env.tokens_out)
     text = run_cli("stats").out
-    assert f"Summaries: 4 model:{MODEL}" in text
+    assert f"Summaries of {REPO}: 4 model:{MODEL}" in text
     assert f"Model: {MODEL} (prompt {PROMPT_VERSION}): 0 PRs not yet summarized, 0 waiting for a retry" in text
     assert f"Per summarized PR: {model_env.tokens_in // 4:,} tokens in" in text
 
@@ -219,7 +219,21 @@ def test_stats_show_tokens_per_day_and_summary_sources(run_cli, db, model_env):
 def test_stats_without_a_model(run_cli, db):
     store(db, make_pr(7))
     text = run_cli("stats", "--repo", REPO).out
-    assert "Summaries: 1 extractive" in text and "Model: none, new PRs get extractive summaries" in text
+    assert f"Summaries of {REPO}: 1 extractive" in text and "Model: none, new PRs get extractive summaries" in text
+
+
+def test_stats_open_with_what_the_store_holds_and_print_no_rows_of_zeros(run_cli, db, isolated_env):
+    merged = datetime(2026, 3, 9, 18, tzinfo=LA)
+    store(db, make_pr(7, merged_at=merged), make_pr(8, merged_at=merged + timedelta(days=2)),
+          make_pr(9, repo="other/repo", url="https://github.com/other/repo/pull/9", merged_at=merged))
+    lines = run_cli("stats", "--repo", REPO).out.splitlines()
+    assert lines[:3] == [f"The store {isolated_env} holds PRs of 2 repositories:",
+                         f"  {REPO}: 2 PRs merged from 2026-03-09 to 2026-03-11",
+                         "  other/repo: 1 PR merged on 2026-03-09"]
+    assert "Model calls: none in the last 7 days." in lines and "Answers with the model: none in the last 7 days." in lines
+    assert not any(line.split()[1:] == ["0"] * (len(line.split()) - 1) for line in lines if line.strip())  # no row of zeros
+    held = json.loads(run_cli("stats", "--json").out)["store"]
+    assert held["repos"][0] == {"repo": REPO, "prs": 2, "first_day": "2026-03-09", "last_day": "2026-03-11"}
 
 
 # ---------------------------------------------------------------- untrusted text

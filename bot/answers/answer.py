@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.reasons import revert_reason, risk_sentence
-from bot.config import Settings
+from bot.config import DEFAULT_TIMEZONE, Settings
 from bot.messages.blocks import more_note
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
@@ -65,6 +65,8 @@ _REFERENCE = LazyPattern(
     re.IGNORECASE,
 )
 
+_BRACKETED = LazyPattern(r"\[#(\d{1,9})\]")
+
 
 @dataclass
 class Answer:
@@ -75,6 +77,11 @@ class Answer:
     # The question as read and what this answer cited, for the thread to keep; None when nothing was read.
     answered: Answered | None = None
     follows: bool = False  # the thread supplied part of the question
+
+    @property
+    def plain(self) -> str:
+        """The text as a reader outside Slack takes it: each [#N] written #N."""
+        return _BRACKETED.sub(r"#\1", self.text)
 
     def sources(self) -> list[PullRequest]:
         """Cited PRs the text names only by number: a renderer lists them once below the answer. Those of a long set
@@ -127,13 +134,22 @@ def _answer(
         asked = replace(asked, time=EVER)
     choice = choose(db, repo, asked, limit)
     if not choice.answer:
-        choice = _with_where_the_store_ends(db, repo, choice, settings.timezone)
+        choice = _with_the_zone(_with_where_the_store_ends(db, repo, choice, settings.timezone), settings.timezone)
     if not choice.answer and not choice.context:
         return Answer(lead_line(choice, asked), [], []), choice.links
     # Without a cut answer the model may still choose from the candidates: often the right PR is the nearest.
     if model is None or not (choice.answer or choice.candidates):
         return extractive_answer(choice, asked, settings, limit), choice.links
     return _model_answer(model, choice, asked), choice.links
+
+
+def _with_the_zone(choice: Choice, tz: ZoneInfo) -> Choice:
+    """Nothing answers a time asked under a zone other than the default: say whose days those are, since a day
+    of the reports (written in Pacific time) is another stretch of hours there."""
+    if choice.question.time is None or choice.question.time.start is None or tz.key == DEFAULT_TIMEZONE:
+        return choice
+    days = f"days run midnight to midnight {tz.key} time, as PRDIGEST_TIMEZONE sets"
+    return replace(choice, question=replace(choice.question, problems=(*choice.question.problems, days)))
 
 
 def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: ZoneInfo) -> Choice:

@@ -1,6 +1,7 @@
 """The `/prdigest` commands: one parser and dispatcher for Slack, `prdigest run` and the shell."""
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 from collections import Counter
@@ -23,7 +24,15 @@ from bot.answers.subscribing import (
     cmd_subscriptions,
     cmd_unsubscribe,
 )
-from bot.messages.blocks import area_order, pr_list_message, pr_summary_message, reply_messages, text_message
+from bot.messages.blocks import (
+    Message,
+    area_order,
+    mrkdwn_section,
+    pr_list_message,
+    pr_summary_message,
+    reply_messages,
+    text_message,
+)
 from bot.messages.mrkdwn import escape
 from bot.messages.releases import release_list_message, release_messages, release_name, release_status_line
 from bot.runtime import Runtime
@@ -251,7 +260,8 @@ def _pr_summary(runtime: Runtime, repo: str, number: int) -> Reply:
     if pr is None:
         return _reply(
             f"{escape(repo)}#{number} is not in the store: it holds the PRs merged there"
-            " (an open PR, or one merged since the last ingest, is not there yet)."
+            " (an open PR, or one merged since the last ingest, is not there yet).",
+            error=True,  # `prdigest run` exits 1 on it, and it is not offered for sharing
         )
     from bot.model.summarize import ensure_summary  # imported on use: it brings in the model client
 
@@ -398,12 +408,16 @@ COMMANDS: dict[str, Command] = {
 }
 
 
-def help_text(repos: Sequence[str]) -> str:
+QUESTIONS = "Mention @prdigest with a question to get the answer in a thread."
+
+
+def help_text(repos: Sequence[str], questions: str = QUESTIONS) -> str:
+    """The list of commands, then how to ask a question (`questions`, our mrkdwn)."""
     lines = [f"*/prdigest*: what merged in {escape(', '.join(repos))}"]
     unique = dict.fromkeys(COMMANDS.values())
     lines.extend(f"\u2022 `/prdigest {command.usage}` \u2014 {command.about}" for command in unique)
     lines.append(f"_when_ is {PERIOD_USAGE}. {FILTER_USAGE}.")
-    lines.append("Mention @prdigest with a question to get the answer in a thread.")
+    lines.append(questions)
     if len(repos) > 1:
         lines.append("Name a repository (`OWNER/NAME` or its name) in a command or a question to see only that one.")
     return "\n".join(lines)
@@ -437,6 +451,12 @@ def is_command(runtime: Runtime, text: str) -> bool:
     return command is not None or (len(text.split()) == 1 and _closest_command(name) is not None)
 
 
+def command_name(runtime: Runtime, text: str) -> str:
+    """The name a command goes by in logs: its word ("area", "pr"), "when" for a day or a range, "unknown"."""
+    _, command, _ = find_command(typed(text), runtime.settings.timezone, runtime.now())
+    return command.usage.split()[0].strip("[]") if command else "unknown"
+
+
 def is_slow(text: str) -> bool:
     command = COMMANDS.get(text.strip().partition(" ")[0].lower())
     return command is not None and command.slow
@@ -464,8 +484,41 @@ def execute(
     text, now = typed(text), now or runtime.now()
     name, command, rest = find_command(text, runtime.settings.timezone, now)
     if command is None:
-        return _unknown(name, text, runtime.settings.repos)
+        return corrected(runtime, text, channel, user, now) or _unknown(name, text, runtime.settings.repos)
     return guarded(text.strip(), lambda: _run(name, command, runtime, rest, now, channel, user))
+
+
+def corrected(
+    runtime: Runtime, text: str, channel: str | None = None, user: str | None = None, now: datetime | None = None
+) -> Reply | None:
+    """The answer to `text` read as the command its first word mistypes by one letter ("are rocm": `area rocm`),
+    saying so; None when no such command takes the rest of the words.
+
+    Only commands that read PRs are tried, never one that changes a subscription, and `ask`, since a mistyped
+    `ask` is a question anyway. The rest must read as that command's arguments: "are there rocm fixes?" is no
+    area's name, so it stays a question."""
+    from store.retrieval.reading.typos import one_slip
+
+    word, _, rest = typed(text).strip().partition(" ")
+    word = word.lower()
+    if len(word) < 3:
+        return None
+    for name, command in COMMANDS.items():
+        if not command.reads_prs or command.run is cmd_ask or not one_slip(word, name):
+            continue
+        args = rest if command is not WHEN else f"{name} {rest}".strip()
+        run = functools.partial(_run, name, command, runtime, args, now, channel, user)
+        reply = guarded(f"{name} {rest}", run)
+        if not reply.error:
+            return _noted(reply, f"_Read `{escape(word)}` as `{name}`._")
+    return None
+
+
+def _noted(reply: Reply, note: str) -> Reply:
+    """`reply` with `note` (our mrkdwn) above its first message."""
+    first, *others = reply.messages
+    noted = Message(text=f"{note}\n{first.text}", blocks=[mrkdwn_section(note), *first.blocks], asked=first.asked)
+    return replace(reply, messages=[noted, *others])
 
 
 def _run(

@@ -5,7 +5,7 @@ from sqlite_utils import Database
 
 from store.tables.prs import known_repos
 
-FILL = "fill it with `prdigest import …` or `prdigest ingest …`"
+FILL = "fill it with `prdigest import …` or `prdigest ingest …` (`prdigest import --sample` loads example reports)"
 EMPTY_STORE = f"The store is empty: {FILL}."
 
 

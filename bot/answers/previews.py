@@ -27,7 +27,7 @@ FETCH_MAX_WAIT = 10
 def find_pr(runtime: Runtime, repo: str, number: int) -> PullRequest | Unmerged | None:
     """The stored PR, else the one GitHub has when ingest is configured; None when neither is to be had."""
     pr = get_pr(runtime.db, repo, number)
-    if pr is not None or not runtime.settings.repos_configured:
+    if pr is not None or not runtime.settings.ingests:
         return pr
     try:
         with github_client(runtime.settings, max_wait=FETCH_MAX_WAIT) as client:

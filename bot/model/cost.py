@@ -7,13 +7,14 @@ from bot.config import Settings
 from bot.model.client import unconfigured_reason
 from bot.model.prompt import PROMPT_VERSION
 from store.tables.summaries import SummaryStats, Waiting
+from store.text.prose import plural
 
 
 def stats_text(stats: SummaryStats, settings: Settings) -> str:
     retrying, given_up = _split(stats.waiting, settings)
-    lines = [f"{stats.repo}: {stats.total:,} merged PRs in the store"]
-    if stats.by_source:
-        lines.append("Summaries: " + ", ".join(f"{count:,} {source}" for source, count in stats.by_source.items()))
+    lines = []
+    if stats.by_source:  # what the store holds is said above, for every repository
+        lines.append(f"Summaries of {stats.repo}: " + ", ".join(f"{count:,} {source}" for source, count in stats.by_source.items()))
     reason = unconfigured_reason(settings)
     if reason:
         lines.append(f"Model: none, new PRs get extractive summaries ({reason})")
@@ -23,18 +24,24 @@ def stats_text(stats: SummaryStats, settings: Settings) -> str:
             f"{len(retrying):,} waiting for a retry, {len(given_up):,} given up"
         )
     tz = settings.timezone.key
-    lines += [f"Model calls per day ({tz}):", _row("day", "PRs", "calls", "failed", "tokens in", "tokens out", "reasoning")]
-    for cost in stats.days:
-        lines.append(_row(cost.day.isoformat(), *(getattr(cost, name) for name in _COLUMNS)))
     totals = {name: sum(getattr(cost, name) for cost in stats.days) for name in _COLUMNS}
-    lines.append(_row(f"last {len(stats.days)} days", *totals.values()))
+    if totals["calls"]:
+        lines += [f"Model calls per day ({tz}):", _row("day", "PRs", "calls", "failed", "tokens in", "tokens out", "reasoning")]
+        for cost in stats.days:
+            lines.append(_row(cost.day.isoformat(), *(getattr(cost, name) for name in _COLUMNS)))
+        lines.append(_row(f"last {len(stats.days)} days", *totals.values()))
+    else:  # a table of zeros says less than one line
+        lines.append(f"Model calls: none in the last {plural(len(stats.days), 'day')}.")
     if totals["prs"]:
         prs = totals["prs"]
         lines.append(f"Per summarized PR: {totals['tokens_in'] // prs:,} tokens in, {totals['tokens_out'] // prs:,} out")
-    lines += [f"Answers with the model per day ({tz}):", _row("day", "calls", "failed", "tokens in", "tokens out", "reasoning")]
-    for cost in stats.answers:
-        lines.append(_row(cost.day.isoformat(), *(getattr(cost, name) for name in _COLUMNS[1:])))
-    lines.append(_row(f"last {len(stats.answers)} days", *(sum(getattr(c, name) for c in stats.answers) for name in _COLUMNS[1:])))
+    if any(cost.calls for cost in stats.answers):
+        lines += [f"Answers with the model per day ({tz}):", _row("day", "calls", "failed", "tokens in", "tokens out", "reasoning")]
+        for cost in stats.answers:
+            lines.append(_row(cost.day.isoformat(), *(getattr(cost, name) for name in _COLUMNS[1:])))
+        lines.append(_row(f"last {len(stats.answers)} days", *(sum(getattr(c, name) for c in stats.answers) for name in _COLUMNS[1:])))
+    else:
+        lines.append(f"Answers with the model: none in the last {plural(len(stats.answers), 'day')}.")
     if retrying:
         lines.append("Waiting for a retry (prdigest summarize --missing):")
         lines += [f"  #{pr.number}  {pr.reason}" for pr in retrying]

@@ -17,6 +17,8 @@ from urllib.request import Request
 
 from slack_bolt import Ack, App, BoltResponse, Respond
 from slack_bolt.error import BoltUnhandledRequestError
+from slack_bolt.logger import get_bolt_logger
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk import WebClient
 from slack_sdk.http_retry import HttpRequest, HttpResponse, RetryState
 from slack_sdk.http_retry.builtin_handlers import (
@@ -25,7 +27,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
-from bot.answers.commands import Reply, execute, is_slow, pr_reply
+from bot.answers.commands import Reply, command_name, execute, is_slow, pr_reply
 from bot.answers.feedback import votable
 from bot.answers.mentions import (
     EMPTY_QUESTION,
@@ -46,6 +48,7 @@ from bot.slack.feedback import Feedback
 from bot.slack.home import HomeTab
 from bot.slack.previews import LinkPreviews
 from bot.slack.sharing import Sharing, shareable
+from bot.terminal.logs import RequestLog, answering, current_request
 from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
@@ -112,6 +115,14 @@ class _ConnectionErrors(ConnectionErrorRetryHandler):
         )
 
 
+class _ClientGiven(logging.Filter):
+    """Drops bolt's warning that a token it read from SLACK_BOT_TOKEN goes unused beside the client we give it:
+    the client carries that very token (with our retries and base URL), and the warning came at every start."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
 def _never() -> bool:
     return False
 
@@ -120,6 +131,9 @@ def build_app(runtime: Runtime, client: WebClient | None = None, acks_waiting: C
     """The bolt App with every listener registered; its token is checked with auth.test.
     `acks_waiting` tells whether requests are waiting for their acknowledgement (the HTTP server knows)."""
     settings = runtime.settings
+    bolt_log = get_bolt_logger(App)
+    if not any(isinstance(known, _ClientGiven) for known in bolt_log.filters):
+        bolt_log.addFilter(_ClientGiven())
     app = App(
         client=client or slack_client(settings),
         # Empty in Socket Mode, where Slack does not sign; in HTTP mode bolt then refuses every request.
@@ -166,17 +180,20 @@ class Listeners:
         for kind in (HomeTab, LinkPreviews, Feedback, Sharing, Explain):
             kind(self.runtime, self.later).register(app)
 
-    def later(self, job: Callable[..., None], *args: Any) -> None:
-        self.work.submit(self.after_acks, job, *args)
+    def later(self, job: Callable[..., None], *args: Any, request: RequestLog | None = None) -> None:
+        """Run job(*args) on the pool, as the answer to `request` (by default, one named after the job): its
+        records carry the request's fields, and one more says how it went and how long it took from here."""
+        request = request or RequestLog(kind=job.__name__.strip("_").replace("_", " "))
+        self.work.submit(self.after_acks, request, job, *args)
 
-    def after_acks(self, job: Callable[..., None], *args: Any) -> None:
+    def after_acks(self, request: RequestLog, job: Callable[..., None], *args: Any) -> None:
         """Run a job of the answer pool once no request waits for its acknowledgement (ACKS_FIRST at most).
         Slack waits 3 s for an acknowledgement and far longer for the answer; the interpreter runs one thread
         at a time, so in a burst the answers would otherwise slow every acknowledgement still to come."""
         waited_enough = time.monotonic() + ACKS_FIRST
         while self.acks_waiting() and time.monotonic() < waited_enough:
             time.sleep(0.005)
-        _logged(job, *args)
+        _logged(request, job, *args)
 
     def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
         if not command.get("response_url"):
@@ -188,13 +205,15 @@ class Listeners:
             ack(WORKING)
         else:
             ack()
-        self.later(self.answer_command, text, command, respond)
+        request = RequestLog(command_name(self.runtime, text), _text(command.get("team_id")), _text(command.get("channel_id")))
+        self.later(self.answer_command, text, command, respond, request=request)
 
     def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
         channel, user = command.get("channel_id"), command.get("user_id")
         reply = execute(self.runtime, text, channel=channel, user=user)
         reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
         send_reply(respond, shareable(self.runtime, reply, channel, user))
+        _outcome("refused" if reply.error else "ok")
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
@@ -205,16 +224,19 @@ class Listeners:
         if not body.get("response_url"):
             log.warning("a summary button click without a response_url; nothing to answer it with")
             return
-        self.later(self.answer_button, match.group(1), int(match.group(2)), respond)
+        request = RequestLog("summary button", _text((body.get("team") or {}).get("id")), _text((body.get("channel") or {}).get("id")))
+        self.later(self.answer_button, match.group(1), int(match.group(2)), respond, request=request)
 
     def answer_button(self, repo: str, number: int, respond: Respond) -> None:
         send_reply(respond, pr_reply(self.runtime, repo, number))
 
-    def on_mention(self, event: dict[str, Any], client: WebClient) -> None:
+    def on_mention(self, body: dict[str, Any], event: dict[str, Any], client: WebClient) -> None:
         if not (isinstance(event.get("channel"), str) and isinstance(event.get("ts"), str)):
             log.warning("a mention without its channel or ts; nothing to answer it in")
             return
-        self.later(self.answer_mention, event, client)
+        kind = "follow-up question" if event.get("thread_ts") else "question"
+        request = RequestLog(kind, _text(body.get("team_id")), event["channel"])
+        self.later(self.answer_mention, event, client, request=request)
 
     def answer_mention(self, event: dict[str, Any], client: WebClient) -> None:
         channel, ts = event["channel"], event["ts"]
@@ -229,6 +251,7 @@ class Listeners:
         except Exception:  # the store may be locked or gone; the person still gets an answer
             log.exception("could not record the mention %s/%s", channel, ts)
             post(client, channel, thread_ts, apology())
+            _outcome("failed")
             return
         if history is None:
             return  # Slack delivered this mention again; it is answered already
@@ -243,6 +266,7 @@ class Listeners:
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
+            _outcome("failed")
         else:
             self._keep_turn(channel, ts, replies)
         message = votable(self.runtime, message, "mention", channel, event.get("user"))
@@ -256,12 +280,22 @@ class Listeners:
             log.exception("could not keep the answer to the mention %s/%s", channel, ts)
 
 
-def _logged(job: Callable[..., None], *args: Any) -> None:
-    """Run a job of the answer pool; a failure is logged (a Future would keep it silent)."""
-    try:
+def _logged(request: RequestLog, job: Callable[..., None], *args: Any) -> None:
+    """Run a job of the answer pool as the answer to `request`; a failure is logged (a Future would keep it silent)."""
+    with answering(request):
         job(*args)
-    except Exception:
-        log.exception("answering a Slack request failed")
+
+
+def _outcome(outcome: str) -> None:
+    """How the request being answered went, for the record that closes it."""
+    request = current_request()
+    if request is not None:
+        request.outcome = outcome
+
+
+def _text(value: object) -> str | None:
+    """A field of Slack's payload, for the log only when it is text."""
+    return value if isinstance(value, str) else None
 
 
 def send_reply(respond: Respond, reply: Reply) -> None:

@@ -265,9 +265,9 @@ class Heartbeat:
 def repo_ingester(runtime: Runtime) -> Callable[[str], None] | None:
     """Ingest one repository from where the last run stopped, before its reports go out.
 
-    None unless PRDIGEST_REPOS was set: a store filled by `prdigest import` is posted as it is.
+    None when PRDIGEST_POLL_MINUTES is 0: a store filled by `prdigest import` is then posted as it is.
     """
-    if not runtime.settings.repos_configured:
+    if not runtime.settings.ingests:
         return None
 
     def ingest(repo: str) -> None:

@@ -27,7 +27,8 @@ from waitress.task import ErrorTask
 from waitress.utilities import BadRequest, Error
 from waitress.wasyncore import close_all
 
-from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, STORE_WAIT, SignedRequestsOnly, unsigned
+from bot.slack.health import Health, HealthRoutes, is_health_request, not_found, response
+from bot.slack.http_guard import MAX_BODY, MAX_DIGITS, STORE_WAIT, SignedRequestsOnly, WsgiApp, unsigned
 from bot.slack.http_loop import Turns
 from store.tables.signed_requests import SignatureLedger
 
@@ -85,9 +86,14 @@ class _StrictParser(HTTPRequestParser):
         if len(self.headers.get("CONTENT_LENGTH", "")) > MAX_DIGITS:
             raise ParsingError("Content-Length is invalid")
 
+    health = False  # a GET of /healthz or /readyz: HttpServer answers it on the event loop
+
     def received(self, data: bytes) -> int:
         in_headers = not self.headers_finished
         consumed: int = super().received(data)
+        if in_headers and self.headers_finished and self.error is None and is_health_request(self.command, self.path):
+            self.health = self.completed = True
+            return len(data)
         if in_headers and self.headers_finished and self.error is None and self.command == "POST" \
                 and self.path == EVENTS_PATH:
             refused = unsigned(self.headers.get("X_SLACK_REQUEST_TIMESTAMP"), self.headers.get("X_SLACK_SIGNATURE"))
@@ -139,6 +145,22 @@ class HttpServer(TcpWSGIServer):
 
     serving = False
     connections = CONNECTIONS  # set from the open-file limit by http_server()
+    health: Health | None = None  # answers /healthz and /readyz when set
+
+    def add_task(self, channel: HTTPChannel) -> None:
+        """A connection's first request is ready (called by the loop): a health check is answered here, on the loop,
+        so that requests queued for the threads never hold it up; any other goes to a thread."""
+        request = channel.requests[0]
+        if not (self.health and getattr(request, "health", False)):
+            super().add_task(channel)
+            return
+        status, headers, data = response(self.health, request.path, request.command)
+        lines = [f"HTTP/1.1 {status}", *(f"{name}: {value}" for name, value in headers), "Connection: close"]
+        channel.write_soon(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
+        channel.requests.pop(0)
+        request.close()
+        channel.close_when_flushed = True  # what came after it on this connection is not read
+        self.turns.touch(channel._fileno)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -212,11 +234,15 @@ class HttpServer(TcpWSGIServer):
         self.trigger.pull_trigger(lambda: close_all(self._map))
 
 
-def http_server(app: App, signing_secret: str, store: Path, port: int, host: str = "0.0.0.0") -> HttpServer:
+def http_server(
+    app: App, signing_secret: str, store: Path, port: int, host: str = "127.0.0.1", health: Health | None = None
+) -> HttpServer:
     """The server taking commands, events and interactions at POST /slack/events, signed requests only;
-    the signatures it handled are kept in the store at `store`."""
-    handler = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH,
-                                 SignatureLedger(store, STORE_WAIT))
+    the signatures it handled are kept in the store at `store`. With `health`, it answers /healthz and /readyz."""
+    handler: WsgiApp = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH,
+                                          SignatureLedger(store, STORE_WAIT))
+    if health is not None:  # on the loop (HttpServer.add_task); here too, for one sent after another on a connection
+        handler = HealthRoutes(handler, health)
     # A burst queues requests for the threads by design; waitress would log a line for each one queued.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     connections = connections_allowed(CONNECTIONS)
@@ -224,7 +250,14 @@ def http_server(app: App, signing_secret: str, store: Path, port: int, host: str
     # it is reached only when the connections past ours all have requests being handled, as in a burst.
     server = HttpServer(handler, host=host, port=port, connection_limit=connections + BUSY_BEYOND, **_BOUNDS)
     server.connections = connections
+    server.health = health
     return server
+
+
+def health_server(health: Health, port: int, host: str = "127.0.0.1") -> TcpWSGIServer:
+    """/healthz and /readyz on a port of their own (`serve --health-port`), and nothing else: 404."""
+    return TcpWSGIServer(HealthRoutes(not_found, health), host=host, port=port, threads=2, ident="prdigest",
+                         channel_timeout=IDLE_SECONDS, cleanup_interval=1, expose_tracebacks=False)
 
 
 def connections_allowed(wanted: int) -> int:

@@ -40,10 +40,12 @@ class Scheduler:
         client: WebClient,
         ingest: Callable[[str], None] | None = None,
         pacer: Pacer | None = None,
+        ingested: Callable[[str], None] | None = None,
     ) -> None:
         self.runtime = runtime
         self.client = client
         self.ingest = ingest
+        self.ingested = ingested  # told of each repository whose ingest went through (serve's readiness)
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
         self.live = LiveAlerts(runtime, client, self.pacer)
         self.releases = ReleasePosts(runtime, client, self.pacer)
@@ -96,6 +98,9 @@ class Scheduler:
             self.ingest(repo)
         except Exception as exc:  # GitHub down: post from what the store has
             log.warning("ingest of %s failed; reports use the store as it is: %s", repo, exc)
+            return
+        if self.ingested:
+            self.ingested(repo)
 
     def run(self, stop: threading.Event, interval: float = 60.0) -> None:
         """Tick until `stop` is set; a failing tick is logged and the next one comes anyway."""

@@ -10,10 +10,12 @@ import click
 from bot.runtime import Runtime
 from bot.slack.app import build_app
 from bot.slack.daily import repo_ingester
-from bot.slack.http_server import EVENTS_PATH, HttpServer, http_server
+from bot.slack.health import LIVE, READY, Health
+from bot.slack.http_server import EVENTS_PATH, HttpServer, health_server, http_server
 from bot.slack.scheduler import Scheduler
 from bot.terminal.logs import SERVE_FORMAT, log_to_stderr
 from bot.terminal.shell import prompted_lines, shell
+from store.text.errors import network_problem, one_line
 
 log = logging.getLogger(__name__)
 
@@ -23,12 +25,14 @@ NO_TOKENS = (
 )
 
 
-def serve(runtime: Runtime, port: int | None, host: str) -> None:
+def serve(runtime: Runtime, port: int | None, host: str, health_port: int | None = None) -> None:
     settings = runtime.settings
     if not (settings.slack_bot_token or settings.slack_app_token or settings.slack_signing_secret):
         print(NO_TOKENS, file=sys.stderr)
         if port is not None:
             print(f"prdigest: --http {port} was ignored: serving HTTP needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET", file=sys.stderr)
+        if health_port is not None:
+            print(f"prdigest: --health-port {health_port} was ignored: the local shell serves no health checks", file=sys.stderr)
         shell(runtime, prompted_lines(), sys.stdout, sys.stderr)
         return
     _check_tokens(runtime, port)
@@ -42,14 +46,19 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
     try:
         app = build_app(runtime, acks_waiting=acks_waiting)
     except Exception as exc:  # auth.test failed: a bad token or no way to reach Slack
-        raise click.ClickException(f"Slack did not accept SLACK_BOT_TOKEN at {settings.slack_api_url}: {exc}") from None
+        raise click.ClickException(slack_refusal(settings.slack_api_url, exc)) from None
+    health = Health(settings)
+    health.slack_accepted = True  # build_app's auth.test passed
     stop = threading.Event()
-    scheduler = Scheduler(runtime, app.client, ingest=repo_ingester(runtime))
+    scheduler = Scheduler(runtime, app.client, ingest=repo_ingester(runtime), ingested=health.ingested)
     threading.Thread(target=scheduler.run, args=(stop,), name="prdigest-scheduler", daemon=True).start()
+    if health_port is not None:
+        _serve_health(health, health_port, host)
     try:
         if port is not None:
-            server = http_server(app, settings.slack_signing_secret or "", settings.db_path, port, host)
-            log.info("serving Slack requests at http://%s:%s%s", host, server.effective_port, EVENTS_PATH)
+            server = http_server(app, settings.slack_signing_secret or "", settings.db_path, port, host, health)
+            log.info("serving Slack requests at http://%s:%s%s, and %s and %s", host, server.effective_port,
+                     EVENTS_PATH, LIVE, READY)
             server.run()
         else:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -58,6 +67,24 @@ def serve(runtime: Runtime, port: int | None, host: str) -> None:
             SocketModeHandler(app, settings.slack_app_token).start()
     finally:
         stop.set()
+
+
+def _serve_health(health: Health, port: int, host: str) -> None:
+    """/healthz and /readyz on their own port, on a thread of their own, for as long as the process runs."""
+    try:
+        server = health_server(health, port, host)
+    except OSError as exc:  # the port is taken, or not ours to bind
+        raise click.ClickException(f"--health-port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    log.info("serving %s and %s at http://%s:%s", LIVE, READY, host, server.effective_port)
+    threading.Thread(target=server.run, name="prdigest-health", daemon=True).start()
+
+
+def slack_refusal(url: str, exc: Exception) -> str:
+    """Why auth.test failed, in one line: Slack could not be reached (and why), or it refused the token."""
+    unreached = network_problem(exc)
+    if unreached:
+        return f"cannot reach Slack at {url}: {unreached} (PRDIGEST_SLACK_API_URL sets where Slack is)"
+    return f"Slack did not accept SLACK_BOT_TOKEN at {url}: {one_line(exc)}"
 
 
 def _check_tokens(runtime: Runtime, port: int | None) -> None:

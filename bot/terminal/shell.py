@@ -9,15 +9,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO
 
-from bot.answers.commands import Reply, execute, is_command
+from bot.answers.commands import Reply, corrected, execute, help_text, is_command
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.mentions import EMPTY_QUESTION, apology, question_text, replies_message, reply_to
 from bot.messages.blocks import text_message
 from bot.runtime import Runtime
 from bot.terminal.render import Style, dim, render
+from bot.terminal.sample import loaded_lines
+from store.db import StoreError
 from store.retrieval.thread import Turn
 from store.tables.threads import HISTORY_TURNS, kept_question
+from store.text.patterns import LazyPattern
 from store.text.prose import typed
+from store.text.safe import neutralize
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +29,10 @@ COMMAND_PREFIX = "/prdigest"
 MENTION_PREFIX = "@prdigest"
 QUIT = {"quit", "exit", r"\q"}
 NEW = "new"  # the shell's own command: the next question starts a new thread
+SAMPLE = "sample"  # the shell's own command: load the example reports
+HELP = {"help", "/prdigest help"}
+# A command named in a reply, in a code span: typed without its prefix here.
+_SLASH = LazyPattern(r"`/prdigest(?: |(?=`))")
 FOLLOWING_CHARS = 80  # of the earlier question shown beside a follow-up
 
 
@@ -41,8 +49,8 @@ class Conversation:
     following: str | None = None  # the earlier question the last answer read its question as following
 
     def say(self, line: str) -> Reply:
-        """The reply to `/prdigest TEXT`, `@prdigest QUESTION`, or bare text: a command if it is one,
-        else a question, as a terminal has no other use for it. Never raises."""
+        """The reply to `/prdigest TEXT`, `@prdigest QUESTION`, or bare text: a command if it is one (or its first
+        word mistypes one that takes the rest), else a question, as a terminal has no other use for it. Never raises."""
         line = typed(line).strip()
         self.following = None
         if line.lower().startswith(MENTION_PREFIX):
@@ -51,7 +59,7 @@ class Conversation:
             return execute(self.runtime, line[len(COMMAND_PREFIX):], channel=self.channel)
         if is_command(self.runtime, line):
             return execute(self.runtime, line, channel=self.channel)
-        return self._mention(question_text(line))
+        return corrected(self.runtime, line, self.channel) or self._mention(question_text(line))
 
     def start_afresh(self) -> None:
         """The next question is read on its own, as the first of a new thread."""
@@ -84,20 +92,46 @@ def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], ch
     )
     notice = empty_store_notice(runtime.db, runtime.settings.default_repo)
     if notice:  # said once at the start, before every answer says it again
-        print(notice, file=err)
+        print(f"{notice} To try prdigest on example reports first, type `{SAMPLE}`.", file=err)
     for line in lines:
-        if line.strip().lower() in QUIT:
+        word = typed(line).strip().lower()
+        if word in QUIT:
             return
-        if not line.strip():
+        if not word:
             continue
-        if typed(line).strip().lower() == NEW:
+        if word == NEW:
             talk.start_afresh()
             print(dim("(new thread: the next question follows no earlier one)", style) + "\n", file=out, flush=True)
             continue
-        reply = talk.say(line)
+        if word == SAMPLE:
+            print(_sample(runtime) + "\n", file=out, flush=True)
+            continue
+        reply = _shell_help(runtime) if word in HELP else talk.say(line)
         if talk.following:
             print(dim(f"(following: {talk.following[:FOLLOWING_CHARS]})", style), file=out)
-        print(render(reply.text, style) + "\n", file=out, flush=True)
+        print(render(as_typed_here(reply.text), style) + "\n", file=out, flush=True)
+
+
+def _sample(runtime: Runtime) -> str:
+    """The example reports loaded into the shell's store, or one line saying why they were not."""
+    try:
+        return "\n".join(loaded_lines(runtime.db, runtime.settings))
+    except StoreError as exc:
+        return f"Not loaded: {neutralize(str(exc))}."
+
+
+def _shell_help(runtime: Runtime) -> Reply:
+    """The commands as they are typed here, and the shell's own."""
+    here = (
+        "Anything else you type is a question (`@prdigest` is optional); a question read as following the earlier"
+        f" ones says so. `{NEW}` starts a new thread of questions, `{SAMPLE}` loads example reports, `quit` ends."
+    )
+    return Reply([text_message(help_text(runtime.settings.repos, here))])
+
+
+def as_typed_here(mrkdwn: str) -> str:
+    """A reply with the commands it names as they are typed in the shell: `/prdigest area rocm` is `area rocm`."""
+    return _SLASH.sub("`", mrkdwn).replace("*/prdigest*", "*prdigest*")
 
 
 def prompted_lines(prompt: str = "prdigest> ") -> Iterable[str]:

@@ -125,6 +125,17 @@ class OpenPull:
 
 
 @dataclass(frozen=True)
+class RateLimit:
+    """GitHub's core REST limit, and the scopes of a classic token (None: GitHub listed none, as for a
+    fine-grained token or no token)."""
+
+    limit: int
+    remaining: int
+    reset: datetime
+    scopes: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
 class ReleaseData:
     """A published release as GitHub lists it."""
 
@@ -257,6 +268,17 @@ class GitHubClient:
                 state="open" if item["state"] == "open" else "closed",
                 opened_at=_moment(item["created_at"]),
                 files=files,
+            )
+
+    def rate_limit(self) -> RateLimit:
+        """The core REST limit as it stands, and the token's scopes; GitHub does not count this request."""
+        response = self._request("GET", "rate_limit")
+        with _expected_shapes("GET /rate_limit"):
+            core = _json(response, "GET /rate_limit")["resources"]["core"]
+            scopes = response.headers.get("x-oauth-scopes")
+            return RateLimit(
+                int(core["limit"]), int(core["remaining"]), datetime.fromtimestamp(int(core["reset"]), UTC),
+                None if scopes is None else tuple(scope.strip() for scope in scopes.split(",") if scope.strip()),
             )
 
     def repository(self, repo: str) -> dict[str, Any]:
@@ -434,12 +456,14 @@ class GitHubClient:
     def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """Send, retrying 5xx, timeouts and rate limits a bounded number of times; other answers are returned."""
         what = f"{method} {_path_of(url)}"
+        failure: httpx.TransportError | None = None  # the last one, kept as the cause: it tells DNS from a refusal
         for attempt in range(1, self.max_attempts + 1):
             self.requests += 1
             limited = None
             try:
                 response = self._http.request(method, url, **kwargs)
             except httpx.TransportError as exc:
+                failure = exc
                 problem, delay = f"{type(exc).__name__}: {exc}", self._backoff(attempt)
             else:
                 if response.status_code == 401:
@@ -458,7 +482,7 @@ class GitHubClient:
             if limited is not None:
                 self.rate_limit_waits += 1
             self._wait(delay, f"{what}: {problem}")
-        raise GitHubError(f"{what}: gave up after {self.max_attempts} attempts, last {one_line(problem)}")
+        raise GitHubError(f"{what}: gave up after {self.max_attempts} attempts, last {one_line(problem)}") from failure
 
     def _backoff(self, attempt: int) -> float:
         """Exponential, capped, with jitter so that many clients do not retry in step."""

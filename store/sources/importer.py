@@ -15,6 +15,7 @@ from store.db import StoreError, write_transaction
 from store.model import PullRequest
 from store.report.markdown import ParsedReport, ReportFormatError, parse_report
 from store.tables.prs import get_prs, save_prs
+from store.text.prose import plural
 from store.understanding.areas import classify
 
 # How many PRs' files share one write transaction (about twenty days of vLLM).
@@ -37,6 +38,10 @@ class Imported:
     date: str
     count: int
     updated: bool = False  # the store held a report of that day already: this file replaced it
+
+    def describe(self) -> str:
+        """The line `prdigest import` prints for it."""
+        return f"{'updated' if self.updated else 'imported'} {plural(self.count, 'PR')} of {self.repo} for {self.date} from {self.path}"
 
 
 def read_report(path: Path, tz: ZoneInfo) -> ParsedReport:

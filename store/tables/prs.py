@@ -5,9 +5,11 @@ import json
 import math
 import sqlite3
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from json.encoder import encode_basestring_ascii
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
@@ -258,6 +260,36 @@ def earliest_merge(db: Database, repo: str) -> datetime | None:
 def _merge_time(db: Database, repo: str, which: str) -> datetime | None:
     row = db.execute(f"select {which}(merged_at) from prs where repo = ?", [repo]).fetchone()
     return from_utc_text(row[0]) if row and row[0] else None
+
+
+@dataclass(frozen=True)
+class Held:
+    """What the store holds of one repository: how many PRs, merged from `first` to `last`."""
+
+    repo: str
+    prs: int
+    first: datetime
+    last: datetime
+
+    def describe(self, tz: ZoneInfo) -> str:
+        """"acme/engine: 4 PRs merged 2026-03-07 to 2026-03-08", in the local days of `tz`."""
+        first, last = self.first.astimezone(tz).date(), self.last.astimezone(tz).date()
+        span = f"on {first}" if first == last else f"from {first} to {last}"
+        return f"{self.repo}: {self.prs:,} PR{'' if self.prs == 1 else 's'} merged {span}"
+
+
+def held(db: Database, repo: str) -> Held | None:
+    """The PRs of `repo` in the store, counted by the (repo, number) index and bounded by (repo, merged_at)."""
+    count, first, last = db.execute(
+        "select count(*), min(merged_at), max(merged_at) from prs where repo = ?", [repo]
+    ).fetchone()
+    return Held(repo, count, from_utc_text(first), from_utc_text(last)) if count else None
+
+
+def holdings(db: Database) -> list[Held]:
+    """Every repository the store holds PRs of, most PRs first."""
+    found = [item for item in (held(db, repo) for repo in known_repos(db)) if item]
+    return sorted(found, key=lambda item: (-item.prs, item.repo))
 
 
 def known_repos(db: Database) -> list[str]:

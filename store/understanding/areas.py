@@ -254,8 +254,19 @@ class UnknownArea(ValueError):
     """An area name that is neither a canonical name nor an alias."""
 
     def __init__(self, name: str, repo: str | None = None) -> None:
-        super().__init__(f"unknown area {name!r}; known areas: {', '.join(area_names(repo))}")
         self.name = name
+        self.closest = closest_area(name, repo)
+        guess = f"did you mean {self.closest}? " if self.closest else ""
+        super().__init__(f"unknown area {name!r}; {guess}known areas: {', '.join(area_names(repo))}")
+
+
+def closest_area(name: str, repo: str | None = None) -> str | None:
+    """The area of `repo` whose name or alias `name` most resembles, as a typo of it ("rcom": rocm); None if none does."""
+    import difflib  # here, as only a mistyped area needs it
+
+    accepted = _rules(repo).aliases
+    close = difflib.get_close_matches(normalize_name(name), list(accepted), n=1, cutoff=0.6)
+    return accepted[close[0]] if close else None
 
 
 def aliases(repo: str | None = None) -> dict[str, str]:

@@ -6,7 +6,7 @@ from pathlib import Path
 from conftest import seed_reports
 
 ROOT = Path(__file__).resolve().parents[2]
-# Measured on the seed reports and tests/eval/reports (see the README's figures); the floors leave a little room.
+# Measured on the seed reports and store/sources/sample_reports (see the README's figures); the floors leave a little room.
 FLOORS = {"recall@10": 0.95, "hit@3": 0.95, "precision": 0.85, "recall": 0.92, "first line": 0.9}
 
 

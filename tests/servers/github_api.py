@@ -165,6 +165,7 @@ class FakeGitHub(LoopbackServer):
         for repo, items in (pulls or {}).items():
             self.add(repo, *items)
         self.token = token  # when set, any other token is refused with 401
+        self.scopes: str | None = None  # a classic token's scopes, sent as X-OAuth-Scopes when a token is used
         self.clock = clock
         self.delay = 0.0  # every answer waits this long: a slow GitHub
         self.search_cap = 1000
@@ -248,6 +249,18 @@ class FakeGitHub(LoopbackServer):
                 "X-RateLimit-Resource": resource,
             }
             return {**headers, "exhausted": "1"} if exhausted else headers
+
+    def rate_limit(self) -> dict[str, Any]:
+        """GET /rate_limit's answer: every resource as it stands, none spent by asking."""
+        with self._lock:
+            now = self.clock()
+            resources = {}
+            for name, limit in self.limits.items():
+                fresh = limit.remaining < 0 or now >= limit.reset
+                remaining, reset = (limit.limit, now + limit.window) if fresh else (limit.remaining, limit.reset)
+                resources[name] = {"limit": limit.limit, "remaining": remaining, "reset": int(reset),
+                                   "used": limit.limit - remaining}
+        return {"resources": resources, "rate": resources["core"]}
 
     def merged(self, repo: str, query: str) -> list[FakePull]:
         """What GitHub's search finds for `query` (repo:, is:merged, merged:A..B), oldest created first."""
@@ -401,6 +414,11 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(self.github.delay)
         if self._faulted(f"{path}?{split.query}" if split.query else path) or self._refused(path):
             return
+        auth = self.headers.get("Authorization")
+        scopes = {"X-OAuth-Scopes": self.github.scopes} if auth and self.github.scopes is not None else {}
+        if path == "/rate_limit":  # GitHub does not count it against any limit
+            self._send(200, self.github.rate_limit(), scopes)
+            return
         resource = "graphql" if path == "/graphql" else "search" if path.startswith("/search/") else "core"
         limits = self.github._spend(resource)
         if limits.pop("exhausted", None):
@@ -410,7 +428,7 @@ class _Handler(BaseHTTPRequestHandler):
             status, payload, headers = self._route(method, path, query, body)
         except _Answer as answer:
             status, payload, headers = answer.status, {"message": answer.message}, {}
-        self._send(status, payload, {**limits, **headers})
+        self._send(status, payload, {**limits, **scopes, **headers})
 
     def _faulted(self, path: str) -> bool:
         """Whether a fault injected for `path` answered (after its gate and delay)."""

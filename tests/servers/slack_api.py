@@ -69,6 +69,7 @@ class FakeSlack(LoopbackServer):
 
     def __init__(self, bot_token: str = BOT_TOKEN) -> None:
         self.bot_token = bot_token  # the only bot token it takes
+        self.scopes: list[str] | None = None  # the token's scopes, sent as x-oauth-scopes as Slack does; None: none sent
         self.calls: list[ApiCall] = []
         self.socket_url: str | None = None  # apps.connections.open answers this when set
         self._faults: dict[str, list[Fault]] = {}
@@ -395,7 +396,8 @@ class _Handler(BaseHTTPRequestHandler):
         answer = slack.answer(method, params, token)
         call.ok = answer["ok"]
         slack._record(call)
-        self._send(200, json.dumps(answer))
+        granted = {"x-oauth-scopes": ",".join(slack.scopes)} if slack.scopes is not None and answer["ok"] else {}
+        self._send(200, json.dumps(answer), headers=granted)
 
     def _respond(self, hook: str, params: dict[str, Any]) -> None:
         slack = self.slack

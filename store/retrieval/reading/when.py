@@ -560,3 +560,18 @@ def read_time(
     if found and zone != tz:
         found = replace(found, label=f"{found.label} ({zone.key})")
     return found, " ".join(rest.replace(_MARK, " ").split()), times.problems
+
+
+def read_day(text: str, tz: ZoneInfo, now: datetime) -> date:
+    """The one local day `text` names, read as commands read days ("2026-02-13", "feb 13", "yesterday",
+    "last friday"); ValueError saying what is wrong in one line ("Feb 30 is not a date")."""
+    found, rest, problems = read_time(text, tz, now)
+    if problems:
+        raise ValueError(problems[0])
+    if found is None or rest or found.start is None:
+        raise ValueError(f"{text.strip()!r} is not a day: give one like 2026-02-13, feb 13, yesterday or last friday")
+    first = found.start.astimezone(tz).date()
+    last = (found.end - timedelta(microseconds=1)).astimezone(tz).date() if found.end else now.astimezone(tz).date()
+    if first != last:
+        raise ValueError(f"{text.strip()!r} is more than one day ({first} to {last}): give one day")
+    return first
