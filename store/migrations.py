@@ -422,6 +422,20 @@ def m017_thread_turn_answers(db: Database) -> None:
     db.table("thread_turns").add_column("answered", str)
 
 
+@migrations()
+def m018_reply_cache(db: Database) -> None:
+    # Model replies kept by the exact request (a digest of it), per model and prompt version, so asking the
+    # same again (an evaluation run once more) costs no call. `refused` holds a server's refusal of structured
+    # output, which it gives every time it is asked the same.
+    db.table("reply_cache").create(
+        {"model": str, "prompt_version": str, "request": str, "text": str, "tokens_in": int, "tokens_out": int,
+         "reasoning_tokens": int, "refused": str, "at": str},
+        pk=("model", "prompt_version", "request"),
+        not_null={"text", "at"},
+        defaults={"tokens_in": 0, "tokens_out": 0, "reasoning_tokens": 0},
+    )
+
+
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""
     if not db[migrations.migrations_table].exists():

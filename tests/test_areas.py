@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from conftest import seed_reports
 
 from store.understanding.areas import (
     AREAS,
@@ -17,8 +17,6 @@ from store.understanding.areas import (
     resolve_area,
     title_tags,
 )
-
-SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 
 _PR_HEADING = re.compile(r"^## \d+\. \[(?P<title>.*)\]\(https://github\.com/[^/]+/[^/]+/pull/(?P<number>\d+)\)\s*$")
 _CHANGED_FILE = re.compile(r"^  - `(?P<path>[^`]+)`\s*$")
@@ -326,19 +324,15 @@ def test_mistakes_in_the_rules_are_reported_when_loading(toml: str, complaint: s
 
 def _seed_prs() -> dict[int, tuple[str, list[str]]]:
     """(title, changed files) of every PR in the seed reports, by PR number."""
-    if not SEEDS.is_dir():
-        pytest.skip("../shared/seeds is not present")
     prs: dict[int, tuple[str, list[str]]] = {}
     files: list[str] = []
-    for report in sorted(SEEDS.glob("*.md")):
+    for report in seed_reports():
         for line in report.read_text(encoding="utf-8").splitlines():
             if heading := _PR_HEADING.match(line):
                 files = []
                 prs[int(heading["number"])] = (heading["title"], files)
             elif changed := _CHANGED_FILE.match(line):
                 files.append(changed["path"])
-    if not prs:
-        pytest.skip("../shared/seeds holds no reports")
     return prs
 
 

@@ -33,6 +33,7 @@ ORDER = [
     "m015_releases",
     "m016_release_posts",
     "m017_thread_turn_answers",
+    "m018_reply_cache",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [

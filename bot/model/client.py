@@ -290,10 +290,14 @@ def llm_from_settings(settings: Settings) -> LLM | None:
     """The configured model, or None: then every feature works without one (extractive summaries)."""
     if unconfigured_reason(settings):
         return None
-    return LLM(
-        settings.model or "",
-        api_key=settings.openai_api_key,
-        base_url=settings.openai_base_url,
-        timeout=float(settings.llm_timeout),
-        concurrency=settings.llm_concurrency,
-    )
+    return LLM(settings.model or "", **llm_options(settings))
+
+
+def llm_options(settings: Settings) -> dict[str, Any]:
+    """How the configured model is reached: its key, base URL, timeout and how many calls run at once."""
+    return {
+        "api_key": settings.openai_api_key,
+        "base_url": settings.openai_base_url,
+        "timeout": float(settings.llm_timeout),
+        "concurrency": settings.llm_concurrency,
+    }
