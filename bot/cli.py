@@ -24,10 +24,13 @@ from store.text.safe import neutralize, to_json, use_secrets
 if TYPE_CHECKING:
     from zoneinfo import ZoneInfo
 
+    from slack_sdk import WebClient
+
     from bot.answers.mentions import Replies
     from bot.runtime import Runtime
     from store.tables.prs import Held
     from store.tables.subscriptions import Subscription
+    from store.tables.teams import Team
 
 
 @dataclass
@@ -54,6 +57,24 @@ class AppContext:
 
     def today(self) -> date:
         return datetime.now(self.settings.timezone).date()
+
+    def team(self, given: str | None) -> Team:
+        """The workspace a command acts in: the one --team names, else the store's only one (that of SLACK_BOT_TOKEN,
+        or the one installation). A store that knows none yet acts in no workspace, whose rows become those of the
+        first workspace to start with a bot token."""
+        from store.tables.installations import known_teams
+        from store.tables.teams import NO_TEAM
+
+        known = known_teams(self.db)
+        listed = ", ".join(map(str, known)) or "none yet"
+        if given is not None:
+            found = [team for team in known if team.team_id == given]
+            if not found:
+                raise click.BadParameter(f"no workspace {given} uses this store (it knows {listed})", param_hint="--team")
+            return found[0]
+        if len(known) > 1:
+            raise click.BadParameter(f"this store serves {len(known)} workspaces ({listed}): name one", param_hint="--team")
+        return known[0] if known else NO_TEAM
 
     def repo(self, name: str | None) -> str:
         if name is None:
@@ -432,19 +453,31 @@ def release_notes(app: AppContext, tag: str, fmt: str, offline: bool, repo: str 
 @cli.command()
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Serve HTTP on this port (POST /slack/events) instead of Socket Mode.")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Interface to listen on with --http and --health-port (behind a reverse proxy: 127.0.0.1; 0.0.0.0 for every one).")
+              help="Interface to listen on with --http, --health-port and --install-port (behind a reverse proxy: 127.0.0.1; 0.0.0.0 for every one).")
 @click.option("--health-port", type=click.IntRange(0, 65535),
               help="Serve GET /healthz and /readyz on this port too, in Socket Mode as well (default: $PRDIGEST_HEALTH_PORT).")
+@click.option(
+    "--install-port", type=click.IntRange(0, 65535), default=3000, show_default=True,
+    help="In Socket Mode with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: the port of the install pages (/slack/install).",
+)
 @pass_app(creates=True)
-def serve(app: AppContext, port: int | None, host: str, health_port: int | None) -> None:
+def serve(app: AppContext, port: int | None, host: str, health_port: int | None, install_port: int) -> None:
     """Run the Slack bot and the daily report scheduler. Without Slack tokens: the local shell."""
     from bot.slack.server import serve as serve_slack
 
-    serve_slack(app.runtime(), port, host, health_port if health_port is not None else app.settings.health_port)
+    health_port = health_port if health_port is not None else app.settings.health_port
+    serve_slack(app.runtime(), port, host, health_port, install_port)
 
 
 def channel_option(func):
-    return click.option("--channel", help="Slack channel ID (C...) the commands act for, e.g. for subscribe.")(func)
+    func = click.option("--channel", help="Slack channel ID (C...) the commands act for, e.g. for subscribe.")(func)
+    return team_option(func)
+
+
+def team_option(func):
+    return click.option(
+        "--team", help="The workspace (T...) of --channel, where the store serves several (default: its only one)."
+    )(func)
 
 
 @cli.command()
@@ -455,14 +488,15 @@ def channel_option(func):
     help="mrkdwn: exactly what Slack gets; text: as the shell prints it. Default: text on a terminal, mrkdwn in a pipe or a file.",
 )
 @pass_app(creates=False)
-def run(app: AppContext, text: str, channel: str | None, fmt: str | None) -> None:
+def run(app: AppContext, text: str, channel: str | None, team: str | None, fmt: str | None) -> None:
     """Print the Slack message the bot answers TEXT with: "/prdigest today", "@prdigest QUESTION"."""
     from bot.terminal.shell import Conversation
 
     if not text.strip():
         raise click.UsageError('run what? Give a command or a question, like: prdigest run "today"')
     fmt = fmt or ("text" if sys.stdout.isatty() else "mrkdwn")  # a person reads text; a script reads what Slack gets
-    reply = Conversation(app.runtime(), channel).say(text)
+    runtime = app.runtime()
+    reply = Conversation(runtime, channel, app.team(team)).say(text)
     # Even the exact mrkdwn loses the control characters a PR title could use to drive the terminal.
     click.echo(neutralize(reply.text) if fmt == "mrkdwn" else render(reply.text, Style.for_stream(sys.stdout)))
     if reply.error:
@@ -472,12 +506,13 @@ def run(app: AppContext, text: str, channel: str | None, fmt: str | None) -> Non
 @cli.command()
 @channel_option
 @pass_app(creates=False)
-def shell(app: AppContext, channel: str | None) -> None:
+def shell(app: AppContext, channel: str | None, team: str | None) -> None:
     """Answer commands and @prdigest questions typed one per line, as the bot would in Slack."""
     from bot.terminal.shell import prompted_lines
     from bot.terminal.shell import shell as run_shell
 
-    run_shell(app.runtime(), prompted_lines(), sys.stdout, sys.stderr, channel)
+    runtime = app.runtime()
+    run_shell(runtime, prompted_lines(), sys.stdout, sys.stderr, channel, app.team(team))
 
 
 @cli.command(name="post-daily")
@@ -488,10 +523,11 @@ def shell(app: AppContext, channel: str | None) -> None:
 @click.option("--weekly", is_flag=True, help="The weekly report (the default when the channel subscribes to it alone).")
 @click.option("--dry-run", is_flag=True, help="Print the messages; post and record nothing.")
 @repo_option
+@team_option
 @pass_app(creates=True)
 def post_daily(
     app: AppContext, channel: str, day: str | None, areas: tuple[str, ...], rule: str | None, weekly: bool, dry_run: bool,
-    repo: str | None,
+    repo: str | None, team: str | None,
 ) -> None:
     """Post the channel's report to it as a thread, exactly once: a second run posts nothing, a broken one resumes.
 
@@ -499,21 +535,19 @@ def post_daily(
     report (a Friday is in Monday's)."""
     from slack_sdk.errors import SlackApiError
 
-    from bot.slack.app import slack_client
     from bot.slack.daily import ClaimLost, DailyPoster, repo_ingester, report_messages, subscription_report
 
     runtime = app.runtime()
     name = app.repo(repo)
     target = app.day(day) or app.today() - timedelta(days=1)
-    sub = _subscription_for(runtime.db, channel, name, weekly, [area_name(area) for area in areas], rule)
+    client, where = (None, app.team(team)) if dry_run else _workspace(app, runtime, team)
+    sub = _subscription_for(runtime.db, where, channel, name, weekly, [area_name(area) for area in areas], rule)
     last = sub.cadence.report_for(target)
-    if dry_run:
+    if client is None:
         messages = report_messages(subscription_report(runtime.db, app.settings, sub, last), sub)
         click.echo(neutralize("\n\n".join(message.shown for message in messages)))
         click.echo(f"dry run: {len(messages)} message(s) for {channel}; nothing posted", err=True)
         return
-    if not app.settings.slack_bot_token:
-        raise click.ClickException("SLACK_BOT_TOKEN is not set (the xoxb- token under OAuth & Permissions)")
     ingest = repo_ingester(runtime)
     if ingest:
         try:
@@ -521,7 +555,7 @@ def post_daily(
         except Exception as exc:  # post from the store as it is; the report says what it holds
             click.echo(f"prdigest: warning: ingest of {name} failed, posting from the store: {one_line(exc)}", err=True)
     try:
-        outcome = DailyPoster(slack_client(app.settings), runtime).post(sub, last)
+        outcome = DailyPoster(client, runtime).post(sub, last)
     except SlackApiError as exc:
         raise click.ClickException(
             f"Slack refused the post to {channel}: {exc.response.get('error', exc.response.status_code)}; "
@@ -532,8 +566,36 @@ def post_daily(
     click.echo(neutralize(outcome.describe()))
 
 
+def _workspace(app: AppContext, runtime: Runtime, given: str | None) -> tuple[WebClient, Team]:
+    """The client that posts, and the workspace it posts in: SLACK_BOT_TOKEN's (whose store this becomes at its
+    first start), or the installation of the one --team names."""
+    from bot.slack.app import slack_client
+    from bot.slack.server import slack_refusal
+    from bot.slack.workspaces import Installed, one_workspace
+
+    settings = app.settings
+    if settings.slack_bot_token:
+        try:
+            workspace = one_workspace(runtime, slack_client(settings))
+        except Exception as exc:  # a bad token, or no way to reach Slack
+            raise click.ClickException(slack_refusal(settings.slack_api_url, exc)) from None
+        if given not in (None, workspace.team.team_id):
+            raise click.BadParameter(f"SLACK_BOT_TOKEN is of workspace {workspace.team}, not {given}", param_hint="--team")
+        return workspace.team_client, workspace.team
+    if not settings.installable:
+        raise click.ClickException(
+            "SLACK_BOT_TOKEN is not set (the xoxb- token under OAuth & Permissions); or set SLACK_CLIENT_ID and "
+            "SLACK_CLIENT_SECRET to post with the token of a workspace that installed the app"
+        )
+    team = app.team(given)
+    client = Installed(runtime, lambda token: slack_client(settings, token)).client(team)
+    if client is None:
+        raise click.ClickException(f"workspace {team} has not installed the app (or has uninstalled it)")
+    return client, team
+
+
 def _subscription_for(
-    db: Database, channel: str, repo: str, weekly: bool, areas: list[str], rule: str | None
+    db: Database, team: Team, channel: str, repo: str, weekly: bool, areas: list[str], rule: str | None
 ) -> Subscription:
     """The channel's daily (or weekdays) subscription, else its weekly one (or that with --weekly), else a daily report
     of everything; --area and --filter replace its filter."""
@@ -541,8 +603,8 @@ def _subscription_for(
     from store.subscription.filter import FilterError, parse_filter, split_terms
     from store.tables.subscriptions import Subscription, get_subscription
 
-    daily, every_week = get_subscription(db, channel, repo, DAILY), get_subscription(db, channel, repo, WEEKLY)
-    sub = (every_week if weekly or daily is None else daily) or daily or Subscription(channel, repo, datetime.now(UTC))
+    daily, every_week = get_subscription(db, team, channel, repo, DAILY), get_subscription(db, team, channel, repo, WEEKLY)
+    sub = (every_week if weekly or daily is None else daily) or daily or Subscription(channel, repo, datetime.now(UTC), team=team)
     if weekly and sub.cadence.name != WEEKLY:
         sub = replace(sub, cadence=Cadence(WEEKLY))
     if areas or rule:
@@ -637,12 +699,14 @@ def ask(app: AppContext, question: tuple[str, ...], limit: int | None, as_json: 
     """Answer a question about merged PRs as an @-mention would: every configured repository, or the one
     the question names; --repo keeps to one."""
     from bot.answers.mentions import replies_message, reply_to
+    from store.tables.teams import NO_TEAM
 
     text = typed(" ".join(question)).strip()
     if not text:
         raise click.UsageError('ask what? Give a question, like: prdigest ask "what changed in rocm this week?"')
     runtime = app.runtime()
-    replies = reply_to(runtime, text, only=app.repo(repo) if repo else None, limit=limit)
+    # A question without a channel: the repositories configured and stored, as in a workspace's new channel.
+    replies = reply_to(runtime, text, NO_TEAM, only=app.repo(repo) if repo else None, limit=limit)
     if replies.model_down:
         click.echo(f"prdigest: warning: {one_line(replies.model_down)}; answering from the store alone", err=True)
     if as_json:

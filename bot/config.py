@@ -24,7 +24,7 @@ VARIABLES = (
     "PRDIGEST_DB", "PRDIGEST_TIMEZONE", "PRDIGEST_REPOS", "PRDIGEST_GITHUB_API_URL", "GITHUB_TOKEN",
     "OPENAI_API_KEY", "OPENAI_BASE_URL", "PRDIGEST_MODEL", "PRDIGEST_SUMMARY_TOKENS",
     "PRDIGEST_LLM_CONCURRENCY", "PRDIGEST_LLM_TIMEOUT", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
-    "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
+    "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "PRDIGEST_SLACK_API_URL", "PRDIGEST_POLL_MINUTES", "PRDIGEST_GITHUB_MAX_WAIT",
     "PRDIGEST_BUSY_TIMEOUT", "PRDIGEST_POST_LEASE", "PRDIGEST_POST_PACE", "PRDIGEST_SUMMARY_MAX_FAILURES",
     "PRDIGEST_AREAS", "PRDIGEST_VOCABULARY", "PRDIGEST_BOTS", "PRDIGEST_LOG_FORMAT", "PRDIGEST_HEALTH_PORT", "XDG_DATA_HOME",
 )
@@ -36,7 +36,8 @@ _FIELD_OF = {
     "OPENAI_BASE_URL": "openai_base_url", "PRDIGEST_MODEL": "model", "PRDIGEST_SUMMARY_TOKENS": "summary_tokens",
     "PRDIGEST_LLM_CONCURRENCY": "llm_concurrency", "PRDIGEST_LLM_TIMEOUT": "llm_timeout",
     "SLACK_BOT_TOKEN": "slack_bot_token", "SLACK_APP_TOKEN": "slack_app_token",
-    "SLACK_SIGNING_SECRET": "slack_signing_secret", "SLACK_CLIENT_SECRET": "slack_client_secret",
+    "SLACK_SIGNING_SECRET": "slack_signing_secret", "SLACK_CLIENT_ID": "slack_client_id",
+    "SLACK_CLIENT_SECRET": "slack_client_secret",
     "PRDIGEST_SLACK_API_URL": "slack_api_url", "PRDIGEST_POLL_MINUTES": "poll_minutes",
     "PRDIGEST_GITHUB_MAX_WAIT": "github_max_wait", "PRDIGEST_BUSY_TIMEOUT": "busy_timeout",
     "PRDIGEST_POST_LEASE": "post_lease", "PRDIGEST_POST_PACE": "post_pace",
@@ -80,7 +81,8 @@ class Settings:
     areas_file: Path | None = None  # areas laid over the shipped store/areas.toml (per-repository areas)
     vocabulary_file: Path | None = None  # words laid over the shipped lexicon, store/understanding/vocabulary.toml
     bots: frozenset[str] = frozenset()  # lowercase GitHub logins that `-bots` leaves out, besides every *[bot]
-    slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in a workspace
+    slack_client_secret: str | None = None  # the app's OAuth client secret, for installing it in workspaces
+    slack_client_id: str | None = None  # the app's OAuth client ID, likewise
     log_format: str = LOG_FORMATS[0]
     health_port: int | None = None  # `serve --health-port`'s default: /healthz and /readyz on a port of their own
 
@@ -89,6 +91,12 @@ class Settings:
         """Every configured credential: masked by value in whatever prdigest stores, logs, posts or prints."""
         values = (getattr(self, _FIELD_OF[name]) for name in SECRET_VARIABLES)
         return tuple(value for value in values if value)
+
+    @property
+    def installable(self) -> bool:
+        """Whether workspaces install the app through its Add to Slack page (OAuth), rather than it serving the one
+        workspace of SLACK_BOT_TOKEN."""
+        return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
 
     @property
     def ingests(self) -> bool:
@@ -131,6 +139,7 @@ class Settings:
             vocabulary_file=Path(words).expanduser() if (words := get("PRDIGEST_VOCABULARY")) else None,
             bots=parse_logins(get("PRDIGEST_BOTS") or "", "PRDIGEST_BOTS"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
+            slack_client_id=get("SLACK_CLIENT_ID"),
             log_format=_choice(env, "PRDIGEST_LOG_FORMAT", LOG_FORMATS),
             health_port=_port(env, "PRDIGEST_HEALTH_PORT"),
         )

@@ -8,10 +8,12 @@ apart from the service refusing a credential.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from slack_sdk.errors import SlackApiError
@@ -25,6 +27,7 @@ from store.migrations import migrations
 from store.sources.github import BadToken, GitHubClient, GitHubError
 from store.tables.prs import holdings
 from store.tables.structured_output import json_schema_support
+from store.tables.teams import Team
 from store.text.errors import network_problem, one_line
 from store.text.prose import plural
 
@@ -99,15 +102,23 @@ def _store(settings: Settings) -> Check:
 
 
 def _slack(settings: Settings) -> Check:
+    if settings.installable:
+        return _installations(settings)
     if not settings.slack_bot_token:
-        return Check(SKIPPED, "Slack", "SLACK_BOT_TOKEN is not set: `prdigest serve` opens the local shell")
-    client = slack_client(settings)
+        return Check(SKIPPED, "Slack", "SLACK_BOT_TOKEN is not set, nor SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: "
+                                       "`prdigest serve` opens the local shell")
+    return _token(settings, settings.slack_bot_token, "SLACK_BOT_TOKEN")
+
+
+def _token(settings: Settings, token: str, named: str) -> Check:
+    """auth.test with the bot token `named`, and its scopes against the manifest's."""
+    client = slack_client(settings, token)
     client.timeout = TIMEOUT_SECONDS
     where = settings.slack_api_url
     try:
         response = client.auth_test()
     except SlackApiError as exc:
-        return Check(FAILED, "Slack", f"Slack refused SLACK_BOT_TOKEN ({one_line(exc.response.get('error'))}) at {where}")
+        return Check(FAILED, "Slack", f"Slack refused {named} ({one_line(exc.response.get('error'))}) at {where}")
     except Exception as exc:
         unreached = network_problem(exc)
         return Check(FAILED, "Slack", f"cannot reach {where}: {unreached or one_line(exc)}")
@@ -121,6 +132,40 @@ def _slack(settings: Settings) -> Check:
         return Check(FAILED, "Slack", f"{who}; missing {plural(len(missing), 'scope')} manifest.yml asks for: "
                                       f"{', '.join(missing)} (add them and reinstall the app)")
     return Check(PASSED, "Slack", f"{who}; every scope manifest.yml asks for ({len(BOT_SCOPES)})")
+
+
+def _installations(settings: Settings) -> Check:
+    """Installable in many workspaces: each installation's bot token, as `_token` checks SLACK_BOT_TOKEN. A token
+    that rotated out is not refreshed here (that would change the store): `serve` refreshes it before it posts."""
+    installed = _installed(settings)
+    line = "installable in many workspaces (SLACK_CLIENT_ID and SLACK_CLIENT_SECRET)"
+    if not installed:
+        return Check(PASSED, "Slack", f"{line}; no workspace has installed the app yet (its page: /slack/install)")
+    details, failed = [], 0
+    for team, found in installed:
+        expires = found.get("bot_token_expires_at")
+        if expires and found.get("bot_refresh_token") and expires <= time.time():
+            details.append(f"{team}: its token expired; `serve` refreshes it before its next use")
+            continue
+        check = _token(settings, found.get("bot_token") or "", f"the bot token of {team}")
+        failed += check.mark == FAILED
+        details += [f"{team}: {check.line}", *check.details]
+    summary = f"{line}; {plural(len(installed), 'workspace')} installed"
+    if failed:
+        return Check(FAILED, "Slack", f"{summary}, {failed} of them failing", details)
+    return Check(PASSED, "Slack", summary, details)
+
+
+def _installed(settings: Settings) -> list[tuple[Team, dict[str, Any]]]:
+    """Each workspace that installed the app, with its installation, read from the store without changing it."""
+    if not settings.db_path.exists():
+        return []
+    try:
+        with closing(sqlite3.connect(f"file:{quote(str(settings.db_path.resolve()))}?mode=ro", uri=True)) as conn:
+            rows = Database(conn)["slack_installations"].rows_where(order_by="enterprise_id, team_id")
+            return [(Team(row["team_id"], row["enterprise_id"]), row) for row in rows]
+    except sqlite3.Error:  # a store whose migrations have not made the table yet: nothing installed
+        return []
 
 
 def _github(settings: Settings) -> Check:

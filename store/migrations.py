@@ -436,6 +436,65 @@ def m018_reply_cache(db: Database) -> None:
     )
 
 
+@migrations()
+def m019_teams(db: Database) -> None:
+    # Each row belongs to a Slack workspace: its team_id, and inside an Enterprise Grid organisation its
+    # enterprise_id. Channel and user IDs are unique within a team only, so the team leads every key holding one.
+    # Rows made before now belong to no team yet (both empty); the first start with a bot token gives them its team.
+    # A table keyed by its row id keeps its key; the others' keys are read from the table, whatever the
+    # migrations before made them.
+    keyed = ("subscriptions", "daily_posts", "live_alerts", "preview_channels", "link_previews", "people")
+    for name in (*keyed, "thread_turns", "answers", "shared_replies"):
+        table = db.table(name)
+        key = table.pks
+        table.add_column("enterprise_id", str, not_null_default="")
+        table.add_column("team_id", str, not_null_default="")
+        if name in keyed:
+            table.transform(pk=("enterprise_id", "team_id", *key))
+    for index in ("idx_thread_turns_channel_ts", "idx_thread_turns_channel_thread_ts", "idx_live_alerts_channel_repo_date"):
+        db.execute(f"drop index if exists {index}")
+    db.table("thread_turns").create_index(["enterprise_id", "team_id", "channel", "ts"], unique=True)
+    db.table("thread_turns").create_index(["enterprise_id", "team_id", "channel", "thread_ts"])
+    db.table("live_alerts").create_index(["enterprise_id", "team_id", "channel", "repo", "date"])
+    # The workspace of the configured bot token, recorded at the first start with it.
+    db.table("home_team").create(
+        {"enterprise_id": str, "team_id": str, "recorded_at": str},
+        pk=("enterprise_id", "team_id"),
+        not_null={"recorded_at"},
+    )
+    # Each workspace that installed the app through its Add to Slack page (OAuth), with its bot token: the latest
+    # installation of a team replaces the one before. A token that rotates keeps its refresh token and expiry.
+    db.table("slack_installations").create(
+        {
+            "enterprise_id": str,
+            "team_id": str,
+            "app_id": str,
+            "enterprise_name": str,
+            "team_name": str,
+            "is_enterprise_install": int,
+            "bot_token": str,
+            "bot_id": str,
+            "bot_user_id": str,
+            "bot_scopes": str,  # comma-separated, as Slack gives them
+            "bot_refresh_token": str,
+            "bot_token_expires_at": int,  # unix seconds; null unless the app rotates tokens
+            "installer": str,  # the user who installed it
+            "user_token": str,
+            "user_scopes": str,
+            "user_refresh_token": str,
+            "user_token_expires_at": int,
+            "token_type": str,
+            "installed_at": float,  # unix seconds
+            "updated_at": str,
+        },
+        pk=("enterprise_id", "team_id"),
+        not_null={"installed_at", "updated_at"},
+    )
+    # The state of each Add to Slack started and not finished: checked once at the redirect, before it expires.
+    db.table("slack_oauth_states").create({"state": str, "expires_at": float}, pk="state", not_null={"expires_at"})
+    db.table("slack_oauth_states").create_index(["expires_at"])
+
+
 def rename_released(db: Database) -> None:
     """Record the migrations a store applied under their released names by their names of today."""
     if not db[migrations.migrations_table].exists():

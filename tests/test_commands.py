@@ -13,12 +13,13 @@ from bot.answers.subscribing import parse_time
 from bot.runtime import Runtime
 from store.tables.posts import PostKey, claim_post
 from store.tables.subscriptions import channel_subscriptions
+from store.tables.teams import NO_TEAM
 
 NOW = datetime(2026, 3, 8, 15, 30, tzinfo=LA)
 
 
 def say(rt, text, channel=None, user="U0ALICE", now=NOW):
-    return execute(rt, text, channel=channel, user=user, now=now)
+    return execute(rt, text, NO_TEAM, channel=channel, user=user, now=now)
 
 
 @pytest.fixture
@@ -83,7 +84,7 @@ def test_unknown_words_name_the_closest_command(filled):
     reply = say(filled, "subscrbe rocm")  # never run for a guess: it would change what the channel gets
     assert reply.error and reply.text.startswith("`subscrbe` is not a command. Did you mean `subscribe`?")
     assert "/prdigest area NAME [when]" in reply.text
-    assert not channel_subscriptions(filled.db, "C0REPORTS")
+    assert not channel_subscriptions(filled.db, NO_TEAM, "C0REPORTS")
     question = say(filled, "what changed in rocm")
     assert "To ask a question: `/prdigest ask what changed in rocm`" in question.text
 
@@ -168,14 +169,14 @@ def test_subscribe_unsubscribe_subscriptions(filled):
     assert done.public and not done.error
     assert "This channel now gets the daily report of acme/engine (`rocm nvidia`) at 08:30 America/Los_Angeles time" in done.text
     assert "(set by <@U0ALICE>)" in done.text and "The next one comes tomorrow." in done.text
-    [sub] = channel_subscriptions(db, "C1")
+    [sub] = channel_subscriptions(db, NO_TEAM, "C1")
     assert sub.filter.text == "rocm nvidia" and sub.cadence.text == "daily at 08:30"
 
     early = datetime(2026, 3, 9, 7, 0, tzinfo=LA)
     again = say(filled, "subscribe at 9am", channel="C1", now=early)
     assert again.text.startswith("Updated: this channel gets the daily report of acme/engine at 09:00 America/Los_Angeles time")
     assert "The next one comes today." in again.text
-    assert channel_subscriptions(db, "C1")[0].created_at == sub.created_at  # the first report's day stays
+    assert channel_subscriptions(db, NO_TEAM, "C1")[0].created_at == sub.created_at  # the first report's day stays
     claim_post(db, PostKey.of("C1", REPO, date(2026, 3, 8)), "test", list, 60, 0)  # today's report is out already (nothing to post)
     assert "The next one comes tomorrow." in say(filled, "subscribe", channel="C1", now=early).text
 
@@ -184,7 +185,7 @@ def test_subscribe_unsubscribe_subscriptions(filled):
 
     gone = say(filled, "unsubscribe", channel="C1")
     assert gone.public and "no longer gets the daily report of acme/engine" in gone.text
-    assert channel_subscriptions(db, "C1") == []
+    assert channel_subscriptions(db, NO_TEAM, "C1") == []
     assert "has no reports, live alerts or release threads to stop" in say(filled, "unsubscribe", channel="C1").text
 
 
@@ -197,7 +198,7 @@ def test_subscribe_unsubscribe_subscriptions(filled):
 def test_subscribe_bad_input(filled, text, expected):
     reply = say(filled, text, channel=None if text == "subscribe" else "C1")
     assert reply.error and expected in reply.text
-    assert channel_subscriptions(filled.db, "C1") == []
+    assert channel_subscriptions(filled.db, NO_TEAM, "C1") == []
 
 
 def test_parse_time():
@@ -230,7 +231,7 @@ def test_an_unusable_store_gets_an_apology(monkeypatch, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     monkeypatch.setenv("PRDIGEST_DB", str(blocker / "sub" / "x.db"))
-    reply = execute(Runtime(Settings.from_env()), "today", now=NOW)
+    reply = execute(Runtime(Settings.from_env()), "today", NO_TEAM, now=NOW)
     assert reply.error and reply.text.startswith("Sorry, the store is busy or unavailable")
 
 

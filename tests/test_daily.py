@@ -6,7 +6,7 @@ import pytest
 from conftest import LA
 from servers.github_api import day_of_pulls
 from servers.slack_api import BOT_TOKEN, Fault
-from slack_helpers import LOUD_TITLE, REPO, import_fixtures, of_channel, seed_day
+from slack_helpers import LOUD_TITLE, REPO, WORKSPACE, import_fixtures, of_channel, seed_day
 from slack_sdk.errors import SlackApiError
 from waiting import wait_past
 
@@ -18,6 +18,7 @@ from store.subscription.cadence import Cadence
 from store.subscription.filter import load_filter
 from store.tables.posts import PostKey, claim_post, get_post
 from store.tables.subscriptions import subscribe
+from store.tables.teams import NO_TEAM
 
 DAY = date(2026, 3, 4)
 
@@ -59,7 +60,7 @@ def test_the_report_is_a_parent_and_a_thread(runtime, slack, poster):
     for number in [*range(1000, 1030), *range(3000, 3005)]:
         assert f"/pull/{number}|#{number} " in thread
     assert thread.index("*trivial* (5) _\u2014 any PR's full summary: `/prdigest pr N`_") > thread.index("#1029")
-    record = get_post(runtime.db, "C1", REPO, DAY)
+    record = get_post(runtime.db, "C1", REPO, DAY, team=WORKSPACE)
     assert record.state == "done" and record.parent_ts == outcome.post.parent_ts
     assert record.replies_sent == len(replies) == outcome.sent - 1
 
@@ -79,7 +80,7 @@ def test_a_crash_midway_resumes_the_same_thread(runtime, slack, poster):
     slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
     with pytest.raises(SlackApiError):
         poster.post(of_channel("C1"), DAY)
-    planned = get_post(runtime.db, "C1", REPO, DAY)
+    planned = get_post(runtime.db, "C1", REPO, DAY, team=WORKSPACE)
     assert planned.state == "posting" and planned.replies_sent == 1 and planned.parent_ts
 
     # Meanwhile the store changes; the resumed thread still sends what was planned.
@@ -89,7 +90,7 @@ def test_a_crash_midway_resumes_the_same_thread(runtime, slack, poster):
     assert resumed.sent == len(planned.replies) - 1
     assert all(call.params.get("thread_ts") == planned.parent_ts for call in delivered[1:])
     assert texts(delivered) == [message["text"] for message in planned.messages]
-    assert get_post(runtime.db, "C1", REPO, DAY).state == "done"
+    assert get_post(runtime.db, "C1", REPO, DAY, team=WORKSPACE).state == "done"
     assert "#5000" not in shown(delivered)
 
 
@@ -186,7 +187,7 @@ def test_post_daily_command(run_cli, slack, monkeypatch, runtime):
 def test_post_daily_uses_the_channel_subscription_areas(run_cli, slack, monkeypatch, runtime):
     seed_day(runtime.db, DAY, 2, areas=["rocm"])
     seed_day(runtime.db, DAY, 2, start=2000, areas=["core"])
-    subscribe(runtime.db, "C7", REPO, load_filter("rocm"), Cadence(), None, datetime(2026, 1, 1, tzinfo=LA))
+    subscribe(runtime.db, NO_TEAM, "C7", REPO, load_filter("rocm"), Cadence(), None, datetime(2026, 1, 1, tzinfo=LA))
     dry = run_cli("post-daily", "--channel", "C7", "--date", "2026-03-04", "--dry-run")
     assert "in rocm" in dry.out and "2 merged" in dry.out
     override = run_cli("post-daily", "--channel", "C7", "--date", "2026-03-04", "--dry-run", "--area", "core")
@@ -281,7 +282,7 @@ def test_without_history_scope_a_lost_answer_is_sent_again_with_one_warning(runt
 def test_a_second_poster_leaves_a_live_claim_alone(runtime, slack, poster):
     seed_day(runtime.db, DAY, 60)
     first = make_poster(runtime)
-    claimed = claim_post(runtime.db, PostKey.of("C1", REPO, DAY), first.owner, lambda: [{"text": "x", "blocks": []}],
+    claimed = claim_post(runtime.db, PostKey.of("C1", REPO, DAY, team=WORKSPACE), first.owner, lambda: [{"text": "x", "blocks": []}],
                          60, time.time())
     assert claimed is not None
     outcome = make_poster(runtime).post(of_channel("C1"), DAY)

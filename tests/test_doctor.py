@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 from servers.github_api import FakeGitHub
 from servers.openai_api import FakeOpenAI, Reply
-from servers.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlack
+from servers.slack_api import BOT_TOKEN, CLIENT_ID, CLIENT_SECRET, SIGNING_SECRET, FakeSlack, Token
 
 from bot.slack.manifest import BOT_SCOPES
+from store.db import open_db
 from store.sources.sample import SAMPLE_REPO
+from store.tables.installations import save_installation
+from store.tables.teams import Team
 
 ROOT = Path(__file__).resolve().parents[1]
 GITHUB_TOKEN = "ghp_doctorDoctorDoctorDoctorDoctor1234"
@@ -23,7 +26,7 @@ NOWHERE = "slack.invalid"  # .invalid never resolves
 def manifest_scopes() -> list[str]:
     """The bot scopes manifest.yml asks for, read from its `oauth_config: scopes: bot:` list."""
     text = (ROOT / "manifest.yml").read_text(encoding="utf-8")
-    block = re.search(r"^oauth_config:\n  scopes:\n    bot:\n((?:      - .*\n)+)", text, re.M)
+    block = re.search(r"^oauth_config:\n(?:  #.*\n)*  scopes:\n    bot:\n((?:      - .*\n)+)", text, re.M)
     assert block, "manifest.yml has no oauth_config.scopes.bot list"
     return [line.split("#")[0].strip().removeprefix("- ").strip() for line in block.group(1).splitlines()]
 
@@ -71,7 +74,7 @@ def test_everything_in_order_passes_and_shows_no_secret(run_cli, world, isolated
     assert re.match(rf"✓ store: {re.escape(str(isolated_env))}, [\d.]+ MB, schema m\d{{3}}_\w+ \(\d+ migrations\)$",
                     checks["store"])
     assert f"    {SAMPLE_REPO}: 72 PRs merged from 2026-03-16 to 2026-03-19" in result.out
-    assert checks["Slack"].startswith("✓ Slack: auth.test passed as prdigest in Test (T0TEST)")
+    assert checks["Slack"].startswith("✓ Slack: auth.test passed as prdigest in Workspace T0TEST (T0TEST)")
     assert checks["Slack"].endswith(f"every scope manifest.yml asks for ({len(BOT_SCOPES)})")
     assert "with a token with scopes repo, read:org; 5,000 of 5,000 requests left this hour" in checks["GitHub"]
     assert checks["GitHub"].endswith(f"{SAMPLE_REPO} found")
@@ -132,3 +135,27 @@ def test_settings_that_do_not_read_are_a_failed_check(run_cli, monkeypatch):
     assert result.code == 1
     assert result.out.strip() == ("✗ settings: PRDIGEST_TIMEZONE: unknown timezone 'Mars/Olympus' "
                                   "(the other checks need settings that read)")
+
+
+def test_an_installable_app_checks_the_token_of_each_workspace_that_installed_it(run_cli, world, monkeypatch, isolated_env):
+    slack, _, _ = world
+    monkeypatch.delenv("SLACK_BOT_TOKEN")
+    monkeypatch.setenv("SLACK_CLIENT_ID", CLIENT_ID)
+    monkeypatch.setenv("SLACK_CLIENT_SECRET", CLIENT_SECRET)
+    installable = "✓ Slack: installable in many workspaces (SLACK_CLIENT_ID and SLACK_CLIENT_SECRET); "
+    assert lines_of(run_cli("doctor").out)["Slack"] == installable + (
+        "no workspace has installed the app yet (its page: /slack/install)")
+
+    db = open_db(isolated_env)
+    for team in ("T0ACME", "T0GLOBEX"):
+        slack.tokens[f"xoxb-{team}-doctor"] = Token(team)
+        save_installation(db, Team(team), {"bot_token": f"xoxb-{team}-doctor", "installed_at": 1.0})
+    db.close()
+    assert run_cli("doctor").code == 0
+    slack.uninstall("T0GLOBEX")  # its app_uninstalled not handled yet: the installation is still in the store
+    result = run_cli("doctor")
+    assert result.code == 1 and lines_of(result.out)["Slack"] == installable.replace("✓", "✗") + (
+        "2 workspaces installed, 1 of them failing")
+    assert "    T0ACME: auth.test passed as prdigest in Workspace T0ACME (T0ACME)" in result.out
+    assert "    T0GLOBEX: Slack refused the bot token of T0GLOBEX (invalid_auth)" in result.out
+    assert "-doctor" not in result.out and CLIENT_SECRET not in result.out

@@ -17,6 +17,7 @@ from bot.runtime import Runtime
 from bot.terminal.shell import Conversation, shell
 from store.db import open_db
 from store.tables.prs import save_prs
+from store.tables.teams import NO_TEAM
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 3, 8, 15, 30, tzinfo=LA)  # a Sunday
@@ -35,7 +36,7 @@ def filled(runtime):
 
 
 def say(rt: Runtime, text: str) -> str:
-    return execute(rt, text, now=NOW).text
+    return execute(rt, text, NO_TEAM, now=NOW).text
 
 
 # ---------------------------------------------------------------- 1. a store that is not there
@@ -138,9 +139,9 @@ def test_commands_read_dates_as_questions_do(filled):
     assert "merged PRs in docs for 2026-03-01..2026-03-08" in say(filled, "area docs mar 1-8")
     assert "merged PRs by ada-l for 2026-03-08" in say(filled, "author ada-l mar 8")
     assert say(filled, "areas mar 7").startswith("*Areas of acme/engine, 2026-03-07 (PST)")
-    leap = execute(filled, "2026-02-29", now=NOW)
+    leap = execute(filled, "2026-02-29", NO_TEAM, now=NOW)
     assert leap.error and leap.text.startswith("Feb 29 is not a date.\nUsage: `/prdigest [when]`")
-    assert "expected YYYY-MM-DD" not in execute(filled, "area docs 2026-04-31", now=NOW).text
+    assert "expected YYYY-MM-DD" not in execute(filled, "area docs 2026-04-31", NO_TEAM, now=NOW).text
 
 
 # ---------------------------------------------------------------- 6, 7. the shell

@@ -10,7 +10,7 @@ import pytest
 from conftest import LA
 from freezegun import freeze_time
 from servers.slack_api import button_click, interactive, mention_event, slash_command, submission_payload
-from slack_helpers import REPO, Served, shown
+from slack_helpers import REPO, WORKSPACE, Served, shown
 from waiting import wait_until
 
 from bot.messages.interactive import VOTE_DOWN_ACTION, VOTE_UP_ACTION
@@ -167,8 +167,8 @@ def test_an_ask_answer_carries_votes_and_other_replies_do_not(served):
 
 
 def _vote(db, question: str, vote: str, when: datetime, user: str = "U1", citations=(f"{REPO}#4102",), details=None):
-    answer_id = record_answer(db, "mention", question, "First line.", citations, "C0REPORTS", "U0ASKER", when)
-    record_vote(db, answer_id, user, vote, when, details)
+    answer_id = record_answer(db, WORKSPACE, "mention", question, "First line.", citations, "C0REPORTS", "U0ASKER", when)
+    record_vote(db, WORKSPACE, answer_id, user, vote, when, details)
     return answer_id
 
 
@@ -195,7 +195,7 @@ def test_stats_show_votes_per_week_and_the_share_up(db, run_cli):
 def test_export_writes_the_down_votes_as_evaluation_lines(db, run_cli):
     when = datetime(2026, 3, 9, 10, tzinfo=LA)
     named = _vote(db, "what fixed rocm attention?", "down", when, details=("wrong PR", [f"{REPO}#4102"]))
-    record_vote(db, named, "U2", "down", when, ("also missed", [f"{REPO}#4090", f"{REPO}#4102"]))
+    record_vote(db, WORKSPACE, named, "U2", "down", when, ("also missed", [f"{REPO}#4090", f"{REPO}#4102"]))
     _vote(db, "who wrote the <!channel> docs fix?", "down", datetime(2026, 3, 10, 9, tzinfo=LA), citations=())
     _vote(db, "liked", "up", when)
     _vote(db, "before", "down", datetime(2026, 3, 1, 9, tzinfo=LA))

@@ -21,6 +21,7 @@ from store.subscription.filter import FilterError, load_filter, parse_filter, sp
 from store.subscription.globs import Glob
 from store.tables.prs import get_prs
 from store.tables.subscriptions import channel_subscriptions
+from store.tables.teams import NO_TEAM
 
 DAY = "2026-03-12"  # tests/fixtures/report-2026-03-12.md
 REPORT = FIXTURES / f"report-{DAY}.md"
@@ -180,21 +181,21 @@ def listed(run_cli, channel: str) -> list[int]:
     ("-path:.github/** -path:.pre-commit-config.yaml -path:**/*.md", [4201, 4204, 4206, 4207, 4209]),
 ])
 def test_the_dry_run_of_a_subscribed_channel_lists_exactly_what_its_rule_keeps(store, run_cli, typed, kept):
-    done = execute(store, f"subscribe {typed}", channel="C0RULE", user="U0ALICE")
+    done = execute(store, f"subscribe {typed}", NO_TEAM, channel="C0RULE", user="U0ALICE")
     assert not done.error, done.text
-    [line] = execute(store, "subscriptions", channel="C0RULE").text.split("\n")
+    [line] = execute(store, "subscriptions", NO_TEAM, channel="C0RULE").text.split("\n")
     printed = re.search(r"\(`(.*)`\)", line)
     assert (printed.group(1) if printed else "") == rule(typed).text
     if printed:  # the printed rule pasted back is the same subscription
-        again = execute(store, "subscribe " + printed.group(1), channel="C0RULE")
+        again = execute(store, "subscribe " + printed.group(1), NO_TEAM, channel="C0RULE")
         assert again.text.startswith("Updated: this channel gets") and printed.group(0) in again.text
     assert listed(run_cli, "C0RULE") == kept
 
 
 
 def test_a_rule_is_escaped_once_where_a_report_or_an_alert_names_it(store):
-    assert not execute(store, 'subscribe label:"r&d <x>" -bots', channel="C0AMP").error
-    [sub] = channel_subscriptions(store.db, "C0AMP")
+    assert not execute(store, 'subscribe label:"r&d <x>" -bots', NO_TEAM, channel="C0AMP").error
+    [sub] = channel_subscriptions(store.db, NO_TEAM, "C0AMP")
     report = replace(load_report(store.db, REPO, date(2026, 3, 12), LA), prs=[make_pr(1, labels=["R&D <x>"])])
     headline = report_messages(report, sub)[0].blocks[0]["text"]["text"].split("\n")[0]
     assert headline == '*Acme: merged PRs matching `label:"r&amp;d &lt;x&gt;" -bots` for 2026-03-12 (PDT)*'

@@ -19,13 +19,13 @@ from servers.github_api import FakeGitHub, day_of_pulls
 from servers.github_api import Fault as GitHubFault
 from servers.slack_api import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, FakeSlack, signed_headers, slash_command
 from servers.slack_socket import FakeSocketMode
-from slack_helpers import REPO, ROOT, import_fixtures, serve_http
+from slack_helpers import REPO, ROOT, WORKSPACE, import_fixtures, one_team, serve_http
 from waiting import wait_until
 
 from bot.answers.commands import execute
 from bot.config import Settings
 from bot.runtime import Runtime
-from bot.slack.app import build_app, slack_client
+from bot.slack.app import build_app
 from bot.slack.daily import Pacer, repo_ingester
 from bot.slack.health import Health
 from bot.slack.http_server import THREADS, http_server
@@ -92,7 +92,7 @@ def test_health_is_answered_while_every_request_thread_is_held(runtime, slack, m
         holder.execute("rollback")
     for sender in senders:
         sender.join(timeout=120)
-    each = len(execute(runtime, "2026-03-08").messages)  # the messages one answer takes
+    each = len(execute(runtime, "2026-03-08", WORKSPACE).messages)  # the messages one answer takes
     slack.wait_for(lambda s: len(s.calls_to("response_url")) >= commands * each)  # every command answered, too
     server.shutdown()
     assert live.status_code == 200
@@ -111,7 +111,7 @@ def test_readiness_follows_the_last_ingest_that_went_through(monkeypatch, slack)
         health.slack_accepted = True
         runtime = Runtime(settings)
         _ = runtime.db  # the store serve opens at its start
-        scheduler = Scheduler(runtime, slack_client(settings), ingest=repo_ingester(runtime), pacer=Pacer(0),
+        scheduler = Scheduler(runtime, one_team(settings), ingest=repo_ingester(runtime), pacer=Pacer(0),
                               ingested=health.ingested)
         assert health.answer("/readyz")[0] == 200  # a fresh process is given three polls' time
         clock[0] += 31 * 60

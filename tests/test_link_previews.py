@@ -9,7 +9,7 @@ import pytest
 from conftest import LA
 from servers.github_api import FakePull
 from servers.slack_api import JSON, Fault, link_shared_payload
-from slack_helpers import LOUD_TITLE, REPO, Served, import_fixtures, serve_app
+from slack_helpers import LOUD_TITLE, REPO, WORKSPACE, Served, import_fixtures, serve_app
 from waiting import wait_until
 
 from bot.answers.commands import execute
@@ -29,7 +29,7 @@ def link(served: Served, *urls: str, ts: str = "1740000000.000100", channel: str
 
 
 def previews_on(served: Served, channel: str = "C0REPORTS") -> None:
-    set_previews(served.runtime.db, channel, True, "U0ALICE", NOW)
+    set_previews(served.runtime.db, WORKSPACE, channel, True, "U0ALICE", NOW)
 
 
 def unfurled(served: Served, count: int = 1) -> list[dict]:
@@ -75,15 +75,15 @@ def test_no_preview_in_a_channel_that_did_not_opt_in(served):
 
 
 def test_turning_previews_off_stops_them(served):
-    on = execute(served.runtime, "unfurl on", channel="C0REPORTS", user="U0ALICE", now=NOW)
+    on = execute(served.runtime, "unfurl on", WORKSPACE, channel="C0REPORTS", user="U0ALICE", now=NOW)
     assert on.public and "(turned on by <@U0ALICE>)" in on.text and "at most once in 30 minutes" in on.text
-    assert "already on" in execute(served.runtime, "unfurl on", channel="C0REPORTS", now=NOW).text
-    assert "are on in this channel" in execute(served.runtime, "unfurl", channel="C0REPORTS", now=NOW).text
-    off = execute(served.runtime, "unfurl off", channel="C0REPORTS", now=NOW)
+    assert "already on" in execute(served.runtime, "unfurl on", WORKSPACE, channel="C0REPORTS", now=NOW).text
+    assert "are on in this channel" in execute(served.runtime, "unfurl", WORKSPACE, channel="C0REPORTS", now=NOW).text
+    off = execute(served.runtime, "unfurl off", WORKSPACE, channel="C0REPORTS", now=NOW)
     assert off.public and "no longer previewed" in off.text
-    bad = execute(served.runtime, "unfurl sometimes", channel="C0REPORTS", now=NOW)
+    bad = execute(served.runtime, "unfurl sometimes", WORKSPACE, channel="C0REPORTS", now=NOW)
     assert bad.error and bad.text.startswith("say `on` or `off`\nUsage: `/prdigest unfurl on | off`")
-    assert execute(served.runtime, "unfurl on", now=NOW).error  # a terminal has no channel
+    assert execute(served.runtime, "unfurl on", WORKSPACE, now=NOW).error  # a terminal has no channel
     link(served, URL)
     previews_on(served, "C0MARK")
     link(served, URL, channel="C0MARK", ts="1740000000.000400")
@@ -191,11 +191,11 @@ def test_a_claim_lasts_30_minutes_across_connections(tmp_path):
     path = tmp_path / "s.db"
     one, two = open_db(path), open_db(path)
     start = 1_750_000_000.0
-    assert claim_previews(one, "C1", [(REPO, 1), (REPO, 2)], start) == [(REPO, 1), (REPO, 2)]
-    assert claim_previews(two, "C1", [(REPO, 1), (REPO, 3)], start + 60) == [(REPO, 3)]
-    assert claim_previews(two, "C2", [(REPO, 1)], start + 60) == [(REPO, 1)]  # each channel its own
-    assert claim_previews(one, "C1", [(REPO, 1)], start + QUIET_SECONDS - 1) == []
-    assert claim_previews(two, "C1", [(REPO, 1)], start + QUIET_SECONDS) == [(REPO, 1)]
+    assert claim_previews(one, WORKSPACE, "C1", [(REPO, 1), (REPO, 2)], start) == [(REPO, 1), (REPO, 2)]
+    assert claim_previews(two, WORKSPACE, "C1", [(REPO, 1), (REPO, 3)], start + 60) == [(REPO, 3)]
+    assert claim_previews(two, WORKSPACE, "C2", [(REPO, 1)], start + 60) == [(REPO, 1)]  # each channel its own
+    assert claim_previews(one, WORKSPACE, "C1", [(REPO, 1)], start + QUIET_SECONDS - 1) == []
+    assert claim_previews(two, WORKSPACE, "C1", [(REPO, 1)], start + QUIET_SECONDS) == [(REPO, 1)]
 
 
 def test_previews_are_compact_and_bounded():

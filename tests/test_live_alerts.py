@@ -8,12 +8,11 @@ from conftest import LA
 from freezegun import freeze_time
 from servers.github_api import FakePull
 from servers.slack_api import BOT_TOKEN, Fault
-from slack_helpers import REPO, make_pr, replicas_at_once
+from slack_helpers import REPO, WORKSPACE, make_pr, one_team, replicas_at_once
 
 from bot.answers.commands import execute
 from bot.config import Settings
 from bot.runtime import Runtime
-from bot.slack.app import slack_client
 from bot.slack.daily import Pacer, repo_ingester
 from bot.slack.live import LiveAlerts
 from bot.slack.scheduler import Scheduler
@@ -33,7 +32,7 @@ def settings(runtime, slack, monkeypatch):
 def start(settings) -> Scheduler:
     """A scheduler as `serve` starts one: its own runtime, Slack client and ingestion from GitHub."""
     runtime = Runtime(settings)
-    return Scheduler(runtime, slack_client(settings), ingest=repo_ingester(runtime), pacer=Pacer(0))
+    return Scheduler(runtime, one_team(settings), ingest=repo_ingester(runtime), pacer=Pacer(0))
 
 
 def tick_at(scheduler: Scheduler, moment: datetime) -> None:
@@ -52,7 +51,7 @@ def alerts(slack, channel: str = "C1") -> list[str]:
 
 
 def subscribe(runtime, words: str, channel: str = "C1", now: datetime = SUBSCRIBED) -> str:
-    reply = execute(runtime, f"subscribe {words}", channel=channel, user="U0ALICE", now=now)
+    reply = execute(runtime, f"subscribe {words}", WORKSPACE, channel=channel, user="U0ALICE", now=now)
     assert not reply.error, reply.text
     return reply.text
 
@@ -94,7 +93,7 @@ def test_each_new_pr_in_the_areas_is_announced_once_across_ingests_a_burst_and_a
 
 def test_an_old_pr_stored_late_is_not_news_and_unsubscribe_stops_the_alerts(runtime, github, slack, settings):
     subscribe(runtime, "rocm live")
-    alerts_of = LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0))
+    alerts_of = LiveAlerts(Runtime(settings), one_team(settings), Pacer(0))
     with freeze_time(SUBSCRIBED + timedelta(minutes=1)):
         save_prs(runtime.db, [
             make_pr(20, SUBSCRIBED - timedelta(days=9), title="[ROCm] Last week's import", areas=["rocm"]),
@@ -103,7 +102,7 @@ def test_an_old_pr_stored_late_is_not_news_and_unsubscribe_stops_the_alerts(runt
         alerts_of.run(SUBSCRIBED + timedelta(minutes=1))
     assert [text.split(": ", 1)[1] for text in alerts(slack)] == ["#21 [ROCm] Just merged"]
 
-    gone = execute(runtime, "unsubscribe live", channel="C1", now=SUBSCRIBED + timedelta(minutes=2))
+    gone = execute(runtime, "unsubscribe live", WORKSPACE, channel="C1", now=SUBSCRIBED + timedelta(minutes=2))
     assert "no longer gets live alerts of acme/engine (`rocm`)" in gone.text
     with freeze_time(SUBSCRIBED + timedelta(minutes=3)):
         save_pr(runtime.db, make_pr(22, SUBSCRIBED + timedelta(minutes=2), title="[ROCm] After", areas=["rocm"]))
@@ -113,7 +112,7 @@ def test_an_old_pr_stored_late_is_not_news_and_unsubscribe_stops_the_alerts(runt
 
 def test_an_alert_follows_the_summary_a_model_writes_later(runtime, slack, settings):
     subscribe(runtime, "live")  # every area
-    alerts_of = LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0))
+    alerts_of = LiveAlerts(Runtime(settings), one_team(settings), Pacer(0))
     with freeze_time(SUBSCRIBED + timedelta(minutes=1)):
         save_pr(runtime.db, make_pr(30, SUBSCRIBED, what="Extracted from the description.", source="extractive"))
         alerts_of.run(SUBSCRIBED + timedelta(minutes=1))
@@ -137,22 +136,22 @@ def test_two_replicas_and_a_lost_answer_still_announce_each_pr_once(runtime, sla
     save_prs(runtime.db, [make_pr(40 + i, datetime.now(LA) - timedelta(minutes=30 - i), title=f"[ROCm] Burst {i}",
                                   areas=["rocm"]) for i in range(12)])
     slack.fail("chat.postMessage", Fault(status=500, accept=True))  # Slack keeps the alert, the answer is lost
-    replicas_at_once([LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0)) for _ in range(2)], datetime.now(LA))
+    replicas_at_once([LiveAlerts(Runtime(settings), one_team(settings), Pacer(0)) for _ in range(2)], datetime.now(LA))
     [alert] = alerts(slack)
     assert alert.startswith("*12 PRs merged in rocm*")
     assert len(slack.posts("C1")) == 1  # read back from the channel, never sent twice
 
 
 def test_live_subscriptions_take_no_time_and_list_beside_the_daily_report(runtime):
-    refused = execute(runtime, "subscribe rocm live at 9", channel="C1", now=SUBSCRIBED)
+    refused = execute(runtime, "subscribe rocm live at 9", WORKSPACE, channel="C1", now=SUBSCRIBED)
     assert refused.error and "live alerts come as PRs merge; `at` is for reports" in refused.text
     subscribe(runtime, "rocm watch")
     subscribe(runtime, "at 8am")
-    listed = execute(runtime, "subscriptions", channel="C1", now=SUBSCRIBED).text.split("\n")
+    listed = execute(runtime, "subscriptions", WORKSPACE, channel="C1", now=SUBSCRIBED).text.split("\n")
     assert listed == [
         "This channel gets the daily report of acme/engine at 08:00 America/Los_Angeles time.",
         "This channel gets live alerts of acme/engine (`rocm`) as PRs merge.",
     ]
-    assert "has no live alerts of acme/engine to stop" not in execute(runtime, "unsubscribe live", channel="C1").text
-    assert execute(runtime, "unsubscribe live", channel="C1").text == "This channel has no live alerts to stop."
-    assert "daily report" in execute(runtime, "subscriptions", channel="C1").text
+    assert "has no live alerts of acme/engine to stop" not in execute(runtime, "unsubscribe live", WORKSPACE, channel="C1").text
+    assert execute(runtime, "unsubscribe live", WORKSPACE, channel="C1").text == "This channel has no live alerts to stop."
+    assert "daily report" in execute(runtime, "subscriptions", WORKSPACE, channel="C1").text

@@ -12,6 +12,7 @@ from store.db import open_db
 from store.migrations import RELEASED_NAMES, migrations
 from store.tables.posts import get_post
 from store.tables.subscriptions import channel_subscriptions
+from store.tables.teams import NO_TEAM
 from store.understanding.relations import READER_VERSION, related
 
 REPO = "vllm-project/vllm"
@@ -34,6 +35,7 @@ ORDER = [
     "m016_release_posts",
     "m017_thread_turn_answers",
     "m018_reply_cache",
+    "m019_teams",
 ]
 # Released stores recorded the names of their day; m080 read relations again, which the reader's version now does.
 RELEASED_ORDER = [
@@ -127,7 +129,7 @@ def test_area_subscriptions_and_their_posts_become_filters_of_the_same_meaning(t
     old.close()
 
     db = open_db(path)
-    daily, live = channel_subscriptions(db, "C1")
+    daily, live = channel_subscriptions(db, NO_TEAM, "C1")
     assert (daily.filter.text, daily.cadence.text, live.filter.text, live.cadence.text) == (
         "rocm nvidia", "daily at 08:30", "", "live")
     kept = [pr.number for pr in daily.filter.select([

@@ -7,12 +7,11 @@ import pytest
 from conftest import LA
 from freezegun import freeze_time
 from servers.slack_api import BOT_TOKEN, Fault, dm_channel
-from slack_helpers import make_pr, replicas_at_once, seed_day
+from slack_helpers import WORKSPACE, make_pr, one_team, replicas_at_once, seed_day
 
 from bot.answers.commands import execute
 from bot.config import Settings
 from bot.runtime import Runtime
-from bot.slack.app import slack_client
 from bot.slack.daily import Pacer
 from bot.slack.live import LiveAlerts
 from bot.slack.scheduler import Scheduler
@@ -33,11 +32,11 @@ def settings(runtime, slack, monkeypatch):
 
 
 def me(runtime, words: str, user: str | None = ALICE, now: datetime = SUBSCRIBED):
-    return execute(runtime, f"me {words}".strip(), channel="C0TEAM", user=user, now=now)
+    return execute(runtime, f"me {words}".strip(), WORKSPACE, channel="C0TEAM", user=user, now=now)
 
 
 def replica(settings) -> LiveAlerts:
-    return LiveAlerts(Runtime(settings), slack_client(settings), Pacer(0))
+    return LiveAlerts(Runtime(settings), one_team(settings), Pacer(0))
 
 
 def test_a_person_links_a_login_and_keeps_subscriptions_of_their_own(runtime):
@@ -59,8 +58,8 @@ def test_a_person_links_a_login_and_keeps_subscriptions_of_their_own(runtime):
     ]
     assert me(runtime, "unsubscribe live").text == "You no longer get live alerts of acme/engine (`rocm`) as PRs merge."
     assert me(runtime, "unsubscribe live").text == "You have no live alerts to stop."
-    assert [sub.slot for sub in channel_subscriptions(runtime.db, ALICE)] == ["weekly", "my-prs"]
-    assert channel_subscriptions(runtime.db, "C0TEAM") == []  # the channel it was typed in gets nothing
+    assert [sub.slot for sub in channel_subscriptions(runtime.db, WORKSPACE, ALICE)] == ["weekly", "my-prs"]
+    assert channel_subscriptions(runtime.db, WORKSPACE, "C0TEAM") == []  # the channel it was typed in gets nothing
 
 
 @pytest.mark.parametrize("words, says", [
@@ -72,7 +71,7 @@ def test_a_person_links_a_login_and_keeps_subscriptions_of_their_own(runtime):
 def test_bad_personal_words_get_one_line(runtime, words, says):
     reply = me(runtime, words)
     assert reply.error and reply.text.split("\n")[0] == says
-    assert channel_subscriptions(runtime.db, ALICE) == []
+    assert channel_subscriptions(runtime.db, WORKSPACE, ALICE) == []
 
 
 def test_personal_subscriptions_need_a_slack_user(runtime):
@@ -96,7 +95,7 @@ def test_my_prs_is_one_direct_message_per_pr_exactly_once_across_replicas_and_a_
     assert shown == ["*Merged* \u00b7 acme/engine: #61 [Core] Mine", "*Merged* \u00b7 acme/engine: #62 [ROCm] Also mine",
                      "*Merged* \u00b7 acme/engine: #64 [Doc] Mine too"]
     assert len(slack.posts(DM)) == 3 and slack.calls_to("conversations.history")  # read back, not sent twice
-    assert slack.posts("C0TEAM") == [] and stored_dm_channel(runtime.db, ALICE) == DM
+    assert slack.posts("C0TEAM") == [] and stored_dm_channel(runtime.db, WORKSPACE, ALICE) == DM
     opened = slack.calls_to("conversations.open")
     assert 1 <= len(opened) <= 2 and all(call.params["users"] == ALICE for call in opened)
 
@@ -117,7 +116,7 @@ def test_a_personal_weekly_report_is_a_thread_in_the_direct_messages_resumed_aft
         seed_day(runtime.db, date(2026, 3, 2 + offset), 20, start=1000 + 100 * offset)
     me(runtime, "subscribe weekly at 8:00", now=datetime(2026, 3, 1, tzinfo=LA))
     slack.fail("chat.postMessage", None, None, Fault(status=502, accept=True))  # the second reply's answer is lost
-    scheduler = Scheduler(Runtime(settings), slack_client(settings), pacer=Pacer(0))
+    scheduler = Scheduler(Runtime(settings), one_team(settings), pacer=Pacer(0))
     with freeze_time("2026-03-09T08:00:00-07:00"):
         scheduler.tick()
     with freeze_time("2026-03-09T08:30:00-07:00"):

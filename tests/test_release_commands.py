@@ -13,6 +13,7 @@ from servers.github_api import FakeGitHub, FakeRelease
 from bot.answers.commands import execute
 from bot.config import Settings
 from bot.runtime import Runtime
+from store.tables.teams import NO_TEAM
 
 
 def an_older_release(github: FakeGitHub, built: release_repo.ReleaseRepo) -> None:
@@ -39,7 +40,7 @@ def runtime(released, isolated_env, monkeypatch):
 
 
 def say(runtime: Runtime, text: str):
-    return execute(runtime, text, now=datetime(2026, 2, 2, 9, 0, tzinfo=LA))
+    return execute(runtime, text, NO_TEAM, now=datetime(2026, 2, 2, 9, 0, tzinfo=LA))
 
 
 def test_releases_lists_the_last_published_first_with_their_pr_counts(runtime):

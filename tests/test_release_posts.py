@@ -8,7 +8,7 @@ import pytest
 import release_repo
 from release_repo import REPO
 from servers.slack_api import BOT_TOKEN, Fault, dm_channel
-from slack_helpers import shown
+from slack_helpers import ACME, CHANNEL, GLOBEX, WORKSPACE, install, one_team, shown, token_of
 
 from bot.answers.commands import execute
 from bot.config import Settings
@@ -20,6 +20,7 @@ from store.subscription.cadence import RELEASES
 from store.tables.posts import get_post
 from store.tables.releases import get_release
 from store.tables.subscriptions import get_subscription
+from store.tables.teams import Team
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def runtime(released, isolated_env, slack, monkeypatch):
 
 
 def subscribe(runtime, words: str, channel: str, now: datetime) -> str:
-    reply = execute(runtime, f"subscribe {words}", channel=channel, user="U0ALICE", now=now)
+    reply = execute(runtime, f"subscribe {words}", WORKSPACE, channel=channel, user="U0ALICE", now=now)
     assert not reply.error, reply.text
     return reply.text
 
@@ -48,7 +49,7 @@ def subscribe(runtime, words: str, channel: str, now: datetime) -> str:
 def posts(runtime) -> ReleasePosts:
     """The release threads as a freshly started `serve` sends them: its own runtime and Slack client."""
     settings = Settings.from_env()
-    return ReleasePosts(Runtime(settings), slack_client(settings), Pacer(0))
+    return ReleasePosts(Runtime(settings), one_team(settings), Pacer(0))
 
 
 def test_each_release_published_since_subscribing_gets_one_thread(runtime, slack, released):
@@ -69,7 +70,7 @@ def test_each_release_published_since_subscribing_gets_one_thread(runtime, slack
     assert all(f"|#{number} " in thread for number in built.ranges["v0.3.0"])  # every PR, by area
     assert "*rocm* (" in thread and "*trivial* (" in thread
     record = get_post(runtime.db, "C1", REPO, built.published["v0.3.0"].astimezone(runtime.settings.timezone).date(),
-                      kind=RELEASES, release="v0.3.0")
+                      kind=RELEASES, release="v0.3.0", team=WORKSPACE)
     assert record.state == "done" and record.parent_ts == parents[0]["ts"]
 
     count = len(slack.posts())
@@ -81,7 +82,7 @@ def test_a_channel_following_areas_gets_only_their_prs(runtime, slack, released)
     _, built = released
     subscribe(runtime, "releases rocm", "C2", built.published["v0.2.0"] + timedelta(minutes=1))
     subscribe(runtime, "releases path:vllm/platforms/** -author:dev-1", "C7", built.published["v0.2.0"] + timedelta(minutes=1))
-    assert execute(runtime, "subscriptions", channel="C2").text == (
+    assert execute(runtime, "subscriptions", WORKSPACE, channel="C2").text == (
         "This channel gets a thread for each new release of acme/engine (`rocm`).")
     posts(runtime).run()
     text = "\n".join(shown(call.params) for call in slack.delivered("C2"))
@@ -99,16 +100,16 @@ def test_a_lost_answer_is_read_back_not_sent_twice(runtime, slack, released):
     parents, replies = slack.thread("C3")
     assert len(parents) == 1 and len({reply["text"] for reply in replies}) == len(replies)
     planned = get_post(runtime.db, "C3", REPO, built.published["v0.3.0"].astimezone(runtime.settings.timezone).date(),
-                       kind=RELEASES, release="v0.3.0")
+                       kind=RELEASES, release="v0.3.0", team=WORKSPACE)
     assert [m["text"] for m in parents + replies] == [m["text"] for m in planned.messages]
 
 
 def test_at_is_refused_and_unsubscribe_stops_release_threads(runtime, slack, released):
     _, built = released
-    refused = execute(runtime, "subscribe releases at 9:00", channel="C4", now=built.published["v0.2.0"])
+    refused = execute(runtime, "subscribe releases at 9:00", WORKSPACE, channel="C4", now=built.published["v0.2.0"])
     assert refused.error and "release threads come as releases are published; `at` is for reports" in refused.text
     subscribe(runtime, "releases", "C4", built.published["v0.2.0"] + timedelta(minutes=1))
-    gone = execute(runtime, "unsubscribe releases", channel="C4")
+    gone = execute(runtime, "unsubscribe releases", WORKSPACE, channel="C4")
     assert gone.text == "This channel no longer gets a thread for each new release of acme/engine."
     posts(runtime).run()
     assert slack.posts("C4") == []
@@ -121,7 +122,7 @@ def test_post_release_posts_one_release_for_a_subscription_once(runtime, slack, 
     release = get_release(runtime.db, REPO, "v0.1.1")
     subscribe(runtime, "releases", "C5", built.published["v0.1.1"] - timedelta(minutes=1))
     subscribe(runtime, "releases rocm", "C6", built.published["v0.1.1"] - timedelta(minutes=1))
-    every, rocm = (get_subscription(runtime.db, channel, REPO, RELEASES) for channel in ("C5", "C6"))
+    every, rocm = (get_subscription(runtime.db, WORKSPACE, channel, REPO, RELEASES) for channel in ("C5", "C6"))
     first = post_release(poster, every, release)
     again = post_release(poster, every, release)
     assert first.sent == 2 and again.sent == 0 and len(slack.delivered("C5")) == 2
@@ -131,7 +132,7 @@ def test_post_release_posts_one_release_for_a_subscription_once(runtime, slack, 
 
 def test_a_person_gets_release_threads_by_direct_message(runtime, slack, released):
     _, built = released
-    said = execute(runtime, "me subscribe releases rocm", channel="C0TEAM", user="U0BOB",
+    said = execute(runtime, "me subscribe releases rocm", WORKSPACE, channel="C0TEAM", user="U0BOB",
                    now=built.published["v0.2.0"] + timedelta(minutes=1))
     assert said.text.startswith("You now get a thread for each new release of acme/engine (`rocm`), by direct message."
                                 " The first comes when the next release is published.")
@@ -139,3 +140,31 @@ def test_a_person_gets_release_threads_by_direct_message(runtime, slack, release
     parents, replies = slack.thread(dm_channel("U0BOB"))
     assert len(parents) == 1 and "17 PRs in rocm since v0.2.0" in parents[0]["text"] and replies
     assert slack.posts("U0BOB") == []  # to the direct messages Slack opened, not to the user ID
+
+
+def test_each_workspace_gets_its_own_release_threads_with_its_own_token(runtime, installable, released):
+    """Two workspaces installed through Add to Slack, with the same channel and user IDs: each subscription's
+    threads go to its own workspace, with that workspace's token, whatever the other follows."""
+    slack, served = installable.slack, installable.runtime
+    for team in (ACME, GLOBEX):
+        assert install(installable.base, team).status_code == 200
+    _, built = released
+    since = built.published["v0.2.0"] + timedelta(minutes=1)
+    for team in (ACME, GLOBEX):  # one channel ID in both, through one filter: two subscriptions, two threads
+        said = execute(served, "subscribe releases rocm", Team(team), channel=CHANNEL, user="U0ALICE", now=since)
+        assert said.text.startswith("This channel now gets a thread for each new release"), said.text
+    execute(served, "subscribe releases", Team(GLOBEX), channel="C0ALL", user="U0ALICE", now=since)
+    execute(served, "me subscribe releases", Team(GLOBEX), channel=CHANNEL, user="U0BOB", now=since)
+
+    installable.scheduler().tick()
+    for team in (ACME, GLOBEX):
+        parents, replies = slack.thread(CHANNEL, team)
+        assert len(parents) == 1 and "17 PRs in rocm since v0.2.0" in parents[0]["text"] and replies
+        assert {call.token for call in slack.posts(CHANNEL, team)} == {token_of(served, team)}
+    assert len(slack.thread("C0ALL", GLOBEX)[0]) == 1 and slack.thread("C0ALL", ACME) == ([], [])
+    assert len(slack.thread(dm_channel("U0BOB"), GLOBEX)[0]) == 1 and slack.thread(dm_channel("U0BOB"), ACME) == ([], [])
+    assert {call.token for call in slack.posts(team=GLOBEX)} == {token_of(served, GLOBEX)}
+
+    count = len(slack.posts())
+    installable.scheduler().tick()  # another process: every thread is out, in both workspaces
+    assert len(slack.posts()) == count

@@ -18,11 +18,10 @@ from conftest import LA
 from freezegun import freeze_time
 from servers.github_api import FakeGitHub, day_of_pulls
 from servers.slack_api import BOT_TOKEN, FakeSlack, home_opened, mention_event
-from slack_helpers import make_pr, serve_http, shown
+from slack_helpers import WORKSPACE, make_pr, one_team, serve_http, shown
 
 from bot.config import Settings
 from bot.runtime import Runtime
-from bot.slack.app import slack_client
 from bot.slack.daily import Pacer, repo_ingester
 from bot.slack.scheduler import Scheduler
 from store.db import open_db
@@ -30,6 +29,7 @@ from store.subscription.cadence import DAILY, Cadence
 from store.subscription.filter import EVERYTHING
 from store.tables.prs import known_repos, save_prs
 from store.tables.subscriptions import subscribe
+from store.tables.teams import NO_TEAM
 
 VLLM, ASCEND = "vllm-project/vllm", "vllm-project/vllm-ascend"
 BOTH = f"{VLLM},{ASCEND}"
@@ -99,7 +99,7 @@ def bot(tmp_path_factory):
     db = open_db(folder / "prdigest.db")
     save_prs(db, STORE)
     for channel, repo in (("C0BOTH", VLLM), ("C0BOTH", ASCEND), ("C0ASCEND", ASCEND)):
-        subscribe(db, channel, repo, EVERYTHING, Cadence(DAILY, clock_time(9, 0)), "U0ALICE", datetime.now(LA))
+        subscribe(db, NO_TEAM, channel, repo, EVERYTHING, Cadence(DAILY, clock_time(9, 0)), "U0ALICE", datetime.now(LA))
     db.close()
     with FakeSlack() as slack, FakeGitHub({VLLM: [], ASCEND: []}) as github:
         with serve_http(folder / "prdigest.db", slack, PRDIGEST_REPOS=BOTH, PRDIGEST_GITHUB_API_URL=github.url,
@@ -365,7 +365,7 @@ def two_repos(monkeypatch, slack):
 def start(settings: Settings) -> Scheduler:
     """A scheduler as `serve` starts it: its own runtime, Slack client and ingestion."""
     runtime = Runtime(settings)
-    return Scheduler(runtime, slack_client(settings), ingest=repo_ingester(runtime), pacer=Pacer(0))
+    return Scheduler(runtime, one_team(settings), ingest=repo_ingester(runtime), pacer=Pacer(0))
 
 
 def tick_at(scheduler: Scheduler, moment: str) -> None:
@@ -394,7 +394,7 @@ def test_each_subscribed_repository_gets_its_own_daily_thread_exactly_once(two_r
     scheduler = start(two_repos)
     db = scheduler.runtime.db
     for channel, repo in (("C1", VLLM), ("C1", ASCEND), ("C2", ASCEND)):
-        subscribe(db, channel, repo, EVERYTHING, Cadence(DAILY, clock_time(9, 0)), "U1", LONG_AGO)
+        subscribe(db, WORKSPACE, channel, repo, EVERYTHING, Cadence(DAILY, clock_time(9, 0)), "U1", LONG_AGO)
     tick_at(scheduler, "2026-03-05T08:59:00-08:00")
     assert slack.posts() == [] and known_repos(db) == [VLLM, ASCEND]  # both ingested before anything is due
 

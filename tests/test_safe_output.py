@@ -17,6 +17,7 @@ from bot.runtime import Runtime
 from store.db import open_db
 from store.sources.importer import web_host
 from store.tables.prs import save_pr
+from store.tables.teams import NO_TEAM
 from store.text.safe import mask_secrets, neutralize, to_json
 
 TRAP = "Fix \x1b]0;owned\x07title \x1b[2Jclear \u202eevil\u202c \x9b31m and \x85done"
@@ -125,7 +126,8 @@ def test_slack_posts_carry_no_control_characters(trapped, slack, run_cli, monkey
         monkeypatch.setenv(name, value)
     assert run_cli("post-daily", "--channel", "C1", "--date", "2026-03-08", "--repo", REPO).code == 0
     runtime = Runtime(Settings.from_env())
-    messages = [*execute(runtime, f"pr {REPO}#4300").messages, answer(runtime, "what merged on 2026-03-08 in acme/engine?")]
+    messages = [*execute(runtime, f"pr {REPO}#4300", NO_TEAM).messages,
+                answer(runtime, "what merged on 2026-03-08 in acme/engine?", NO_TEAM)]
     sent = [json.dumps(call.params, ensure_ascii=False) for call in slack.posts()]
     sent += [json.dumps([message.text, message.blocks], ensure_ascii=False) for message in messages]
     assert all("4300" in text and "evil" in text for text in sent[-2:]) and any("evil" in text for text in sent[:-2])

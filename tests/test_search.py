@@ -216,6 +216,24 @@ def test_queries_use_indexes(store):
         assert "SCAN prs " not in plan + " " and not plan.endswith("SCAN prs"), (sql, plan)
 
 
+def test_rarity_sample_is_counted_through_an_index(store, monkeypatch):
+    """Past RARITY_SAMPLE PRs a word's rarity is counted among the newest ones, and so is their number: without
+    ANALYZE's statistics (nothing runs it), that count must not read a whole index or table."""
+    from store.retrieval import evidence
+
+    monkeypatch.setattr(evidence, "RARITY_SAMPLE", 3)
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    search_prs(store, "scheduler prompts", REPO, LA, now=NOW)
+    store.conn.set_trace_callback(None)
+    counts = [sql for sql in statements if sql.lstrip().lower().startswith("select count(*)")]
+    assert counts
+    for sql in counts:
+        plan = " | ".join(row[3] for row in store.execute("explain query plan " + sql).fetchall())
+        # FTS5 shows as a scan of its virtual table, which reads only the matching doclists.
+        assert "SCAN" not in plan.replace("SCAN prs_fts VIRTUAL TABLE", ""), (sql, plan)
+
+
 def test_cli_search_json(run_cli, store):
     result = run_cli("search", "scheduler", "--limit", "3", "--json", "--repo", REPO)
     assert result.code == 0, result.err
@@ -249,6 +267,34 @@ def test_big_store_ranking_finds_the_same_prs(store, monkeypatch):
         assert big[0] == small[query][0] and set(big) == set(small[query]), query
     assert not store.conn.in_transaction  # the scratch table's writes are committed, no snapshot is held
     assert store.execute("select count(*) from temp.search_window").fetchone()[0] > 0
+
+
+def test_big_store_window_scores_as_if_indexed_afresh(store, isolated_env):
+    """The window table keeps the PRs the last ranking indexed: each set ranked next scores as if indexed afresh,
+    also after a PR's text changed in the store."""
+    from store.db import open_db
+    from store.retrieval.finding.ranking import _score_locally
+
+    ids = {number: pr_id for number, pr_id in store.execute("select number, id from prs where repo = ?", [REPO])}
+    windows = [(501, 502, 503, 505, 506, 508), (502, 503, 505, 506, 508), (502, 505, 506, 508, 509), (501, 502)]
+    expression = '"attention" OR "scheduler" OR "pin"'
+
+    def scored(db, numbers):
+        return [(row["number"], row["score"]) for row in _score_locally(db, expression, [ids[n] for n in numbers], 10)]
+
+    for numbers in windows:
+        scored(store, numbers)
+    save_pr(store, make_pr(502, "[ROCm] Enable the fused attention kernel on MI300", merged_at=_at(13, 11),
+                           author="ada-l", merged_by="grace-h", areas=["rocm", "attention"], files=["csrc/rocm/attention.cu"],
+                           summary=_summary("Attention on MI300: the fused attention kernel, attention at last.")))
+    fresh = open_db(isolated_env)
+    try:
+        for numbers in [windows[-1], *windows]:  # the changed PR is in the last window
+            assert scored(store, numbers) == scored(fresh, numbers), numbers
+            fresh.execute("insert into temp.search_window (search_window) values ('delete-all')")
+            fresh.execute("delete from temp.search_window_rows")
+    finally:
+        fresh.close()
 
 
 def test_listing_counts_stop_at_the_cap(store, monkeypatch):

@@ -7,11 +7,10 @@ from freezegun import freeze_time
 from servers.github_api import Fault as GitHubFault
 from servers.github_api import day_of_pulls
 from servers.slack_api import BOT_TOKEN, Fault
-from slack_helpers import REPO, import_fixtures, seed_day
+from slack_helpers import REPO, WORKSPACE, import_fixtures, one_team, seed_day
 
 from bot.config import Settings
 from bot.runtime import Runtime
-from bot.slack.app import slack_client
 from bot.slack.daily import Pacer, repo_ingester
 from bot.slack.scheduler import Scheduler
 from store.subscription.cadence import DAILY, WEEKDAYS, WEEKLY, Cadence
@@ -32,7 +31,7 @@ def settings(runtime, slack, monkeypatch):
 def start(settings, ingest: bool = False) -> Scheduler:
     """A scheduler as `serve` starts it: its own runtime, Slack client and (optionally) ingestion."""
     runtime = Runtime(settings)
-    return Scheduler(runtime, slack_client(settings), ingest=repo_ingester(runtime) if ingest else None, pacer=Pacer(0))
+    return Scheduler(runtime, one_team(settings), ingest=repo_ingester(runtime) if ingest else None, pacer=Pacer(0))
 
 
 def tick_at(scheduler: Scheduler, moment: str) -> None:
@@ -47,7 +46,7 @@ def parents(slack, channel="C1"):
 def test_the_report_comes_at_its_time_the_day_after(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 3)
     seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T08:59:00-08:00")
     assert slack.posts() == []
@@ -63,7 +62,7 @@ def test_the_report_comes_at_its_time_the_day_after(runtime, slack, settings):
 
 def test_spring_forward_skips_the_hour_and_the_short_day_is_whole(runtime, slack, settings):
     import_fixtures(runtime.db)  # 2026-03-08 holds merges at 00:00:05 PST and 23:59:59 PDT
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(2, 30)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(2, 30)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-08T01:59:00-08:00")
     assert slack.posts() == []
@@ -79,7 +78,7 @@ def test_spring_forward_skips_the_hour_and_the_short_day_is_whole(runtime, slack
 
 def test_fall_back_posts_at_the_first_of_the_two_times(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 10, 31), 2)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(1, 30)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(1, 30)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-11-01T01:29:00-07:00")
     assert slack.posts() == []
@@ -91,11 +90,11 @@ def test_fall_back_posts_at_the_first_of_the_two_times(runtime, slack, settings)
 
 def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 120)  # a parent and three replies
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", None, None, Fault(status=200, error="fatal_error"))
     first = start(settings)
     tick_at(first, "2026-03-05T09:00:00-08:00")
-    post = get_post(runtime.db, "C1", REPO, date(2026, 3, 4))
+    post = get_post(runtime.db, "C1", REPO, date(2026, 3, 4), team=WORKSPACE)
     assert post.state == "posting" and post.replies_sent == 1
     tick_at(first, "2026-03-05T09:01:00-08:00")  # the failing channel waits before trying again
     assert len(slack.posts()) == 3
@@ -105,27 +104,27 @@ def test_a_restart_in_the_middle_of_a_thread_continues_it(runtime, slack, settin
     delivered = slack.delivered("C1")
     assert [call.params["text"] for call in delivered] == [m["text"] for m in post.messages]
     assert all(call.params["thread_ts"] == post.parent_ts for call in delivered[1:])
-    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4), team=WORKSPACE).state == "done"
     tick_at(restarted, "2026-03-05T10:00:00-08:00")
     assert len(slack.delivered()) == len(delivered)
 
 
 def test_the_same_process_retries_a_failed_channel_later(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", Fault(status=503, headers={}), Fault(status=503, headers={}), Fault(status=503, headers={}))
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T09:00:00-08:00")
-    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).parent_ts is None
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4), team=WORKSPACE).parent_ts is None
     tick_at(scheduler, "2026-03-05T09:05:00-08:00")
-    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4), team=WORKSPACE).state == "done"
     assert len(parents(slack)) == 1
 
 
 def test_one_channel_failing_does_not_stop_the_others(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C0GONE", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C0GONE", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
     tick_at(start(settings), "2026-03-05T09:00:00-08:00")
     assert len(parents(slack, "C1")) == 1
@@ -134,7 +133,7 @@ def test_one_channel_failing_does_not_stop_the_others(runtime, slack, settings):
 def test_a_new_subscription_starts_the_next_day(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
     seed_day(runtime.db, date(2026, 3, 5), 2, start=2000)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", datetime(2026, 3, 5, 10, 0, tzinfo=LA))
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", datetime(2026, 3, 5, 10, 0, tzinfo=LA))
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T10:01:00-08:00")
     assert slack.posts() == []
@@ -145,7 +144,7 @@ def test_a_new_subscription_starts_the_next_day(runtime, slack, settings):
 def test_area_subscriptions_get_their_areas_only(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2, areas=["rocm"])
     seed_day(runtime.db, date(2026, 3, 4), 3, start=2000, areas=["core"])
-    subscribe(runtime.db, "C1", REPO, load_filter("rocm"), Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, load_filter("rocm"), Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     tick_at(start(settings), "2026-03-05T09:00:00-08:00")
     text = "\n".join(call.params["text"] for call in slack.posts())
     assert "merged PRs in rocm for 2026-03-04" in text and "2 merged" in text and "#2000" not in text
@@ -153,7 +152,7 @@ def test_area_subscriptions_get_their_areas_only(runtime, slack, settings):
 
 def test_it_ingests_before_posting(runtime, slack, github, settings):
     github.add(REPO, *day_of_pulls(date(2026, 3, 4), 4, LA, first_number=7000))
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     tick_at(start(settings, ingest=True), "2026-03-05T09:00:00-08:00")
     text = "\n".join(call.params["text"] for call in slack.posts())
     assert "4 merged" in text and "#7003" in text
@@ -162,7 +161,7 @@ def test_it_ingests_before_posting(runtime, slack, github, settings):
 
 def test_github_down_still_posts_from_the_store(runtime, slack, github, settings, monkeypatch, caplog):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
     github.fail(GitHubFault(429, {"Retry-After": "3600"}, "Too Many Requests"), times=100)
     monkeypatch.setenv("PRDIGEST_GITHUB_MAX_WAIT", "1")
     tick_at(start(Settings.from_env(), ingest=True), "2026-03-05T09:00:00-08:00")
@@ -172,19 +171,19 @@ def test_github_down_still_posts_from_the_store(runtime, slack, github, settings
 
 def test_a_post_another_process_is_sending_is_left_to_it_until_its_claim_runs_out(runtime, slack, settings):
     seed_day(runtime.db, date(2026, 3, 4), 2)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
-    key = PostKey.of("C1", REPO, date(2026, 3, 4))
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)
+    key = PostKey.of("C1", REPO, date(2026, 3, 4), team=WORKSPACE)
     planned = lambda: [{"text": "planned by post-daily", "blocks": []}]
     due = datetime.fromisoformat("2026-03-05T09:00:00-08:00").timestamp()
     claim_post(runtime.db, key, "post-daily-from-cron", planned, 60, due)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-05T09:00:00-08:00")
-    assert slack.posts() == [] and get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "posting"
+    assert slack.posts() == [] and get_post(runtime.db, "C1", REPO, date(2026, 3, 4), team=WORKSPACE).state == "posting"
 
     claim_post(runtime.db, key, "post-daily-from-cron", planned, 60, due - 120)  # that process died
     tick_at(scheduler, "2026-03-05T09:01:00-08:00")
     assert [call.params["text"] for call in slack.delivered("C1")] == ["planned by post-daily"]
-    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4)).state == "done"
+    assert get_post(runtime.db, "C1", REPO, date(2026, 3, 4), team=WORKSPACE).state == "done"
 
 
 # ---------------------------------------------------------------- weekdays and weekly, across DST and long weekends
@@ -203,7 +202,7 @@ def spring_week(db) -> None:
 
 def test_weekdays_monday_covers_the_weekend_of_the_spring_switch(runtime, slack, settings):
     spring_week(runtime.db)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(9, 0)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-06T09:00:00-08:00")  # Friday: Thursday's report
     for moment in ("2026-03-07T09:00:00-08:00", "2026-03-08T09:00:00-07:00", "2026-03-09T08:59:00-07:00"):
@@ -222,7 +221,7 @@ def test_weekdays_monday_covers_the_weekend_of_the_spring_switch(runtime, slack,
 
 def test_a_monday_after_a_long_weekend_covers_every_day_since_the_last_report(runtime, slack, settings):
     spring_week(runtime.db)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(9, 0)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(9, 0)), "U1", LONG_AGO)
     tick_at(start(settings), "2026-03-05T09:00:00-08:00")  # Thursday: Wednesday's report
     # The bot is down from Thursday afternoon, the Friday of a long weekend, until Monday.
     tick_at(start(settings), "2026-03-09T09:30:00-07:00")
@@ -235,7 +234,7 @@ def test_weekdays_after_the_autumn_switch(runtime, slack, settings):
     for day, start_at in ((30, 1000), (31, 2000)):
         seed_day(runtime.db, date(2026, 10, day), 2, start=start_at)
     seed_day(runtime.db, date(2026, 11, 1), 2, start=3000)  # Sunday: 25 hours long
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(1, 30)), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(WEEKDAYS, time(1, 30)), "U1", LONG_AGO)
     scheduler = start(settings)
     tick_at(scheduler, "2026-11-01T01:30:00-07:00")  # Sunday's doubled hour: no report on a Sunday
     tick_at(scheduler, "2026-11-02T01:30:00-08:00")
@@ -246,8 +245,8 @@ def test_weekdays_after_the_autumn_switch(runtime, slack, settings):
 def test_weekly_posts_one_thread_for_the_week_with_counts_by_area_and_five_highlights(runtime, slack, settings):
     spring_week(runtime.db)
     seed_day(runtime.db, date(2026, 3, 4), 2, start=5000, areas=["rocm"], type="trivial")
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKLY, time(9, 0), 0), "U1", LONG_AGO)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)  # both, each once
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(WEEKLY, time(9, 0), 0), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9, 0)), "U1", LONG_AGO)  # both, each once
     scheduler = start(settings)
     tick_at(scheduler, "2026-03-09T09:00:00-07:00")
     assert sorted(parents(slack)) == [
@@ -270,7 +269,7 @@ def test_weekly_posts_one_thread_for_the_week_with_counts_by_area_and_five_highl
 
 def test_a_week_missed_while_the_bot_was_down_is_posted_late_once(runtime, slack, settings):
     spring_week(runtime.db)
-    subscribe(runtime.db, "C1", REPO, EVERYTHING, Cadence(WEEKLY, time(9, 0), 0), "U1", LONG_AGO)
+    subscribe(runtime.db, WORKSPACE, "C1", REPO, EVERYTHING, Cadence(WEEKLY, time(9, 0), 0), "U1", LONG_AGO)
     tick_at(start(settings), "2026-03-10T14:00:00-07:00")  # down all Monday
     tick_at(start(settings), "2026-03-11T09:00:00-07:00")
     assert parents(slack) == ["*Acme: merged PRs for the week 2026-03-02..2026-03-08 (PST/PDT)*"]

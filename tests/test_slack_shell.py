@@ -93,6 +93,19 @@ def test_serve_with_incomplete_or_bad_tokens_says_what_is_missing(tmp_path):
     assert "invalid_auth" in refused.stderr and "Traceback" not in refused.stderr
 
 
+def test_serve_takes_one_way_to_reach_workspaces(tmp_path):
+    db = str(tmp_path / "p.db")
+    both = prdigest("serve", PRDIGEST_DB=db, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_APP_TOKEN="xapp-1", SLACK_CLIENT_ID="1.2",
+                    SLACK_CLIENT_SECRET="secret-of-the-app")
+    assert both.returncode == 1 and both.stderr.strip() == (
+        "prdigest: error: SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set: unset SLACK_CLIENT_ID to serve the token's one "
+        "workspace, or SLACK_BOT_TOKEN to let workspaces install the app")
+    half = prdigest("serve", PRDIGEST_DB=db, SLACK_APP_TOKEN="xapp-1", SLACK_CLIENT_ID="1.2")
+    assert half.returncode == 1 and "or set SLACK_CLIENT_ID and SLACK_CLIENT_SECRET" in half.stderr
+    installable = prdigest("serve", "--http", "0", PRDIGEST_DB=db, SLACK_CLIENT_ID="1.2", SLACK_CLIENT_SECRET="secret-of-the-app")
+    assert installable.returncode == 1 and "--http needs SLACK_SIGNING_SECRET" in installable.stderr
+
+
 def test_manifest_declares_what_the_app_listens_to():
     manifest = (ROOT / "manifest.yml").read_text()
     for needed in ("command: /prdigest", "usage_hint:", "- app_mention", "- app_home_opened", "home_tab_enabled: true",

@@ -9,6 +9,7 @@ from servers.github_api import FakeGitHub
 from servers.slack_api import (
     APP_TOKEN,
     BOT_TOKEN,
+    TEAM,
     FakeSlack,
     click_payload,
     home_opened_payload,
@@ -134,8 +135,8 @@ def test_the_home_tab_and_its_controls_over_socket_mode(socket_bot):
     slack, socket_mode, _ = socket_bot
     opened = home_opened_payload("EvSOCKETHOME", user="U0SOCK")
     socket_mode.wait_ack(socket_mode.send("events_api", opened, accepts_response_payload=False))
-    slack.wait_for(lambda s: "U0SOCK" in s.views)
+    slack.wait_for(lambda s: (TEAM, "U0SOCK") in s.views)
     socket_mode.wait_ack(socket_mode.send("interactive", slack.home_action("U0SOCK", ADD_ACTION, f"{REPO}|weekdays")))
     slack.wait_for(lambda s: len([call for call in s.calls_to("views.publish") if call.params["user_id"] == "U0SOCK"]) == 2)
-    shown = "\n".join(block["text"]["text"] for block in slack.views["U0SOCK"]["blocks"] if "text" in block)
+    shown = "\n".join(block["text"]["text"] for block in slack.view("U0SOCK")["blocks"] if "text" in block)
     assert "the weekday report of acme/engine at 09:00 America/Los_Angeles time, Monday to Friday" in shown

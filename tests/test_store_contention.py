@@ -16,6 +16,7 @@ from store.report.day import load_report, report_markdown
 from store.subscription.cadence import DAILY, Cadence
 from store.subscription.filter import EVERYTHING
 from store.tables.subscriptions import subscribe
+from store.tables.teams import NO_TEAM
 
 pytestmark = pytest.mark.processes
 
@@ -94,7 +95,7 @@ def test_a_writer_waits_for_another_process_then_writes(tmp_path, db):
     waiter.conn.set_trace_callback(lambda sql: sql.upper().startswith("BEGIN") and asked.set())
     done = threading.Event()
     now = datetime(2026, 3, 8, 12, tzinfo=LA)
-    thread = threading.Thread(target=lambda: (subscribe(waiter, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9)), None, now), done.set()))
+    thread = threading.Thread(target=lambda: (subscribe(waiter, NO_TEAM, "C1", REPO, EVERYTHING, Cadence(DAILY, time(9)), None, now), done.set()))
     thread.start()
     assert asked.wait(30), "the waiter never began its write"
     assert not done.wait(0.5)  # waiting, not failed

@@ -10,12 +10,13 @@ from slack_helpers import import_fixtures, seed_day
 
 from bot.answers.commands import execute
 from store.tables.subscriptions import channel_subscriptions
+from store.tables.teams import NO_TEAM
 
 NOW = datetime(2026, 3, 11, 10, 0, tzinfo=LA)  # a Wednesday
 
 
 def say(runtime, text: str, channel: str | None = "C1", now: datetime = NOW):
-    return execute(runtime, text, channel=channel, user="U0ALICE", now=now)
+    return execute(runtime, text, NO_TEAM, channel=channel, user="U0ALICE", now=now)
 
 
 def test_weekly_and_weekdays_subscriptions_say_when_they_come(runtime):
@@ -29,7 +30,7 @@ def test_weekly_and_weekdays_subscriptions_say_when_they_come(runtime):
     assert "The next one comes on Monday." in say(runtime, "subscribe weekdays at 8", now=datetime(2026, 3, 13, 9, tzinfo=LA)).text
     daily = say(runtime, "subscribe rocm")  # daily and weekdays are one slot: this updates it
     assert daily.text.startswith("Updated: this channel gets the daily report of acme/engine (`rocm`) at 09:00")
-    assert [sub.cadence.text for sub in channel_subscriptions(runtime.db, "C1")] == [
+    assert [sub.cadence.text for sub in channel_subscriptions(runtime.db, NO_TEAM, "C1")] == [
         "daily at 09:00", "weekly on friday at 17:00"]
     assert say(runtime, "subscriptions").text.split("\n") == [
         "This channel gets the daily report of acme/engine (`rocm`) at 09:00 America/Los_Angeles time.",
@@ -40,7 +41,7 @@ def test_weekly_and_weekdays_subscriptions_say_when_they_come(runtime):
     assert gone.text == ("This channel no longer gets the weekly report of acme/engine (`-bots`) on Fridays at 17:00"
                          " America/Los_Angeles time, for the 7 days before.")
     assert say(runtime, "unsubscribe weekly").text == "This channel has no weekly report to stop."
-    assert [sub.cadence.name for sub in channel_subscriptions(runtime.db, "C1")] == ["daily"]
+    assert [sub.cadence.name for sub in channel_subscriptions(runtime.db, NO_TEAM, "C1")] == ["daily"]
 
 
 @pytest.mark.parametrize("text, says", [
@@ -55,7 +56,7 @@ def test_weekly_and_weekdays_subscriptions_say_when_they_come(runtime):
 def test_bad_subscriptions_get_one_line_and_change_nothing(runtime, text, says):
     reply = say(runtime, text)
     assert reply.error and reply.text.split("\n")[0] == says, reply.text
-    assert channel_subscriptions(runtime.db, "C1") == []
+    assert channel_subscriptions(runtime.db, NO_TEAM, "C1") == []
 
 
 def numbers(out: str) -> list[int]:

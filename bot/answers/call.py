@@ -10,6 +10,7 @@ from bot.messages.blocks import Message, text_message
 from bot.runtime import Runtime
 from store.days import local_day
 from store.retrieval.choose import MAX_LISTED
+from store.tables.teams import Team
 
 
 class CommandError(ValueError):
@@ -45,6 +46,7 @@ class Call:
     args: str  # without the repositories it names, which are in `scope`
     now: datetime
     scope: Scope  # the repositories it covers: those it names, or the channel's
+    team: Team  # the workspace it comes from: the only one whose rows it reads or changes
     channel: str | None = None
     user: str | None = None
     listed: int = MAX_LISTED  # PRs a report lists, shared out when several repositories answer

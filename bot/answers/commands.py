@@ -47,6 +47,7 @@ from store.tables.previews import QUIET_SECONDS, previews_on, set_previews
 from store.tables.prs import get_pr, latest_merge
 from store.tables.releases import releases_of
 from store.tables.subscriptions import is_user
+from store.tables.teams import Team
 from store.text.patterns import LazyPattern
 from store.text.prose import sentence, typed
 from store.understanding.areas import UnknownArea, area_names, resolve_area
@@ -249,7 +250,7 @@ def cmd_pr(call: Call) -> Reply:
     number = int(match.group(1))
     if call.scope.named and len(call.repos) == 1:
         return _pr_summary(call.runtime, call.repo, number)
-    found = holders(call.runtime, call.repos, number)
+    found = holders(call.runtime, call.repos, number, followed(call.runtime, call.team))
     if len(found) > 1:
         return _reply(ambiguous_number(number, found))
     return _pr_summary(call.runtime, found[0] if found else call.repo, number)
@@ -295,7 +296,7 @@ def cmd_ask(call: Call) -> Reply:
     question = call.args.strip()
     if not question:
         raise CommandError("ask what?", "ask")
-    return Reply([answer(call.runtime, question, now=call.now, channel=call.channel)])
+    return Reply([answer(call.runtime, question, call.team, now=call.now, channel=call.channel)])
 
 
 # ------------------------------------------------------------------ releases
@@ -346,15 +347,15 @@ def cmd_unfurl(call: Call) -> Reply:
     if not call.channel:
         raise CommandError("link previews belong to a Slack channel: run this in the channel", "unfurl")
     if not word:
-        state = "on" if previews_on(call.runtime.db, call.channel) else "off"
+        state = "on" if previews_on(call.runtime.db, call.team, call.channel) else "off"
         return _reply(f"PR link previews are {state} in this channel. `/prdigest unfurl on` or `off` changes it.")
-    changed = set_previews(call.runtime.db, call.channel, word == "on", call.user, call.now)
+    changed = set_previews(call.runtime.db, call.team, call.channel, word == "on", call.user, call.now)
     if not changed:
         return _reply(f"PR link previews were already {word} in this channel.")
     if word == "off":
         return _reply("PR links pasted in this channel are no longer previewed by prdigest.", public=True)
     who = f" (turned on by <@{call.user}>)" if call.user and is_user(call.user) else ""
-    repos = escape(", ".join(followed(call.runtime)))
+    repos = escape(", ".join(followed(call.runtime, call.team)))
     return _reply(
         f"PR links of {repos} pasted in this channel now get a compact preview{who}: title, author, merged date,"
         f" areas and what changed. A PR is previewed at most once in {QUIET_SECONDS // 60} minutes here."
@@ -478,18 +479,21 @@ def _unknown(name: str, text: str, repos: Sequence[str]) -> Reply:
 
 
 def execute(
-    runtime: Runtime, text: str, channel: str | None = None, user: str | None = None, now: datetime | None = None
+    runtime: Runtime, text: str, team: Team, channel: str | None = None, user: str | None = None,
+    now: datetime | None = None,
 ) -> Reply:
-    """Answer one command. Never raises: bad input and failing dependencies become a short reply."""
+    """Answer one command from the team's workspace. Never raises: bad input and failing dependencies become a
+    short reply."""
     text, now = typed(text), now or runtime.now()
     name, command, rest = find_command(text, runtime.settings.timezone, now)
     if command is None:
-        return corrected(runtime, text, channel, user, now) or _unknown(name, text, runtime.settings.repos)
-    return guarded(text.strip(), lambda: _run(name, command, runtime, rest, now, channel, user))
+        return corrected(runtime, text, team, channel, user, now) or _unknown(name, text, runtime.settings.repos)
+    return guarded(text.strip(), lambda: _run(name, command, runtime, rest, now, team, channel, user))
 
 
 def corrected(
-    runtime: Runtime, text: str, channel: str | None = None, user: str | None = None, now: datetime | None = None
+    runtime: Runtime, text: str, team: Team, channel: str | None = None, user: str | None = None,
+    now: datetime | None = None,
 ) -> Reply | None:
     """The answer to `text` read as the command its first word mistypes by one letter ("are rocm": `area rocm`),
     saying so; None when no such command takes the rest of the words.
@@ -507,7 +511,7 @@ def corrected(
         if not command.reads_prs or command.run is cmd_ask or not one_slip(word, name):
             continue
         args = rest if command is not WHEN else f"{name} {rest}".strip()
-        run = functools.partial(_run, name, command, runtime, args, now, channel, user)
+        run = functools.partial(_run, name, command, runtime, args, now, team, channel, user)
         reply = guarded(f"{name} {rest}", run)
         if not reply.error:
             return _noted(reply, f"_Read `{escape(word)}` as `{name}`._")
@@ -522,17 +526,20 @@ def _noted(reply: Reply, note: str) -> Reply:
 
 
 def _run(
-    name: str, command: Command, runtime: Runtime, rest: str, now: datetime | None, channel: str | None,
+    name: str, command: Command, runtime: Runtime, rest: str, now: datetime | None, team: Team, channel: str | None,
     user: str | None,
 ) -> Reply:
     """The command's reply, for the repositories it names or the channel's.
 
     One that reads PRs says instead when the store holds none to read.
     """
-    scope = scope_of(runtime, rest, channel) if command.scoped else Scope(channel_repos(runtime, channel), rest)
+    if command.scoped:
+        scope = scope_of(runtime, rest, team, channel)
+    else:
+        scope = Scope(channel_repos(runtime, team, channel), rest)
     if scope.unknown and not command.free_text:
-        raise CommandError(not_followed(scope.unknown[0], followed(runtime)), name)
-    call = Call(runtime, scope.text, now or runtime.now(), scope, channel, user)
+        raise CommandError(not_followed(scope.unknown[0], followed(runtime, team)), name)
+    call = Call(runtime, scope.text, now or runtime.now(), scope, team, channel, user)
     if command.reads_prs:
         notices = [empty_store_notice(call.runtime.db, repo) for repo in call.repos]
         if all(notices):

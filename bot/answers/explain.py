@@ -11,14 +11,15 @@ from bot.messages.mrkdwn import escape
 from bot.messages.preview import preview_unfurl
 from bot.runtime import Runtime
 from store.sources.ingest import Unmerged
+from store.tables.teams import Team
 from store.text.prose import plural
 
 MAX_EXPLAINED = 10
 
 
-def explain(runtime: Runtime, text: str, channel: str | None) -> list[Message] | None:
+def explain(runtime: Runtime, team: Team, text: str, channel: str | None) -> list[Message] | None:
     """The summaries, as thread replies within Slack's limits; None when the message names no PR."""
-    named = message_prs(runtime, text, channel)
+    named = message_prs(runtime, team, text, channel)
     if not named.prs:
         return None
     shown, more = named.prs[:MAX_EXPLAINED], named.prs[MAX_EXPLAINED:]
@@ -46,6 +47,6 @@ def explain(runtime: Runtime, text: str, channel: str | None) -> list[Message] |
     return split_blocks(blocks)
 
 
-def nothing_named(runtime: Runtime, channel: str | None) -> str:
-    repos = escape(", ".join(channel_repos(runtime, channel)))
+def nothing_named(runtime: Runtime, team: Team, channel: str | None) -> str:
+    repos = escape(", ".join(channel_repos(runtime, team, channel)))
     return f"That message links to no PR of {repos} and names none by number (#1234), so there is nothing to explain."

@@ -15,11 +15,12 @@ from bot.messages.interactive import vote_buttons, with_blocks
 from bot.runtime import Runtime
 from store.db import StoreError
 from store.tables.feedback import Answered, Vote, WeekVotes, down_votes, record_answer
+from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
 
-def votable(runtime: Runtime, message: Message, kind: str, channel: str | None, user: object) -> Message:
+def votable(runtime: Runtime, message: Message, kind: str, team: Team, channel: str | None, user: object) -> Message:
     """An answer with its 👍/👎 buttons, kept so a vote knows what was asked and cited. Anything that is
     not an answer (a command's report, a refusal) is returned as it is, and so is an answer the store
     cannot keep: it is better unvoted than not given."""
@@ -29,7 +30,7 @@ def votable(runtime: Runtime, message: Message, kind: str, channel: str | None, 
     try:
         asker = user if isinstance(user, str) else None  # as Slack sent it: a Socket Mode event is not checked at the door
         answer_id = record_answer(
-            runtime.db, kind, asked.question, asked.first_line, asked.citations, channel, asker, runtime.now(), asked.history
+            runtime.db, team, kind, asked.question, asked.first_line, asked.citations, channel, asker, runtime.now(), asked.history
         )
     except (StoreError, sqlite3.Error) as exc:
         log.warning("answered without vote buttons: the answer could not be kept (%s)", exc)
@@ -40,7 +41,7 @@ def votable(runtime: Runtime, message: Message, kind: str, channel: str | None, 
 def answer_repo(runtime: Runtime, answer: Answered) -> str:
     """The repository an answer was about: that of its first citation, else the first of its channel's."""
     cited = [citation.rpartition("#")[0] for citation in answer.citations]
-    return cited[0] if cited else channel_repos(runtime, answer.channel)[0]
+    return cited[0] if cited else channel_repos(runtime, answer.team, answer.channel)[0]
 
 
 def expected_prs(runtime: Runtime, answer: Answered, text: str | None) -> list[str] | None:
@@ -48,7 +49,7 @@ def expected_prs(runtime: Runtime, answer: Answered, text: str | None) -> list[s
     answer's repository); None when they named none. ValueError says what could not be read."""
     if not text or not text.strip():
         return None
-    return [f"{repo}#{number}" for repo, number in read_pr_list(runtime, text, answer_repo(runtime, answer))]
+    return [f"{repo}#{number}" for repo, number in read_pr_list(runtime, answer.team, text, answer_repo(runtime, answer))]
 
 
 # ------------------------------------------------------------------ evaluation lines

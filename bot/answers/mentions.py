@@ -25,6 +25,7 @@ from bot.messages.blocks import (
 from bot.messages.mrkdwn import escape, link, truncate
 from bot.runtime import Runtime
 from store.retrieval.thread import Answered, Turn, answered_text, turn_from_store
+from store.tables.teams import Team
 from store.tables.threads import claim_turn, earlier_turns, keep_answered
 from store.text.prose import typed
 
@@ -46,18 +47,18 @@ def question_text(text: str) -> str:
     return " ".join(_MENTION.sub(" ", typed(text or "")).split())
 
 
-def start_turn(runtime: Runtime, channel: str, thread_ts: str, ts: str, question: str) -> list[Turn] | None:
+def start_turn(runtime: Runtime, team: Team, channel: str, thread_ts: str, ts: str, question: str) -> list[Turn] | None:
     """Record the question; the thread's earlier turns, or None if this mention was seen before."""
-    if not claim_turn(runtime.db, channel, thread_ts, ts, question):
+    if not claim_turn(runtime.db, team, channel, thread_ts, ts, question):
         return None
-    return [turn_from_store(text, kept) for text, kept in earlier_turns(runtime.db, channel, thread_ts, ts)]
+    return [turn_from_store(text, kept) for text, kept in earlier_turns(runtime.db, team, channel, thread_ts, ts)]
 
 
-def keep_turn(runtime: Runtime, channel: str, ts: str, replies: Replies) -> None:
+def keep_turn(runtime: Runtime, team: Team, channel: str, ts: str, replies: Replies) -> None:
     """Keep what the mention at `ts` was read as and what its answers cited, for the thread's next question."""
     answered = replies.answered()
     if answered:
-        keep_answered(runtime.db, channel, ts, answered_text(answered))
+        keep_answered(runtime.db, team, channel, ts, answered_text(answered))
 
 
 @dataclass
@@ -87,24 +88,25 @@ class Replies:
 def reply_to(
     runtime: Runtime,
     question: str,
+    team: Team,
     now: datetime | None = None,
     history: Sequence[Turn] = (),
     channel: str | None = None,
     only: str | None = None,
     limit: int | None = None,
 ) -> Replies:
-    """Answer for every repository the question covers (the channel's, the configured ones, or those it names);
-    `only` limits it to one. Each lists at most `limit` PRs, or as many as the question's "--limit N" asks for.
-    A failing model degrades to answers from the store alone."""
+    """Answer for every repository the question covers (the team's channel's, the configured ones, or those it
+    names); `only` limits it to one. Each lists at most `limit` PRs, or as many as the question's "--limit N" asks
+    for. A failing model degrades to answers from the store alone."""
     from bot.model.client import LLMError  # imported on use: the model client takes a second to load
 
     question, asked_limit = limit_of(question)
     limit = limit or asked_limit
-    scope = scope_of(runtime, question, channel, [turn.text for turn in history])
+    scope = scope_of(runtime, question, team, channel, [turn.text for turn in history])
     if scope.ambiguous:
         return Replies(refusal=scope.ambiguous)
     if scope.foreign:
-        return Replies(refusal=not_followed(scope.foreign[0], followed(runtime)) + ".")
+        return Replies(refusal=not_followed(scope.foreign[0], followed(runtime, team)) + ".")
     repos = (only,) if only else _answerable(runtime, scope.repos)
     settings = runtime.settings
     # The thread's turns as each was asked, without the repositories' names.
@@ -132,12 +134,13 @@ def limit_of(question: str) -> tuple[str, int]:
 def answer(
     runtime: Runtime,
     question: str,
+    team: Team,
     now: datetime | None = None,
     history: Sequence[Turn] = (),
     channel: str | None = None,
 ) -> Message:
     """The answer as a Slack message, grouped by repository when it covers several, with what it answered."""
-    return answered_message(runtime, question, reply_to(runtime, question, now, history, channel), history)
+    return answered_message(runtime, question, reply_to(runtime, question, team, now, history, channel), history)
 
 
 def answered_message(runtime: Runtime, question: str, replies: Replies, history: Sequence[Turn] = ()) -> Message:

@@ -14,6 +14,7 @@ from bot.runtime import Runtime
 from store.retrieval.reading.numbers import pr_numbers
 from store.retrieval.repo_names import find_repos
 from store.sources.importer import web_host
+from store.tables.teams import Team
 
 PR = tuple[str, int]  # (OWNER/NAME as the store spells it, number)
 # Any text a person or Slack hands over is read this far; a message holds at most 40,000 characters.
@@ -56,16 +57,16 @@ def linked_prs(text: str, host: str, known: Sequence[str]) -> Named:
     return named
 
 
-def message_prs(runtime: Runtime, text: str, channel: str | None) -> Named:
+def message_prs(runtime: Runtime, team: Team, text: str, channel: str | None) -> Named:
     """The PRs a message links to or names (OWNER/NAME#N, #N, "PR 1234"). A number alone is the PR of the
     channel's repositories that holds it, else of another repository followed, else of the channel's first."""
     # A link's label is read as its URL: "<https://github.com/other/repo/pull/7|#7>" names no PR of ours.
-    text, host, known = _SLACK_LABEL.sub(r"\1", text[:MAX_TEXT]), host_of(runtime), followed(runtime)
+    text, host, known = _SLACK_LABEL.sub(r"\1", text[:MAX_TEXT]), host_of(runtime), followed(runtime, team)
     named = linked_prs(text, host, known)
     rest = find_repos(_link_pattern(host).sub(" ", text), known, bare_names=False)
     _add(named, rest.numbers)
     given = {number for _, number in rest.numbers}
-    repos = channel_repos(runtime, channel)
+    repos = channel_repos(runtime, team, channel)
     for number in pr_numbers(rest.text):
         if number not in given:
             _add(named, [((holders(runtime, repos, number, known) or list(repos))[0], number)])
@@ -78,10 +79,10 @@ def _first_seen(text: str, number: int) -> int:
     return found.start() if found else len(text)
 
 
-def read_pr_list(runtime: Runtime, text: str, default_repo: str) -> list[PR]:
+def read_pr_list(runtime: Runtime, team: Team, text: str, default_repo: str) -> list[PR]:
     """The PRs a person listed: numbers (#N, N), OWNER/NAME#N or links, split by spaces or commas.
     ValueError names the first word that is none of those, or a repository the bot does not follow."""
-    host, known = host_of(runtime), followed(runtime)
+    host, known = host_of(runtime), followed(runtime, team)
     by_lower = {repo.lower(): repo for repo in known}
     found: list[PR] = []
     for word in _WORD.findall(text[:MAX_TEXT]):

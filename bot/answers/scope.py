@@ -1,8 +1,8 @@
 """Which repositories a command or a question covers.
 
 A question or command that names repositories covers those. Otherwise it
-covers the channel's (those it subscribes to), or every configured repository
-where the channel has none. A PR number alone resolves in those first, then in
+covers the channel's (those it subscribes to, in its workspace), or every
+configured repository where the channel has none. A PR number alone resolves in those first, then in
 the other repositories the bot knows, and is asked about when two have it.
 """
 from __future__ import annotations
@@ -15,7 +15,8 @@ from bot.runtime import Runtime
 from store.retrieval.reading.numbers import pr_numbers
 from store.retrieval.repo_names import find_repos
 from store.tables.prs import known_repos
-from store.tables.subscriptions import all_subscriptions, channel_subscriptions
+from store.tables.subscriptions import channel_subscriptions, team_subscriptions
+from store.tables.teams import Team
 from store.understanding.areas import resolve_area
 
 
@@ -30,28 +31,29 @@ class Scope:
     foreign: list[str] = field(default_factory=list)  # PRs linked in repositories the bot does not follow
 
 
-def followed(runtime: Runtime) -> list[str]:
-    """Every repository the bot knows: configured, subscribed to, or in the store; configured ones first."""
+def followed(runtime: Runtime, team: Team) -> list[str]:
+    """Every repository the bot knows in the team's workspace: configured, subscribed to there, or in the store;
+    configured ones first."""
     db = runtime.db
-    subscribed = [sub.repo for sub in all_subscriptions(db)]
+    subscribed = [sub.repo for sub in team_subscriptions(db, team)]
     return list(dict.fromkeys([*runtime.settings.repos, *subscribed, *known_repos(db)]))
 
 
-def channel_repos(runtime: Runtime, channel: str | None) -> tuple[str, ...]:
-    """The repositories the channel subscribes to, or every configured one."""
-    subscribed = [sub.repo for sub in channel_subscriptions(runtime.db, channel)] if channel else []
+def channel_repos(runtime: Runtime, team: Team, channel: str | None) -> tuple[str, ...]:
+    """The repositories the team's channel subscribes to, or every configured one."""
+    subscribed = [sub.repo for sub in channel_subscriptions(runtime.db, team, channel)] if channel else []
     return tuple(dict.fromkeys(subscribed)) or runtime.settings.repos
 
 
-def scope_of(runtime: Runtime, text: str, channel: str | None, history: Sequence[str] = ()) -> Scope:
+def scope_of(runtime: Runtime, text: str, team: Team, channel: str | None, history: Sequence[str] = ()) -> Scope:
     """The repositories `text` covers; a follow-up in a thread keeps the repositories an earlier question named."""
-    known = followed(runtime)
+    known = followed(runtime, team)
     bare = len(known) > 1  # with one repository, its name is just a word of the question
     named = find_repos(text, known, bare_names=bare)
     earlier = [find_repos(turn, known, bare_names=bare) for turn in history]
     repos = tuple(named.repos) or next((tuple(turn.repos) for turn in reversed(earlier) if turn.repos), ())
     unknown = [word for word in named.unknown if not _is_area(word, known)]
-    scope = Scope(repos or channel_repos(runtime, channel), named.text, bool(repos), unknown)
+    scope = Scope(repos or channel_repos(runtime, team, channel), named.text, bool(repos), unknown)
     scope.history = [turn.text for turn in earlier]
     scope.foreign = named.foreign
     linked = {number for _, number in named.numbers}
@@ -93,12 +95,13 @@ def ambiguous_number(number: int, repos: Sequence[str]) -> str:
     return f"#{number} is in {len(repos)} repositories: which one? Ask again with {choices}."
 
 
-def holders(runtime: Runtime, repos: Sequence[str], number: int, known: Sequence[str] | None = None) -> list[str]:
-    """The repositories holding PR `number`: among `repos` if any does, else among the others the bot knows."""
+def holders(runtime: Runtime, repos: Sequence[str], number: int, known: Sequence[str]) -> list[str]:
+    """The repositories holding PR `number`: among `repos` if any does, else among the others the bot knows
+    (`known`, as followed() gives them)."""
     found = _holding(runtime, repos, number)
     if found:
         return found
-    others = [repo for repo in (followed(runtime) if known is None else known) if repo not in repos]
+    others = [repo for repo in known if repo not in repos]
     return _holding(runtime, others, number)
 
 

@@ -35,11 +35,11 @@ from store.tables.people import github_login, link_github
 from store.tables.posts import find_post
 from store.tables.subscriptions import (
     Subscription,
-    all_subscriptions,
     channel_subscriptions,
     is_user,
     report_key,
     subscribe,
+    team_subscriptions,
     unsubscribe,
 )
 from store.text.patterns import LazyPattern
@@ -242,7 +242,7 @@ def cmd_subscribe(call: Call) -> Reply:
 
 
 def _subscribe(call: Call, channel: str, repo: str, rule: Filter, cadence: Cadence) -> tuple[Subscription, bool]:
-    return subscribe(call.runtime.db, channel, repo, rule, cadence, call.user, call.now)
+    return subscribe(call.runtime.db, call.team, channel, repo, rule, cadence, call.user, call.now)
 
 
 def cmd_unsubscribe(call: Call) -> Reply:
@@ -262,18 +262,18 @@ _KINDS = {None: "reports, live alerts or release threads", DAILY: "daily report"
 
 def _unsubscribe(call: Call, channel: str, slot: str | None) -> list[Subscription]:
     repos = call.repos if call.scope.named else (None,)
-    return [sub for repo in repos for sub in unsubscribe(call.runtime.db, channel, repo, slot)]
+    return [sub for repo in repos for sub in unsubscribe(call.runtime.db, call.team, channel, repo, slot)]
 
 
 def cmd_subscriptions(call: Call) -> Reply:
     if call.words:
         raise CommandError("subscriptions takes no arguments", "subscriptions")
     if call.channel:
-        subs = channel_subscriptions(call.runtime.db, call.channel)
+        subs = channel_subscriptions(call.runtime.db, call.team, call.channel)
         if not subs:
             return reply(f"This channel gets no reports, live alerts or release threads. `/prdigest {SUBSCRIBE_USAGE}` starts one.")
         return reply("\n".join(f"This channel gets {describe(sub, call.tz)}." for sub in subs))
-    subs = all_subscriptions(call.runtime.db)
+    subs = team_subscriptions(call.runtime.db, call.team)
     if not subs:
         return reply("No channel gets reports, live alerts or release threads yet.")
     return reply("\n".join(f"\u2022 {escape(sub.channel)}: {describe(sub, call.tz)}" for sub in subs))
@@ -289,7 +289,7 @@ def cmd_me(call: Call) -> Reply:
     if not user or not is_user(user):
         raise CommandError("personal subscriptions belong to a Slack user: use `/prdigest me` in Slack", "me")
     word, _, rest = call.args.strip().partition(" ")
-    me = Call(call.runtime, rest, call.now, call.scope, call.channel, user)
+    me = Call(call.runtime, rest, call.now, call.scope, call.team, call.channel, user)
     action = {"": _my_subscriptions, "subscriptions": _my_subscriptions, "github": _link, "subscribe": _my_subscribe,
               "unsubscribe": _my_unsubscribe}.get(word.lower())
     if action is None:
@@ -300,11 +300,11 @@ def cmd_me(call: Call) -> Reply:
 def _link(call: Call, user: str) -> Reply:
     login = call.args.strip().removeprefix("@")
     if not login:
-        linked = github_login(call.runtime.db, user)
+        linked = github_login(call.runtime.db, call.team, user)
         return reply(f"Your GitHub login is `{escape(linked)}`." if linked else "You have linked no GitHub login yet.")
     if not is_login(login):
         raise CommandError(f"`{escape(login)}` is not a GitHub login (letters, digits and hyphens)", "me")
-    before = link_github(call.runtime.db, user, login)
+    before = link_github(call.runtime.db, call.team, user, login)
     was = f" (it was `{escape(before)}`)" if before and before != login else ""
     return reply(f"Your GitHub login is now `{escape(login)}`{was}: `my-prs` follows the PRs it writes.")
 
@@ -321,7 +321,7 @@ def _my_subscribe(call: Call, user: str) -> Reply:
         f"{'You now get' if created else 'Updated: you get'} {describe(sub, call.tz)}, by direct message.{_comes(call, sub)}"
         for sub, created in subs
     ]
-    if wanted.cadence.name == MY_PRS and github_login(call.runtime.db, user) is None:
+    if wanted.cadence.name == MY_PRS and github_login(call.runtime.db, call.team, user) is None:
         lines.append("Link your GitHub login first, or nothing comes: `/prdigest me github LOGIN`.")
     return reply("\n".join(lines))
 
@@ -337,9 +337,9 @@ def _my_unsubscribe(call: Call, user: str) -> Reply:
 def _my_subscriptions(call: Call, user: str) -> Reply:
     if call.args.strip():
         raise CommandError("`me` alone lists your subscriptions", "me")
-    login = github_login(call.runtime.db, user)
+    login = github_login(call.runtime.db, call.team, user)
     lines = [f"Your GitHub login: `{escape(login)}`." if login else "No GitHub login linked: `/prdigest me github LOGIN`."]
-    subs = channel_subscriptions(call.runtime.db, user)
+    subs = channel_subscriptions(call.runtime.db, call.team, user)
     lines.extend(f"You get {describe(sub, call.tz)}, by direct message." for sub in subs)
     if not subs:
         lines.append("You get nothing by direct message yet: `/prdigest me subscribe my-prs`, or the App Home's controls.")

@@ -1,6 +1,8 @@
 """The Slack app on slack-bolt: the slash command, mentions, the summary button and the Home tab (bot.slack.home).
 
-Link previews, feedback on answers, sharing and the message shortcut register their own listeners.
+Link previews, feedback on answers, sharing and the message shortcut register their own listeners. The app serves
+the one workspace of SLACK_BOT_TOKEN, or every workspace that installs it (bot.slack.install); each request
+reads and writes the rows of its own workspace only (bot.slack.listening.team_of).
 
 Every listener acknowledges first and works after: Slack wants an answer within
 three seconds, and the store, the model and GitHub may each take longer.
@@ -15,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.request import Request
 
-from slack_bolt import Ack, App, BoltResponse, Respond
+from slack_bolt import Ack, App, BoltContext, BoltResponse, Respond
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_bolt.logger import get_bolt_logger
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
@@ -46,9 +48,12 @@ from bot.runtime import Runtime
 from bot.slack.explain import Explain
 from bot.slack.feedback import Feedback
 from bot.slack.home import HomeTab
+from bot.slack.install import oauth_settings
+from bot.slack.listening import team_of
 from bot.slack.previews import LinkPreviews
 from bot.slack.sharing import Sharing, shareable
 from bot.terminal.logs import RequestLog, answering, current_request
+from store.tables.teams import Team
 from store.text.errors import one_line
 
 log = logging.getLogger(__name__)
@@ -62,13 +67,13 @@ WORKERS = 8
 ACKS_FIRST = 1.0
 
 
-def slack_client(settings: Settings) -> WebClient:
-    """A Web API client that waits out 429s (Retry-After) and retries Slack's 5xx and dropped connections,
-    except for calls that create a message: Slack may have accepted one whose answer was lost,
-    so those are read back (bot.slack.posted) instead of sent again.
+def slack_client(settings: Settings, token: str | None = None) -> WebClient:
+    """A Web API client with `token` (else SLACK_BOT_TOKEN, if set) that waits out 429s (Retry-After) and retries
+    Slack's 5xx and dropped connections, except for calls that create a message: Slack may have accepted one whose
+    answer was lost, so those are read back (bot.slack.posted) instead of sent again.
     """
     base_url = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    client = _TokenStaysClient(token=settings.slack_bot_token, base_url=base_url)
+    client = _TokenStaysClient(token=token or settings.slack_bot_token, base_url=base_url)
     client.retry_handlers = [
         RateLimitErrorRetryHandler(max_retry_count=5),  # a 429 means nothing was accepted
         _ServerErrors(max_retry_count=2),
@@ -128,14 +133,17 @@ def _never() -> bool:
 
 
 def build_app(runtime: Runtime, client: WebClient | None = None, acks_waiting: Callable[[], bool] = _never) -> App:
-    """The bolt App with every listener registered; its token is checked with auth.test.
+    """The bolt App with every listener registered: for SLACK_BOT_TOKEN's workspace, its token checked with
+    auth.test; or, with the OAuth settings and no bot token, for every workspace that installs it.
     `acks_waiting` tells whether requests are waiting for their acknowledgement (the HTTP server knows)."""
     settings = runtime.settings
+    client = client or slack_client(settings)
+    oauth, authorize = oauth_settings(runtime, client) if settings.installable else (None, None)
     bolt_log = get_bolt_logger(App)
     if not any(isinstance(known, _ClientGiven) for known in bolt_log.filters):
         bolt_log.addFilter(_ClientGiven())
     app = App(
-        client=client or slack_client(settings),
+        client=client,
         # Empty in Socket Mode, where Slack does not sign; in HTTP mode bolt then refuses every request.
         signing_secret=settings.slack_signing_secret or "",
         name="prdigest",
@@ -145,10 +153,22 @@ def build_app(runtime: Runtime, client: WebClient | None = None, acks_waiting: C
         # thread. Otherwise bolt runs it on a pool of its own and polls every 10 ms for the acknowledgement,
         # which held each HTTP request thread 10 ms or more and capped a burst at a few hundred acks a second.
         process_before_response=True,
+        oauth_settings=oauth,
+        authorize=authorize,  # type: ignore[arg-type]  # bolt takes an Authorize (it checks), though its hint names a function
     )
     Listeners(runtime, acks_waiting=acks_waiting).register(app)
+    if settings.installable:
+        app.enable_token_revocation_listeners()  # the installation goes, and with it the team's posts
+    else:
+        app.event("app_uninstalled")(_uninstalled)
+        app.event("tokens_revoked")(_uninstalled)
     app.error(_malformed)
     return app
+
+
+def _uninstalled(context: BoltContext) -> None:
+    log.warning("workspace %s uninstalled the app or revoked its token: SLACK_BOT_TOKEN no longer works there",
+                team_of(context))
 
 
 def _malformed(error: Exception) -> BoltResponse:
@@ -195,7 +215,7 @@ class Listeners:
             time.sleep(0.005)
         _logged(request, job, *args)
 
-    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond) -> None:
+    def on_command(self, ack: Ack, command: dict[str, Any], respond: Respond, context: BoltContext) -> None:
         if not command.get("response_url"):
             ack()
             log.warning("a command without a response_url; nothing to answer it with")
@@ -206,13 +226,13 @@ class Listeners:
         else:
             ack()
         request = RequestLog(command_name(self.runtime, text), _text(command.get("team_id")), _text(command.get("channel_id")))
-        self.later(self.answer_command, text, command, respond, request=request)
+        self.later(self.answer_command, text, command, respond, team_of(context), request=request)
 
-    def answer_command(self, text: str, command: dict[str, Any], respond: Respond) -> None:
+    def answer_command(self, text: str, command: dict[str, Any], respond: Respond, team: Team) -> None:
         channel, user = command.get("channel_id"), command.get("user_id")
-        reply = execute(self.runtime, text, channel=channel, user=user)
-        reply.messages = [votable(self.runtime, message, "ask", channel, user) for message in reply.messages]
-        send_reply(respond, shareable(self.runtime, reply, channel, user))
+        reply = execute(self.runtime, text, team, channel=channel, user=user)
+        reply.messages = [votable(self.runtime, message, "ask", team, channel, user) for message in reply.messages]
+        send_reply(respond, shareable(self.runtime, reply, team, channel, user))
         _outcome("refused" if reply.error else "ok")
 
     def on_summary_button(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
@@ -230,15 +250,15 @@ class Listeners:
     def answer_button(self, repo: str, number: int, respond: Respond) -> None:
         send_reply(respond, pr_reply(self.runtime, repo, number))
 
-    def on_mention(self, body: dict[str, Any], event: dict[str, Any], client: WebClient) -> None:
+    def on_mention(self, body: dict[str, Any], event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
         if not (isinstance(event.get("channel"), str) and isinstance(event.get("ts"), str)):
             log.warning("a mention without its channel or ts; nothing to answer it in")
             return
         kind = "follow-up question" if event.get("thread_ts") else "question"
         request = RequestLog(kind, _text(body.get("team_id")), event["channel"])
-        self.later(self.answer_mention, event, client, request=request)
+        self.later(self.answer_mention, event, client, team_of(context), request=request)
 
-    def answer_mention(self, event: dict[str, Any], client: WebClient) -> None:
+    def answer_mention(self, event: dict[str, Any], client: WebClient, team: Team) -> None:
         channel, ts = event["channel"], event["ts"]
         thread_ts = event.get("thread_ts") or ts
         text = event.get("text")
@@ -247,7 +267,7 @@ class Listeners:
             post(client, channel, thread_ts, text_message(EMPTY_QUESTION))
             return
         try:
-            history = start_turn(self.runtime, channel, thread_ts, ts, question)
+            history = start_turn(self.runtime, team, channel, thread_ts, ts, question)
         except Exception:  # the store may be locked or gone; the person still gets an answer
             log.exception("could not record the mention %s/%s", channel, ts)
             post(client, channel, thread_ts, apology())
@@ -261,21 +281,21 @@ class Listeners:
             log.warning("could not post the placeholder in %s/%s (%s)", channel, thread_ts, _why(exc))
             placeholder = None
         try:
-            replies = reply_to(self.runtime, question, history=history, channel=channel)
+            replies = reply_to(self.runtime, question, team, history=history, channel=channel)
             message = answered_message(self.runtime, question, replies, history)
         except Exception:
             log.exception("could not answer %r", question)
             message = apology()
             _outcome("failed")
         else:
-            self._keep_turn(channel, ts, replies)
-        message = votable(self.runtime, message, "mention", channel, event.get("user"))
+            self._keep_turn(team, channel, ts, replies)
+        message = votable(self.runtime, message, "mention", team, channel, event.get("user"))
         deliver(client, channel, thread_ts, placeholder, message)
 
-    def _keep_turn(self, channel: str, ts: str, replies: Replies) -> None:
+    def _keep_turn(self, team: Team, channel: str, ts: str, replies: Replies) -> None:
         """Keep what the question was read as and cited, for the thread's next one; the answer goes out regardless."""
         try:
-            keep_turn(self.runtime, channel, ts, replies)
+            keep_turn(self.runtime, team, channel, ts, replies)
         except Exception:  # the store may be locked or gone: the next question then reads this one again
             log.exception("could not keep the answer to the mention %s/%s", channel, ts)
 

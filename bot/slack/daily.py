@@ -9,7 +9,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Any
@@ -42,6 +42,7 @@ from store.tables.posts import (
     renew,
 )
 from store.tables.subscriptions import Subscription, chosen_by, is_user, report_key
+from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +51,14 @@ PACE_SECONDS = 1.0
 
 
 class Pacer:
-    """Spaces messages to one channel at least `interval` seconds apart."""
+    """Spaces messages to one channel (of one workspace) at least `interval` seconds apart."""
 
     def __init__(self, interval: float = PACE_SECONDS) -> None:
         self.interval = interval
-        self._last: dict[str, float] = {}
+        self._last: dict[Hashable, float] = {}
         self._lock = threading.Lock()
 
-    def wait(self, channel: str) -> None:
+    def wait(self, channel: Hashable) -> None:
         with self._lock:  # reserve the channel's next slot; sleep outside so other channels go on
             now = time.monotonic()
             slot = max(now, self._last.get(channel, float("-inf")) + self.interval)
@@ -115,13 +116,13 @@ class DailyPoster:
     A claim in the store keeps two processes from posting the same report at once.
     """
 
-    def __init__(self, client: WebClient, runtime: Runtime, pacer: Pacer | None = None) -> None:
-        self.client = client
+    def __init__(self, client: WebClient, runtime: Runtime, pacer: Pacer | None = None, owner: str | None = None) -> None:
+        self.client = client  # with the bot token of the workspace posted to
         self.runtime = runtime
         self.settings = runtime.settings
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
         self.reader = ThreadReader(client)
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.owner = owner or new_owner()
 
     @property
     def db(self) -> Database:
@@ -136,16 +137,16 @@ class DailyPoster:
 
         return self.send(report_key(sub, last), plan)
 
-    def room(self, channel: str) -> str:
-        """Where a post to `channel` goes in Slack: the channel itself, or a person's direct messages,
+    def room(self, team: Team, channel: str) -> str:
+        """Where a post to the team's `channel` goes in Slack: the channel itself, or a person's direct messages,
         which Slack opens once (conversations.open gives the same channel every time)."""
         if not is_user(channel):
             return channel
-        known = dm_channel(self.db, channel)
+        known = dm_channel(self.db, team, channel)
         if known:
             return known
         opened = self.client.conversations_open(users=channel)["channel"]["id"]
-        remember_dm_channel(self.db, channel, opened)
+        remember_dm_channel(self.db, team, channel, opened)
         return opened
 
     def send(self, key: PostKey, plan: Callable[[], list[dict[str, Any]]]) -> Outcome:
@@ -159,7 +160,7 @@ class DailyPoster:
         """Send the claimed post's missing parts, renewing the claim meanwhile; the number sent."""
         with Heartbeat(self.runtime, post):
             try:
-                sent = self._post_thread(post, self.room(post.channel))
+                sent = self._post_thread(post, self.room(post.key.team, post.channel))
             except BaseException:
                 release(self.db, post)
                 raise
@@ -198,7 +199,7 @@ class DailyPoster:
         attempt = 0
         while True:  # left by a ts or a raise: attempt SEND_ATTEMPTS raises when it fails
             attempt += 1
-            self.pacer.wait(room)
+            self.pacer.wait((post.key.team, room))
             if not begin_send(self.db, post, part, self.settings.post_lease, time.time()):
                 raise ClaimLost(f"the post to {post.channel} was taken over by another process")
             try:
@@ -230,6 +231,11 @@ class DailyPoster:
             unfurl_media=False,
         )
         return response["ts"]
+
+
+def new_owner() -> str:
+    """A name for a poster's claims, unique to it: which host and process, and which poster in it."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 class Heartbeat:

@@ -4,14 +4,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.answers.explain import explain, nothing_named
 from bot.messages.blocks import Message
 from bot.messages.mrkdwn import escape
-from bot.slack.listening import Listening
+from bot.slack.listening import Listening, team_of
+from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ class Explain(Listening):
     def register(self, app: App) -> None:
         app.shortcut(EXPLAIN_SHORTCUT)(self.on_shortcut)
 
-    def on_shortcut(self, ack: Ack, body: dict[str, Any], client: WebClient, respond: Respond) -> None:
+    def on_shortcut(self, ack: Ack, body: dict[str, Any], client: WebClient, respond: Respond, context: BoltContext) -> None:
         ack()
         channel, message = (body.get("channel") or {}).get("id"), body.get("message") or {}
         ts, text = message.get("ts"), message.get("text")
@@ -33,13 +34,16 @@ class Explain(Listening):
             return
         thread_ts = message.get("thread_ts") if isinstance(message.get("thread_ts"), str) else ts
         whole = "\n".join([text, *_attachment_text(message.get("attachments"))])
-        self.later(self.answer, channel, thread_ts, whole, client, respond if body.get("response_url") else None)
+        self.later(self.answer, team_of(context), channel, thread_ts, whole, client,
+                   respond if body.get("response_url") else None)
 
-    def answer(self, channel: str, thread_ts: str, text: str, client: WebClient, respond: Respond | None) -> None:
-        messages = explain(self.runtime, text, channel)
+    def answer(
+        self, team: Team, channel: str, thread_ts: str, text: str, client: WebClient, respond: Respond | None
+    ) -> None:
+        messages = explain(self.runtime, team, text, channel)
         if messages is None:
             if respond is not None:
-                respond(text=nothing_named(self.runtime, channel), response_type="ephemeral", replace_original=False)
+                respond(text=nothing_named(self.runtime, team, channel), response_type="ephemeral", replace_original=False)
             return
         for index, message in enumerate(messages):
             try:

@@ -11,7 +11,7 @@ import logging
 import re
 from typing import Any
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
@@ -26,9 +26,10 @@ from bot.messages.interactive import (
     feedback_view,
     notice_view,
 )
-from bot.slack.listening import Listening
+from bot.slack.listening import Listening, team_of
 from store.db import StoreError
 from store.tables.feedback import DOWN, UP, get_answer, record_vote
+from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
@@ -46,26 +47,29 @@ class Feedback(Listening):
         app.action(VOTE_DOWN_ACTION)(self.on_down)
         app.view(FEEDBACK_VIEW)(self.on_submission)
 
-    def on_up(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+    def on_up(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond, context: BoltContext) -> None:
         ack()
         vote = _vote(body, action)
         if vote is not None:
-            self.later(self.vote_up, *vote, respond if body.get("response_url") else None)
+            self.later(self.vote_up, team_of(context), *vote, respond if body.get("response_url") else None)
 
-    def vote_up(self, answer_id: int, user: str, respond: Respond | None) -> None:
-        note = self._record(answer_id, user, UP) or THANKS_UP
+    def vote_up(self, team: Team, answer_id: int, user: str, respond: Respond | None) -> None:
+        note = self._record(team, answer_id, user, UP) or THANKS_UP
         if respond is not None:
             respond(text=note, response_type="ephemeral", replace_original=False)
 
-    def on_down(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond) -> None:
+    def on_down(
+        self, ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond, context: BoltContext
+    ) -> None:
         # Here rather than on the answer pool: the modal must open within the 3 seconds its trigger lives.
         ack()
         vote = _vote(body, action)
         if vote is None:
             return
         answer_id, user = vote
-        note = self._record(answer_id, user, DOWN)
-        answer = None if note else get_answer(self.runtime.db, answer_id)
+        team = team_of(context)
+        note = self._record(team, answer_id, user, DOWN)
+        answer = None if note else get_answer(self.runtime.db, team, answer_id)
         trigger = body.get("trigger_id")
         if answer is not None and isinstance(trigger, str):
             try:
@@ -76,10 +80,12 @@ class Feedback(Listening):
         if body.get("response_url"):
             respond(text=note or THANKS_DOWN, response_type="ephemeral", replace_original=False)
 
-    def _record(self, answer_id: int, user: str, vote: str, details: tuple[str | None, list[str] | None] | None = None) -> str | None:
-        """Store the vote; None when it was, else what to tell the person."""
+    def _record(
+        self, team: Team, answer_id: int, user: str, vote: str, details: tuple[str | None, list[str] | None] | None = None
+    ) -> str | None:
+        """Store the vote on the team's answer; None when it was, else what to tell the person."""
         try:
-            kept = record_vote(self.runtime.db, answer_id, user, vote, self.runtime.now(), details)
+            kept = record_vote(self.runtime.db, team, answer_id, user, vote, self.runtime.now(), details)
         except StoreError as exc:
             log.warning("could not record a vote on answer %d: %s", answer_id, exc)
             return BUSY
@@ -88,14 +94,15 @@ class Feedback(Listening):
             return GONE
         return None
 
-    def on_submission(self, ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+    def on_submission(self, ack: Ack, body: dict[str, Any], view: dict[str, Any], context: BoltContext) -> None:
         submitted = _submission(body, view)
         if submitted is None:
             ack()
             return
         answer_id, user, wrong, cite = submitted
+        team = team_of(context)
         try:
-            answer = get_answer(self.runtime.db, answer_id)
+            answer = get_answer(self.runtime.db, team, answer_id)
             expected = None if answer is None else expected_prs(self.runtime, answer, cite)
         except ValueError as exc:
             ack(response_action="errors", errors={CITE_BLOCK: f"{exc}: give PR numbers like #4102, or links to PRs"})
@@ -104,7 +111,7 @@ class Feedback(Listening):
             log.warning("could not read answer %d for its feedback: %s", answer_id, exc)
             ack(response_action="update", view=notice_view(BUSY))
             return
-        note = self._record(answer_id, user, DOWN, (wrong, expected))  # GONE when the answer is not kept
+        note = self._record(team, answer_id, user, DOWN, (wrong, expected))  # GONE when the answer is not kept
         ack(response_action="update", view=notice_view(note or KEPT))
 
 

@@ -3,7 +3,9 @@
 The signature is checked over the raw body before anything parses it, so
 whoever can reach the port cannot make the app parse (and log tracebacks for)
 arbitrary bytes; a signed request sent again is answered once, after a restart
-too, and by every process sharing the store.
+too, and by every process sharing the store. The only requests let through
+unsigned are GETs of the install pages, when the app is installable: a
+browser's, which Slack never signs.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import io
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from http import HTTPStatus
 from typing import Any
 
@@ -40,17 +42,25 @@ WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
 class SignedRequestsOnly:
-    """WSGI middleware in front of bolt's handler for POSTs to `path`."""
+    """WSGI middleware in front of bolt's handler: signed POSTs to `path` (None: no POST at all) and GETs of
+    `pages`, every other request 404."""
 
-    def __init__(self, inner: WsgiApp, signing_secret: str, path: str, seen: SignatureLedger) -> None:
+    def __init__(
+        self, inner: WsgiApp, signing_secret: str, path: str | None, seen: SignatureLedger, pages: Collection[str] = ()
+    ) -> None:
         self.inner = inner
         self.path = path
-        self.verifier = SignatureVerifier(signing_secret)
+        self.pages = pages
+        # None beside Socket Mode, whose requests come over the socket: no secret to check, nothing taken by POST.
+        self.verifier = SignatureVerifier(signing_secret) if path else None
         self.seen = seen
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        if environ.get("REQUEST_METHOD") != "POST" or environ.get("PATH_INFO") != self.path:
+        method, path = environ.get("REQUEST_METHOD"), environ.get("PATH_INFO")
+        if method == "GET" and path in self.pages:
             return self.inner(environ, start_response)
+        if method != "POST" or path != self.path:
+            return _not_found(start_response)
         body, problem, status = self._check(environ)
         if problem:
             return _refuse(environ, start_response, status, problem)
@@ -78,7 +88,7 @@ class SignedRequestsOnly:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return body, "a body that is not UTF-8", 400
-        if not self.verifier.is_valid(text, timestamp, signature):
+        if self.verifier is None or not self.verifier.is_valid(text, timestamp, signature):
             return body, NOT_SIGNED, 401
         content_type = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip()
         try:
@@ -110,6 +120,13 @@ def unsigned(timestamp: str | None, signature: str | None) -> tuple[str, int] | 
     if not (timestamp and signature) or abs(time.time() - int(timestamp)) > FRESH_SECONDS:
         return NOT_SIGNED, 401
     return None
+
+
+def _not_found(start_response: StartResponse) -> list[bytes]:
+    """404, and no log line: a port open to the internet is probed all day."""
+    data = b"not found"
+    start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(data)))])
+    return [data]
 
 
 def _refuse(environ: dict[str, Any], start_response: StartResponse, status: int, problem: str) -> list[bytes]:

@@ -1,5 +1,7 @@
 """`serve --http` on waitress: each request bounded in size and time before bolt, or even our guard, sees it.
 
+The same server, without the events path, serves the install pages beside a Socket Mode connection.
+
 waitress was chosen for what it bounds on its own (body and header size, idle
 connections, open connections, worker threads) and because it is pure Python,
 maintained, and reads requests on one event loop: a connection that sends
@@ -235,12 +237,16 @@ class HttpServer(TcpWSGIServer):
 
 
 def http_server(
-    app: App, signing_secret: str, store: Path, port: int, host: str = "127.0.0.1", health: Health | None = None
+    app: App, signing_secret: str, store: Path, port: int, host: str = "127.0.0.1", health: Health | None = None,
+    events: bool = True,
 ) -> HttpServer:
-    """The server taking commands, events and interactions at POST /slack/events, signed requests only;
-    the signatures it handled are kept in the store at `store`. With `health`, it answers /healthz and /readyz."""
-    handler: WsgiApp = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret, EVENTS_PATH,
-                                          SignatureLedger(store, STORE_WAIT))
+    """The server taking commands, events and interactions at POST /slack/events, signed requests only (unless not
+    `events`), and, when the app is installable, its install pages: GET /slack/install and /slack/oauth_redirect.
+    The signatures it handled are kept in the store at `store`. With `health`, it answers /healthz and /readyz."""
+    flow = app.oauth_flow
+    pages = (flow.install_path, flow.redirect_uri_path) if flow is not None else ()
+    handler: WsgiApp = SignedRequestsOnly(SlackRequestHandler(app, path=EVENTS_PATH), signing_secret,
+                                          EVENTS_PATH if events else None, SignatureLedger(store, STORE_WAIT), pages)
     if health is not None:  # on the loop (HttpServer.add_task); here too, for one sent after another on a connection
         handler = HealthRoutes(handler, health)
     # A burst queues requests for the threads by design; waitress would log a line for each one queued.

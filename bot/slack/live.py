@@ -14,11 +14,10 @@ import time
 from dataclasses import asdict
 from datetime import datetime, timedelta
 
-from slack_sdk import WebClient
-
 from bot.messages.blocks import live_message
 from bot.runtime import Runtime
-from bot.slack.daily import DailyPoster, Pacer
+from bot.slack.daily import DailyPoster, Pacer, new_owner
+from bot.slack.workspaces import Workspaces, each_workspace
 from store.days import local_day
 from store.subscription.cadence import LIVE, MY_PRS
 from store.tables.live import Keeps, Render, changed_since_sent, plan_alerts, unfinished
@@ -32,33 +31,39 @@ FOLLOW_DAYS = 2
 
 
 class LiveAlerts:
-    def __init__(self, runtime: Runtime, client: WebClient, pacer: Pacer | None = None) -> None:
+    """Each workspace's live subscriptions, sent with that workspace's bot token."""
+
+    def __init__(self, runtime: Runtime, workspaces: Workspaces, pacer: Pacer | None = None) -> None:
         self.runtime = runtime
-        self.client = client
-        self.poster = DailyPoster(client, runtime, pacer)
+        self.workspaces = workspaces
+        self.pacer = pacer or Pacer(runtime.settings.post_pace)
+        self.owner = new_owner()
 
     def run(self, now: datetime) -> None:
         """Send every live subscription what is due, and bring recent alerts up to date."""
-        for sub in all_subscriptions(self.runtime.db, (LIVE, MY_PRS)):
-            try:
-                self._alert(sub, now)
-                self._follow(sub, now)
-            except Exception as exc:  # one channel's trouble must not stop the others; the next tick retries
-                log.warning("live alerts of %s to %s failed, retrying at the next tick: %s", sub.repo, sub.channel, exc)
+        subs = all_subscriptions(self.runtime.db, (LIVE, MY_PRS))
+        for client, mine in each_workspace(self.workspaces, subs):
+            poster = DailyPoster(client, self.runtime, self.pacer, self.owner)
+            for sub in mine:
+                try:
+                    self._alert(poster, sub, now)
+                    self._follow(poster, sub, now)
+                except Exception as exc:  # one channel's trouble must not stop the others; the next tick retries
+                    log.warning("live alerts of %s to %s failed, retrying at the next tick: %s", sub.repo, sub.channel, exc)
 
-    def _alert(self, sub: Subscription, now: datetime) -> None:
+    def _alert(self, poster: DailyPoster, sub: Subscription, now: datetime) -> None:
         for key in unfinished(self.runtime.db, sub):  # a process died mid-send: finish its post first
-            self.poster.send(key, list)
+            poster.send(key, list)
         keeps = self._keeps(sub)
         if keeps is None:
             return
         day = local_day(now, self.runtime.settings.timezone)
         posts = plan_alerts(
-            self.runtime.db, sub, day, keeps, self._render(sub), self.poster.owner, self.runtime.settings.post_lease,
+            self.runtime.db, sub, day, keeps, self._render(sub), poster.owner, self.runtime.settings.post_lease,
             time.time(),
         )
         for post in posts:
-            self.poster.deliver(post)
+            poster.deliver(post)
 
     def _keeps(self, sub: Subscription) -> Keeps | None:
         rule = chosen_by(self.runtime.db, sub)
@@ -71,7 +76,7 @@ class LiveAlerts:
         tz = self.runtime.settings.timezone
         return lambda prs: [asdict(live_message(prs, sub.filter, tz))]
 
-    def _follow(self, sub: Subscription, now: datetime) -> None:
+    def _follow(self, poster: DailyPoster, sub: Subscription, now: datetime) -> None:
         since = local_day(now, self.runtime.settings.timezone) - timedelta(days=FOLLOW_DAYS)
         render = self._render(sub)
         for post, prs in changed_since_sent(self.runtime.db, sub, since):
@@ -80,7 +85,7 @@ class LiveAlerts:
                 continue
             message = current[0]
             assert post.parent_ts is not None, "changed_since_sent gives only posts done, so sent"
-            room = self.poster.room(sub.channel)
-            self.client.chat_update(channel=room, ts=post.parent_ts, text=message["text"], blocks=message["blocks"])
+            room = poster.room(sub.team, sub.channel)
+            poster.client.chat_update(channel=room, ts=post.parent_ts, text=message["text"], blocks=message["blocks"])
             record_messages(self.runtime.db, post, current)
             log.info("live alert %s follows its PRs' summaries", post.key.text)

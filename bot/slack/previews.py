@@ -10,7 +10,7 @@ import logging
 import time
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
@@ -18,9 +18,10 @@ from bot.answers.pr_refs import PR, host_of, linked_prs
 from bot.answers.previews import find_pr, preview_of
 from bot.answers.scope import followed
 from bot.messages.preview import preview_unfurl
-from bot.slack.listening import Listening
+from bot.slack.listening import Listening, team_of
 from store.db import StoreError
 from store.tables.previews import claim_previews, previews_on, release_previews
+from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class LinkPreviews(Listening):
     def register(self, app: App) -> None:
         app.event("link_shared")(self.on_link_shared)
 
-    def on_link_shared(self, event: dict[str, Any], client: WebClient) -> None:
+    def on_link_shared(self, event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
         channel, ts, links = event.get("channel"), event.get("message_ts"), event.get("links")
         if event.get("source") == "composer" or channel == "COMPOSER":
             return  # a message being typed: its channel, and so whether it wants previews, is not known yet
@@ -41,25 +42,25 @@ class LinkPreviews(Listening):
         if not (isinstance(channel, str) and isinstance(ts, str) and urls and all(isinstance(url, str) for url in urls)):
             log.warning("a link_shared event without its channel, message_ts or links; nothing to preview")
             return
-        self.later(self.preview, channel, ts, [url[:_URL_CHARS] for url in urls], client)
+        self.later(self.preview, team_of(context), channel, ts, [url[:_URL_CHARS] for url in urls], client)
 
-    def preview(self, channel: str, ts: str, urls: list[str], client: WebClient) -> None:
+    def preview(self, team: Team, channel: str, ts: str, urls: list[str], client: WebClient) -> None:
         try:
-            self._preview(channel, ts, urls, client)
+            self._preview(team, channel, ts, urls, client)
         except StoreError as exc:
             log.warning("no link previews in %s: %s", channel, exc)
 
-    def _preview(self, channel: str, ts: str, urls: list[str], client: WebClient) -> None:
+    def _preview(self, team: Team, channel: str, ts: str, urls: list[str], client: WebClient) -> None:
         db = self.runtime.db
-        if not previews_on(db, channel):
+        if not previews_on(db, team, channel):
             return
-        host, known = host_of(self.runtime), followed(self.runtime)
+        host, known = host_of(self.runtime), followed(self.runtime, team)
         first_url: dict[PR, str] = {}
         for url in urls:
             for pr in linked_prs(url, host, known).prs:
                 first_url.setdefault(pr, url)
         now = time.time()
-        claimed = claim_previews(db, channel, list(first_url)[:MAX_PREVIEWS], now)
+        claimed = claim_previews(db, team, channel, list(first_url)[:MAX_PREVIEWS], now)
         unfurls, unshown = {}, []
         for repo, number in claimed:
             found = find_pr(self.runtime, repo, number)
@@ -74,4 +75,4 @@ class LinkPreviews(Listening):
                 log.warning("Slack refused the previews in %s: %s", channel, exc.response.get("error") or exc.response.status_code)
                 unshown = claimed
         # A PR not shown may be previewed the next time it is linked (once stored, or once Slack is back).
-        release_previews(db, channel, unshown, now)
+        release_previews(db, team, channel, unshown, now)

@@ -10,12 +10,11 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from slack_sdk import WebClient
-
 from bot.messages.blocks import filter_scope
 from bot.messages.releases import release_thread
 from bot.runtime import Runtime
-from bot.slack.daily import DailyPoster, Outcome, Pacer
+from bot.slack.daily import DailyPoster, Outcome, Pacer, new_owner
+from bot.slack.workspaces import Workspaces, each_workspace
 from store.days import local_day
 from store.report.release import load_release
 from store.subscription.cadence import RELEASES
@@ -27,20 +26,27 @@ log = logging.getLogger(__name__)
 
 
 class ReleasePosts:
-    def __init__(self, runtime: Runtime, client: WebClient, pacer: Pacer | None = None) -> None:
+    """Each workspace's release subscriptions, posted with that workspace's bot token."""
+
+    def __init__(self, runtime: Runtime, workspaces: Workspaces, pacer: Pacer | None = None) -> None:
         self.runtime = runtime
-        self.poster = DailyPoster(client, runtime, pacer)
+        self.workspaces = workspaces
+        self.pacer = pacer or Pacer(runtime.settings.post_pace)
+        self.owner = new_owner()
 
     def run(self) -> None:
         """Post every release subscription the threads of the releases published since it began."""
         db = self.runtime.db
-        for sub in all_subscriptions(db, (RELEASES,)):
-            try:
-                for release in due_releases(db, sub.channel, sub.repo, sub.filter.text, sub.created_at):
-                    outcome = post_release(self.poster, sub, release)
-                    log.info("release %s of %s to %s: %s", release.tag, sub.repo, sub.channel, outcome.describe())
-            except Exception as exc:  # one channel's trouble must not stop the others; the next tick retries
-                log.warning("release threads of %s to %s failed, retrying at the next tick: %s", sub.repo, sub.channel, exc)
+        for client, mine in each_workspace(self.workspaces, all_subscriptions(db, (RELEASES,))):
+            poster = DailyPoster(client, self.runtime, self.pacer, self.owner)
+            for sub in mine:
+                try:
+                    for release in due_releases(db, sub.team, sub.channel, sub.repo, sub.filter.text, sub.created_at):
+                        outcome = post_release(poster, sub, release)
+                        log.info("release %s of %s to %s: %s", release.tag, sub.repo, sub.channel, outcome.describe())
+                except Exception as exc:  # one channel's trouble must not stop the others; the next tick retries
+                    log.warning("release threads of %s to %s failed, retrying at the next tick: %s", sub.repo,
+                                sub.channel, exc)
 
 
 def post_release(poster: DailyPoster, sub: Subscription, release: Release) -> Outcome:
@@ -49,7 +55,7 @@ def post_release(poster: DailyPoster, sub: Subscription, release: Release) -> Ou
     runtime = poster.runtime
     settings = runtime.settings
     key = PostKey.of(sub.channel, sub.repo, local_day(release.published_at, settings.timezone), sub.filter.text,
-                     kind=RELEASES, release=release.tag)
+                     kind=RELEASES, release=release.tag, team=sub.team)
 
     def plan() -> list[dict[str, Any]]:
         rule = chosen_by(runtime.db, sub)

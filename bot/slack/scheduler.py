@@ -12,15 +12,15 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from slack_sdk import WebClient
-
 from bot.runtime import Runtime
 from bot.slack.daily import DailyPoster, Pacer
 from bot.slack.live import LiveAlerts
 from bot.slack.releases import ReleasePosts
+from bot.slack.workspaces import Workspaces, each_workspace
 from store.subscription.cadence import DAILY, WEEKLY
 from store.tables.posts import find_post
-from store.tables.subscriptions import all_subscriptions, report_key
+from store.tables.subscriptions import Subscription, all_subscriptions, report_key
+from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
@@ -37,45 +37,51 @@ class Scheduler:
     def __init__(
         self,
         runtime: Runtime,
-        client: WebClient,
+        workspaces: Workspaces,
         ingest: Callable[[str], None] | None = None,
         pacer: Pacer | None = None,
         ingested: Callable[[str], None] | None = None,
     ) -> None:
         self.runtime = runtime
-        self.client = client
+        self.workspaces = workspaces
         self.ingest = ingest
         self.ingested = ingested  # told of each repository whose ingest went through (serve's readiness)
         self.pacer = pacer or Pacer(runtime.settings.post_pace)
-        self.live = LiveAlerts(runtime, client, self.pacer)
-        self.releases = ReleasePosts(runtime, client, self.pacer)
+        self.live = LiveAlerts(runtime, workspaces, self.pacer)
+        self.releases = ReleasePosts(runtime, workspaces, self.pacer)
         self._ingested: dict[str, datetime] = {}
-        self._retry_at: dict[tuple[str, str, str], datetime] = {}
+        self._retry_at: dict[tuple[Team, str, str, str], datetime] = {}
 
     def tick(self, now: datetime | None = None) -> None:
         now = now or datetime.now(UTC)
         self._poll(now)
         self.live.run(now)
         self.releases.run()
-        tz = self.runtime.settings.timezone
-        for sub in all_subscriptions(self.runtime.db, (DAILY, WEEKLY)):
-            day = sub.cadence.due(now, tz, sub.created_at)
-            key = (sub.channel, sub.repo, sub.slot)
-            if day is None or now < self._retry_at.get(key, now):
-                continue
-            post = find_post(self.runtime.db, report_key(sub, day))
-            if post is not None and post.finished:
-                continue
-            self._refresh(sub.repo, now)
-            try:
-                outcome = DailyPoster(self.client, self.runtime, self.pacer).post(sub, day)
-                if outcome.post is None:
-                    log.info("%s", outcome.describe())
-                self._retry_at.pop(key, None)
-            except Exception as exc:  # one channel's trouble must not stop the others
-                log.warning("%s report of %s for %s to %s failed, retrying later: %s", sub.cadence.name, sub.repo, day,
-                            sub.channel, exc)
-                self._retry_at[key] = now + RETRY_AFTER
+        subs = all_subscriptions(self.runtime.db, (DAILY, WEEKLY))
+        for client, mine in each_workspace(self.workspaces, subs):
+            poster = DailyPoster(client, self.runtime, self.pacer, self.live.owner)
+            for sub in mine:
+                self._report(poster, sub, now)
+
+    def _report(self, poster: DailyPoster, sub: Subscription, now: datetime) -> None:
+        """Post the subscription's report if one is due and not posted."""
+        day = sub.cadence.due(now, self.runtime.settings.timezone, sub.created_at)
+        key = (sub.team, sub.channel, sub.repo, sub.slot)
+        if day is None or now < self._retry_at.get(key, now):
+            return
+        post = find_post(self.runtime.db, report_key(sub, day))
+        if post is not None and post.finished:
+            return
+        self._refresh(sub.repo, now)
+        try:
+            outcome = poster.post(sub, day)
+            if outcome.post is None:
+                log.info("%s", outcome.describe())
+            self._retry_at.pop(key, None)
+        except Exception as exc:  # one channel's trouble must not stop the others
+            log.warning("%s report of %s for %s to %s failed, retrying later: %s", sub.cadence.name, sub.repo, day,
+                        sub.channel, exc)
+            self._retry_at[key] = now + RETRY_AFTER
 
     def _poll(self, now: datetime) -> None:
         every = timedelta(minutes=self.runtime.settings.poll_minutes)

@@ -13,14 +13,15 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App, BoltContext, Respond
 
 from bot.answers.commands import Reply
 from bot.messages.interactive import SHARE_ACTION, person, share_button, shared_note, with_blocks
 from bot.runtime import Runtime
-from bot.slack.listening import Listening
+from bot.slack.listening import Listening, team_of
 from store.db import StoreError
 from store.tables.shares import claim_share, keep_reply, release_share
+from store.tables.teams import Team
 
 log = logging.getLogger(__name__)
 
@@ -29,14 +30,14 @@ TOO_OLD = "This reply is no longer kept, so it cannot be shared: run the command
 FAILED = "Sorry, Slack did not take the shared reply; try the button again."
 
 
-def shareable(runtime: Runtime, reply: Reply, channel: str | None, user: str | None) -> Reply:
+def shareable(runtime: Runtime, reply: Reply, team: Team, channel: str | None, user: str | None) -> Reply:
     """A private reply with a "Share in channel" button on its last message, the reply kept to share;
     a public reply, an error, or one the store cannot keep, as it is."""
     if reply.public or reply.error or not reply.messages or not channel:
         return reply
     messages = [{"text": message.text, "blocks": message.blocks} for message in reply.messages]
     try:
-        share_id = keep_reply(runtime.db, channel, user, messages, time.time())
+        share_id = keep_reply(runtime.db, team, channel, user, messages, time.time())
     except (StoreError, sqlite3.Error) as exc:
         log.warning("replied without a share button: the reply could not be kept (%s)", exc)
         return reply
@@ -48,16 +49,16 @@ class Sharing(Listening):
     def register(self, app: App) -> None:
         app.action(SHARE_ACTION)(self.on_share)
 
-    def on_share(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+    def on_share(self, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond, context: BoltContext) -> None:
         ack()
         share_id, user = action.get("value"), (body.get("user") or {}).get("id")
         if not (isinstance(share_id, str) and _SHARE_ID.match(share_id) and isinstance(user, str) and body.get("response_url")):
             log.warning("a share click with an unexpected reply %.40r, user or response_url; nothing shared", share_id)
             return
-        self.later(self.share, share_id, user, respond)
+        self.later(self.share, team_of(context), share_id, user, respond)
 
-    def share(self, share_id: str, user: str, respond: Respond) -> None:
-        claim = claim_share(self.runtime.db, share_id, user, time.time())
+    def share(self, team: Team, share_id: str, user: str, respond: Respond) -> None:
+        claim = claim_share(self.runtime.db, team, share_id, user, time.time())
         if claim.gone:
             respond(text=TOO_OLD, response_type="ephemeral", replace_original=False)
             return
@@ -74,5 +75,5 @@ class Sharing(Listening):
                 break
             posted += 1
         if posted == 0:
-            release_share(self.runtime.db, share_id)
+            release_share(self.runtime.db, team, share_id)
             respond(text=FAILED, response_type="ephemeral", replace_original=False)

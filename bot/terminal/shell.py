@@ -18,6 +18,7 @@ from bot.terminal.render import Style, dim, render
 from bot.terminal.sample import loaded_lines
 from store.db import StoreError
 from store.retrieval.thread import Turn
+from store.tables.teams import NO_TEAM, Team
 from store.tables.threads import HISTORY_TURNS, kept_question
 from store.text.patterns import LazyPattern
 from store.text.prose import typed
@@ -38,10 +39,11 @@ FOLLOWING_CHARS = 80  # of the earlier question shown beside a follow-up
 
 @dataclass
 class Conversation:
-    """One run or shell session: its channel (for subscriptions) and its mention thread."""
+    """One run or shell session: its workspace and channel (for subscriptions) and its mention thread."""
 
     runtime: Runtime
     channel: str | None = None
+    team: Team = NO_TEAM  # the store's workspace (bot.slack.workspaces.command_line_team)
     # A thread keeps what a Slack thread keeps (store.tables.threads): its last few questions, each cut to what is
     # read. A long session then costs the same per question as a short one: the prompt and the reading of the
     # thread stay the same size.
@@ -56,10 +58,10 @@ class Conversation:
         if line.lower().startswith(MENTION_PREFIX):
             return self._mention(question_text(line[len(MENTION_PREFIX):]))
         if line.lower().startswith(COMMAND_PREFIX):
-            return execute(self.runtime, line[len(COMMAND_PREFIX):], channel=self.channel)
+            return execute(self.runtime, line[len(COMMAND_PREFIX):], self.team, channel=self.channel)
         if is_command(self.runtime, line):
-            return execute(self.runtime, line, channel=self.channel)
-        return corrected(self.runtime, line, self.channel) or self._mention(question_text(line))
+            return execute(self.runtime, line, self.team, channel=self.channel)
+        return corrected(self.runtime, line, self.team, self.channel) or self._mention(question_text(line))
 
     def start_afresh(self) -> None:
         """The next question is read on its own, as the first of a new thread."""
@@ -69,7 +71,7 @@ class Conversation:
         if not question:
             return Reply([text_message(EMPTY_QUESTION)])
         try:
-            replies = reply_to(self.runtime, question, history=list(self.history), channel=self.channel)
+            replies = reply_to(self.runtime, question, self.team, history=list(self.history), channel=self.channel)
             message = replies_message(replies, self.runtime.settings.timezone)
         except Exception:  # as in Slack: an apology, and the session goes on
             log.exception("could not answer %r", question)
@@ -80,9 +82,11 @@ class Conversation:
         return Reply([message])
 
 
-def shell(runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None) -> None:
+def shell(
+    runtime: Runtime, lines: Iterable[str], out: IO[str], err: IO[str], channel: str | None = None, team: Team = NO_TEAM
+) -> None:
     """Answer lines until EOF or `quit`; every answer is the bot's Slack reply rendered for `out`."""
-    talk = Conversation(runtime, channel)
+    talk = Conversation(runtime, channel, team)
     style = Style.for_stream(out)
     print(
         f"prdigest shell on {runtime.settings.db_path} ({runtime.settings.default_repo}). "

@@ -1,4 +1,8 @@
-"""Answers given in Slack and the 👍/👎 people gave them: one vote per person per answer."""
+"""Answers given in Slack and the 👍/👎 people gave them: one vote per person per answer.
+
+An answer belongs to the workspace it was given in, and only a vote from there counts; a vote is of its
+answer's workspace. Reading them back (`prdigest stats`, `feedback export`) is the operator's, across workspaces.
+"""
 from __future__ import annotations
 
 import json
@@ -11,6 +15,7 @@ from sqlite_utils import Database
 
 from store.days import day_bounds, from_utc_text, local_day, to_utc_text
 from store.db import write_transaction
+from store.tables.teams import OF_TEAM, Team
 from store.tables.threads import kept_question
 from store.text.safe import mask_secrets
 
@@ -36,6 +41,7 @@ class Answered:
     channel: str | None
     asked_by: str | None
     asked_at: datetime
+    team: Team  # the workspace it was given in
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,7 @@ class WeekVotes:
 
 def record_answer(
     db: Database,
+    team: Team,
     kind: str,
     question: str,
     first_line: str,
@@ -74,9 +81,10 @@ def record_answer(
     vote buttons."""
     with write_transaction(db):
         cursor = db.execute(
-            "insert into answers (kind, question, history, first_line, citations, channel, asked_by, asked_at)"
-            " values (?, ?, ?, ?, ?, ?, ?, ?)",
+            "insert into answers (enterprise_id, team_id, kind, question, history, first_line, citations, channel,"
+            " asked_by, asked_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
+                *team.key,
                 kind,
                 kept_question(question),
                 json.dumps([kept_question(turn) for turn in history]),
@@ -90,27 +98,29 @@ def record_answer(
     return int(cursor.lastrowid or 0)
 
 
-def get_answer(db: Database, answer_id: int) -> Answered | None:
-    row = db.execute(f"select {_ANSWER_COLUMNS} from answers a where a.id = ?", [answer_id]).fetchone()
+def get_answer(db: Database, team: Team, answer_id: int) -> Answered | None:
+    """The team's answer of that id; None when it has none (an id of another workspace's answer included)."""
+    row = db.execute(f"select {_ANSWER_COLUMNS} from answers a where {OF_TEAM} and id = ?", [*team.key, answer_id]).fetchone()
     return _answered(row) if row else None
 
 
 def record_vote(
     db: Database,
+    team: Team,
     answer_id: int,
     user: str,
     vote: str,
     now: datetime,
     details: tuple[str | None, Sequence[str] | None] | None = None,
 ) -> bool:
-    """Set `user`'s vote on the answer; False when no such answer is kept.
+    """Set `user`'s vote on the team's answer; False when the team keeps no such answer.
 
     `details` (what was wrong, the PRs it should have cited) replace the vote's earlier ones. Without them a
     vote keeps its details while it stays the same (a second click on 👎) and loses them when it changes.
     """
     comment, expected = details or (None, None)
     with write_transaction(db):
-        if db.execute("select 1 from answers where id = ?", [answer_id]).fetchone() is None:
+        if db.execute(f"select 1 from answers where {OF_TEAM} and id = ?", [*team.key, answer_id]).fetchone() is None:
             return False
         db.execute(
             "insert into answer_votes (answer_id, user, vote, comment, expected, voted_at)"
@@ -154,17 +164,20 @@ def down_votes(db: Database, since: datetime | None = None) -> list[Vote]:
         [DOWN, to_utc_text(since) if since else ""],
     )
     return [
-        Vote(_answered(row[:9]), row[9], row[10], row[11], None if row[12] is None else json.loads(row[12]), from_utc_text(row[13]))
+        Vote(_answered(row[:11]), row[11], row[12], row[13], None if row[14] is None else json.loads(row[14]), from_utc_text(row[15]))
         for row in rows
     ]
 
 
-_ANSWER_COLUMNS = "a.id, a.kind, a.question, a.history, a.first_line, a.citations, a.channel, a.asked_by, a.asked_at"
+_ANSWER_COLUMNS = (
+    "a.id, a.kind, a.question, a.history, a.first_line, a.citations, a.channel, a.asked_by, a.asked_at, a.team_id,"
+    " a.enterprise_id"
+)
 
 
 def _answered(row: Sequence) -> Answered:
-    id_, kind, question, history, first_line, citations, channel, asked_by, asked_at = row
+    id_, kind, question, history, first_line, citations, channel, asked_by, asked_at, team_id, enterprise_id = row
     return Answered(
         id_, kind, question, json.loads(history or "[]"), first_line or "", json.loads(citations or "[]"),
-        channel, asked_by, from_utc_text(asked_at),
+        channel, asked_by, from_utc_text(asked_at), Team(team_id, enterprise_id),
     )

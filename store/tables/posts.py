@@ -22,6 +22,7 @@ from sqlite_utils import Database
 from store.days import now_text
 from store.db import write_transaction
 from store.subscription.cadence import DAILY, WEEKLY
+from store.tables.teams import NO_TEAM, OF_TEAM, Team
 
 POSTING, DONE, EMPTY = "posting", "done", "empty"
 
@@ -35,18 +36,19 @@ class PostKey:
     batch: int = 0  # 0: a report; 1, 2, ...: the day's live alerts, in order
     kind: str = DAILY  # the subscription's slot: daily (daily or weekdays), weekly, live, my-prs, releases
     release: str = ""  # a release's thread: its tag
+    team: Team = NO_TEAM  # the workspace of the channel or person
 
     # datetime.date: in the class body `date` names the field above, not the type.
     @classmethod
     def of(
         cls, channel: str, repo: str, day: datetime.date, filter: str = "", batch: int = 0, kind: str = DAILY,
-        release: str = "",
+        release: str = "", team: Team = NO_TEAM,
     ) -> PostKey:
-        return cls(channel, repo, day, filter, batch, kind, release)
+        return cls(channel, repo, day, filter, batch, kind, release, team)
 
     @property
     def text(self) -> str:
-        """The key as one string, as it travels in the messages' metadata."""
+        """The key as one string, as it travels in the messages' metadata (read back in the team's own channel)."""
         numbered = f" {self.kind}-{self.batch}" if self.batch else ""
         weekly = f" {self.kind}" if self.kind == WEEKLY else ""
         release = f" release-{self.release}" if self.release else ""
@@ -54,7 +56,8 @@ class PostKey:
 
     @property
     def where(self) -> list[Any]:
-        return [self.channel, self.repo, self.kind, self.date.isoformat(), self.filter, self.batch, self.release]
+        return [*self.team.key, self.channel, self.repo, self.kind, self.date.isoformat(), self.filter, self.batch,
+                self.release]
 
 
 @dataclass
@@ -86,23 +89,24 @@ class DailyPost:
         return self.state in (DONE, EMPTY)
 
 
-_WHERE = "channel = ? and repo = ? and kind = ? and date = ? and filter = ? and batch = ? and release = ?"
+_WHERE = f"{OF_TEAM} and channel = ? and repo = ? and kind = ? and date = ? and filter = ? and batch = ? and release = ?"
 
 
 def get_post(
     db: Database, channel: str, repo: str, day: date, filter: str = "", batch: int = 0, kind: str = DAILY,
-    release: str = "",
+    release: str = "", team: Team = NO_TEAM,
 ) -> DailyPost | None:
-    """The record of the post to the channel that ends on `day` (the thread of the `release` that came out
+    """The record of the post to the team's channel that ends on `day` (the thread of the `release` that came out
     that day), if there is one."""
-    return find_post(db, PostKey.of(channel, repo, day, filter, batch, kind, release))
+    return find_post(db, PostKey.of(channel, repo, day, filter, batch, kind, release, team))
 
 
 def last_covered(db: Database, key: PostKey) -> date | None:
     """The last day that an earlier report of the key's channel, repository and kind covered, whatever its filter."""
     (day,) = db.execute(
-        "select max(date) from daily_posts where channel = ? and repo = ? and kind = ? and batch = 0 and date < ?",
-        [key.channel, key.repo, key.kind, key.date.isoformat()],
+        f"select max(date) from daily_posts where {OF_TEAM} and channel = ? and repo = ? and kind = ? and batch = 0"
+        " and date < ?",
+        [*key.team.key, key.channel, key.repo, key.kind, key.date.isoformat()],
     ).fetchone()
     return date.fromisoformat(day) if day else None
 
@@ -141,6 +145,7 @@ def claim_post(
             stamp = now_text()
             db.table("daily_posts").insert(
                 {
+                    **key.team.columns,
                     "channel": key.channel,
                     "repo": key.repo,
                     "kind": key.kind,
@@ -195,6 +200,16 @@ def release(db: Database, post: DailyPost) -> None:
             f"update daily_posts set owner = null, lease_until = null where {_WHERE} and owner = ?",
             [*post.key.where, post.owner],
         )
+
+
+def release_team(db: Database, team: Team) -> int:
+    """Give up every claim on the team's posts (its workspace uninstalled the app): a holder sending one stops at
+    its next message. The number of posts released."""
+    with write_transaction(db):
+        return db.execute(
+            f"update daily_posts set owner = null, lease_until = null where {OF_TEAM} and owner is not null",
+            team.key,
+        ).rowcount
 
 
 def record_parent(db: Database, post: DailyPost, ts: str) -> None:

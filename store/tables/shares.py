@@ -9,6 +9,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.db import write_transaction
+from store.tables.teams import OF_TEAM, Team
 
 # How long a private reply can still be shared. Slack keeps an ephemeral message only until the
 # person reloads, so a day is generous; older ones are dropped as new ones are kept.
@@ -24,25 +25,30 @@ class Share:
     gone: bool = False  # not kept: too old, or never was
 
 
-def keep_reply(db: Database, channel: str | None, user: str | None, messages: list[dict[str, Any]], now: float) -> str:
+def keep_reply(
+    db: Database, team: Team, channel: str | None, user: str | None, messages: list[dict[str, Any]], now: float
+) -> str:
     """Keep a private reply to share later; its id, random so that none can be guessed from another."""
     share_id = secrets.token_urlsafe(12)
     with write_transaction(db):
         db.execute("delete from shared_replies where created_at < ?", [now - KEPT_SECONDS])
         db.table("shared_replies").insert(
-            {"id": share_id, "channel": channel, "user": user, "messages": json.dumps(messages), "created_at": now}
+            {**team.columns, "id": share_id, "channel": channel, "user": user, "messages": json.dumps(messages), "created_at": now}
         )
     return share_id
 
 
-def claim_share(db: Database, share_id: str, user: str, now: float) -> Share:
-    """Claim the reply for sharing, once: the first click gets its messages, every later one who shared it."""
+def claim_share(db: Database, team: Team, share_id: str, user: str, now: float) -> Share:
+    """Claim the team's reply for sharing, once: the first click gets its messages, every later one who shared it."""
     with write_transaction(db):
         claimed = db.execute(
-            "update shared_replies set shared_by = ?, shared_at = ? where id = ? and shared_by is null and created_at >= ?",
-            [user, now, share_id, now - KEPT_SECONDS],
+            f"update shared_replies set shared_by = ?, shared_at = ? where {OF_TEAM} and id = ? and shared_by is null"
+            " and created_at >= ?",
+            [user, now, *team.key, share_id, now - KEPT_SECONDS],
         ).rowcount
-        row = db.execute("select messages, shared_by from shared_replies where id = ?", [share_id]).fetchone()
+        row = db.execute(
+            f"select messages, shared_by from shared_replies where {OF_TEAM} and id = ?", [*team.key, share_id]
+        ).fetchone()
     if row is None:
         return Share(None, gone=True)
     if not claimed:
@@ -50,7 +56,9 @@ def claim_share(db: Database, share_id: str, user: str, now: float) -> Share:
     return Share(json.loads(row[0]))
 
 
-def release_share(db: Database, share_id: str) -> None:
+def release_share(db: Database, team: Team, share_id: str) -> None:
     """Undo a claim whose post failed, so a later click can share the reply."""
     with write_transaction(db):
-        db.execute("update shared_replies set shared_by = null, shared_at = null where id = ?", [share_id])
+        db.execute(
+            f"update shared_replies set shared_by = null, shared_at = null where {OF_TEAM} and id = ?", [*team.key, share_id]
+        )

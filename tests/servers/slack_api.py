@@ -1,4 +1,5 @@
-"""A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults.
+"""A small Slack on 127.0.0.1 for tests and benches: the Web API methods prdigest calls, response_url, faults,
+and installing the app in several workspaces.
 
 It answers auth.test, chat.postMessage, chat.update, chat.delete, chat.unfurl, conversations.history,
 conversations.replies (with message metadata), conversations.open (a person's
@@ -9,13 +10,21 @@ HTTP error or a Slack error ({"ok": false, "error": ...}). A fault may also
 come after the message was accepted: an HTTP error, a dropped connection, or
 no answer at all until the test ends (so a poster can be killed right there).
 A test may delete a message (`delete`), as a person can: updating it then fails as in Slack.
+Each token acts in its own workspace (team): BOT_TOKEN in TEAM, and every token an install gives in the team
+installed. A workspace installs the app through the authorize page (GET /oauth/v2/authorize, which redirects to
+the app's redirect URL with a code and the state) and oauth.v2.access, which exchanges the code, once, for the
+team's bot token (and, with token rotation on, a refresh token, which oauth.v2.access exchanges for a new
+token). A call with a team's token sees and changes only that team's messages and Home tabs; `uninstall`
+revokes a team's tokens, as Slack does before it sends app_uninstalled.
 It also builds the requests Slack sends to an app, signed over HTTP or as Socket Mode payloads:
 slash commands, events (mentions, link_shared), button clicks, modal submissions and message shortcuts.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import itertools
 import json
 import re
 import threading
@@ -36,6 +45,9 @@ SIGNING_SECRET = "test-signing-secret"
 BOT_USER = "UPRDIGEST"
 USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 TEAM = "T0TEST"
+CLIENT_ID = "1111.2222"
+CLIENT_SECRET = "test-client-secret"
+APP_ID = "A0PRDIGEST"
 
 
 def dm_channel(user: str) -> str:
@@ -51,6 +63,17 @@ class ApiCall:
     at: float = 0.0  # time.monotonic() when it arrived
     hook: str | None = None  # for response_url calls: the name given to response_url()
     ok: bool = True  # False when a fault or a Slack error answered it
+    team: str | None = None  # the workspace the token acts in
+
+
+@dataclass
+class Token:
+    team: str
+    expires_at: float | None = None  # with token rotation: when it stops working
+    revoked: bool = False
+
+    def works(self) -> bool:
+        return not self.revoked and (self.expires_at is None or time.time() < self.expires_at)
 
 
 @dataclass
@@ -68,15 +91,20 @@ class FakeSlack(LoopbackServer):
     """The fake service; use as a context manager. `api_url` is the Web API base, `response_url()` makes hooks."""
 
     def __init__(self, bot_token: str = BOT_TOKEN) -> None:
-        self.bot_token = bot_token  # the only bot token it takes
-        self.scopes: list[str] | None = None  # the token's scopes, sent as x-oauth-scopes as Slack does; None: none sent
+        self.bot_token = bot_token  # TEAM's bot token, as a workspace's admin installs the app for one workspace
+        self.tokens: dict[str, Token] = {bot_token: Token(TEAM)}  # every bot token -> the workspace it acts in
+        self.redirect_url: str | None = None  # the app's redirect URL (OAuth & Permissions), set by a test
+        self.rotation: float | None = None  # seconds a token lives when the app rotates tokens (None: it does not)
+        self._codes: dict[str, tuple[str, str, str]] = {}  # code the authorize page gave -> (team, installer, scopes)
+        self._refresh: dict[str, str] = {}  # refresh token -> team
+        self._issued = itertools.count(1)
+        self.scopes: list[str] | None = None  # the tokens' scopes, sent as x-oauth-scopes as Slack does; None: none sent
         self.calls: list[ApiCall] = []
         self.socket_url: str | None = None  # apps.connections.open answers this when set
         self._faults: dict[str, list[Fault]] = {}
         self._held: dict[str, threading.Event] = {}  # response_url hook -> set when its calls may go through
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages in the order posted
-        self.views: dict[str, dict[str, Any]] = {}  # user -> the Home tab last published to them
-        self.deleted: set[tuple[str, str]] = set()  # (channel, ts) of messages deleted in Slack
+        self.views: dict[tuple[str, str], dict[str, Any]] = {}  # (team, user) -> the Home tab last published to them
         self._last_ts = 0.0
         self._changed = threading.Condition()
         self._closing = threading.Event()
@@ -118,15 +146,24 @@ class FakeSlack(LoopbackServer):
     def delete(self, channel: str, ts: str) -> None:
         """A person deletes a message: it leaves the channel, and chat.update of it fails."""
         self._delete({"channel": channel, "ts": ts})
+
+    def uninstall(self, team: str) -> None:
+        """The workspace removes the app: Slack revokes its tokens (and then sends app_uninstalled)."""
         with self._changed:
-            self.deleted.add((channel, ts))
+            for token in self.tokens.values():
+                if token.team == team:
+                    token.revoked = True
+
+    def view(self, user: str, team: str = TEAM) -> dict[str, Any]:
+        """The Home tab last published to `user` of `team`."""
+        with self._changed:
+            return self.views[team, user]
 
     def reset(self) -> None:
         with self._changed:
             self.calls.clear()
             self._faults.clear()
             self.messages.clear()
-            self.deleted.clear()
             for release in self._held.values():
                 release.set()
             self._held.clear()
@@ -147,18 +184,19 @@ class FakeSlack(LoopbackServer):
         """What the app sent to response_url(hook)."""
         return [call for call in self.calls_to("response_url") if call.hook == hook]
 
-    def posts(self, channel: str | None = None) -> list[ApiCall]:
-        """Every chat.postMessage received, refused ones included."""
-        return [c for c in self.calls_to("chat.postMessage") if channel is None or c.params.get("channel") == channel]
+    def posts(self, channel: str | None = None, team: str | None = None) -> list[ApiCall]:
+        """Every chat.postMessage received (with a token of `team`, when given), refused ones included."""
+        return [c for c in self.calls_to("chat.postMessage")
+                if (channel is None or c.params.get("channel") == channel) and team in (None, c.team)]
 
-    def delivered(self, channel: str | None = None) -> list[ApiCall]:
+    def delivered(self, channel: str | None = None, team: str | None = None) -> list[ApiCall]:
         """The chat.postMessage calls Slack accepted: what people see in the channel."""
-        return [call for call in self.posts(channel) if call.ok]
+        return [call for call in self.posts(channel, team) if call.ok]
 
-    def thread(self, channel: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """What the channel shows: its top-level messages, and every reply in a thread."""
+    def thread(self, channel: str, team: str | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the channel (of `team`, when given) shows: its top-level messages, and every reply in a thread."""
         with self._changed:
-            held = list(self.messages.get(channel, []))
+            held = [m for m in self.messages.get(channel, []) if team in (None, m["team"])]
         return [m for m in held if "thread_ts" not in m], [m for m in held if "thread_ts" in m]
 
     def wait_for(self, predicate: Callable[[FakeSlack], bool], timeout: float = 30.0) -> None:
@@ -190,9 +228,9 @@ class FakeSlack(LoopbackServer):
             self._last_ts = max(time.time(), self._last_ts + 0.000001)
             return f"{self._last_ts:.6f}"
 
-    def _post(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, params: dict[str, Any], team: str) -> dict[str, Any]:
         ts = self._next_ts()
-        message = {"type": "message", "text": params.get("text", ""), "ts": ts, "user": BOT_USER}
+        message = {"type": "message", "text": params.get("text", ""), "ts": ts, "user": BOT_USER, "team": team}
         if params.get("thread_ts"):
             message["thread_ts"] = params["thread_ts"]
         if params.get("metadata"):
@@ -202,20 +240,29 @@ class FakeSlack(LoopbackServer):
             self.messages.setdefault(params.get("channel", ""), []).append(message)
         return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
 
-    def _delete(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _update(self, params: dict[str, Any], team: str) -> dict[str, Any]:
+        """chat.update of a message the team's channel holds: not one deleted, nor one of another workspace."""
+        channel, ts = params.get("channel", ""), params.get("ts")
+        with self._changed:
+            held = any(m["ts"] == ts and m["team"] == team for m in self.messages.get(channel, []))
+        if not held:
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": channel, "ts": ts, "text": params.get("text")}
+
+    def _delete(self, params: dict[str, Any], team: str | None = None) -> dict[str, Any]:
         channel = params.get("channel", "")
         with self._changed:
             held = self.messages.get(channel, [])
-            kept = [m for m in held if m["ts"] != params.get("ts")]
+            kept = [m for m in held if m["ts"] != params.get("ts") or team not in (None, m["team"])]
             self.messages[channel] = kept
         if len(kept) == len(held):
             return {"ok": False, "error": "message_not_found"}
         return {"ok": True, "channel": channel, "ts": params.get("ts")}
 
-    def _read(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """conversations.history (newest first) or conversations.replies (parent, then replies)."""
+    def _read(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
+        """conversations.history (newest first) or conversations.replies (parent, then replies), of the team's channel."""
         with self._changed:
-            held = list(self.messages.get(params.get("channel", ""), []))
+            held = [m for m in self.messages.get(params.get("channel", ""), []) if m["team"] == team]
         if method == "conversations.history":
             low, high = float(params.get("oldest") or 0), float(params.get("latest") or "inf")
             found = [m for m in reversed(held) if "thread_ts" not in m and low <= float(m["ts"]) <= high]
@@ -233,7 +280,7 @@ class FakeSlack(LoopbackServer):
             return {"ok": False, "error": "user_not_found"}
         return {"ok": True, "channel": {"id": dm_channel(users)}}
 
-    def _publish(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _publish(self, params: dict[str, Any], team: str) -> dict[str, Any]:
         """A Home tab, refused as Slack refuses one it cannot show."""
         view = params.get("view")
         view = json.loads(view) if isinstance(view, str) else view
@@ -242,15 +289,14 @@ class FakeSlack(LoopbackServer):
         if problems:
             return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": problems}}
         with self._changed:
-            self.views[user] = view
+            self.views[team, user] = view
         return {"ok": True, "view": {**view, "id": f"V{user}", "hash": f"{time.time():.6f}"}}
 
     def home_action(self, user: str, action_id: str, *chosen: str, block_id: str | None = None,
-                    typed: str | None = None) -> dict[str, Any]:
-        """The block_actions payload of `user` using a control on the Home tab last published to them: choosing
-        options of a select (by value: only ones it lists), typing into an input, or clicking a button."""
-        with self._changed:
-            view = self.views[user]
+                    typed: str | None = None, team: str = TEAM) -> dict[str, Any]:
+        """The block_actions payload of `user` of `team` using a control on the Home tab last published to them:
+        choosing options of a select (by value: only ones it lists), typing into an input, or clicking a button."""
+        view = self.view(user, team)
         for block in view["blocks"]:
             if block_id is not None and block.get("block_id") != block_id:
                 continue
@@ -269,52 +315,100 @@ class FakeSlack(LoopbackServer):
                     action["value"] = typed
                 else:
                     action["value"] = element["value"]
-                return home_action_payload(user, action)
+                return home_action_payload(user, action, team)
         raise AssertionError(f"the Home tab of {user} has no {action_id} in {block_id or 'any block'}")
+
+    def team_of(self, token: str | None) -> str | None:
+        """The workspace a token acts in; None for a token Slack does not take (unknown, revoked or expired)."""
+        with self._changed:
+            found = self.tokens.get(token or "")
+            return found.team if found is not None and found.works() else None
+
+    # -- installing the app
+
+    def authorize(self, query: dict[str, str]) -> tuple[int, dict[str, str], str]:
+        """The authorize page, as a person who clicked Add to Slack and chose Allow: a redirect to the app's
+        redirect URL with a code and the state given, or an error page. `team` picks the workspace."""
+        redirect = query.get("redirect_uri") or self.redirect_url
+        if query.get("client_id") != CLIENT_ID or not redirect or redirect != (self.redirect_url or redirect):
+            return 400, {}, "bad_client_id or bad_redirect_uri"
+        code = f"code-{next(self._issued)}"
+        with self._changed:
+            self._codes[code] = (query.get("team") or TEAM, query.get("user") or "U0INSTALLER", query.get("scope", ""))
+        return 302, {"Location": f"{redirect}?{urlencode({'code': code, 'state': query.get('state', '')})}"}, ""
+
+    def _access(self, params: dict[str, Any], client: tuple[str, str] | None) -> dict[str, Any]:
+        """oauth.v2.access: the app's credentials (HTTP Basic or form), and a code once, or a refresh token."""
+        given = client or (params.get("client_id"), params.get("client_secret"))
+        if given != (CLIENT_ID, CLIENT_SECRET):
+            return {"ok": False, "error": "invalid_client_id"}
+        with self._changed:
+            if params.get("grant_type") == "refresh_token":
+                team = self._refresh.pop(str(params.get("refresh_token")), None)
+                if team is None:
+                    return {"ok": False, "error": "invalid_refresh_token"}
+                return {"ok": True, "token_type": "bot", **self._grant(team)}
+            found = self._codes.pop(str(params.get("code")), None)
+            if found is None:
+                return {"ok": False, "error": "invalid_code"}
+            team, user, scopes = found
+        return {"ok": True, "app_id": APP_ID, "authed_user": {"id": user}, "scope": scopes,
+                "token_type": "bot", "bot_user_id": BOT_USER, "team": {"id": team, "name": f"Workspace {team}"},
+                "enterprise": None, "is_enterprise_install": False, **self._grant(team)}
+
+    def _grant(self, team: str) -> dict[str, Any]:
+        token = f"xoxb-{team}-{next(self._issued)}"
+        granted: dict[str, Any] = {"access_token": token}
+        with self._changed:
+            self.tokens[token] = Token(team, None if self.rotation is None else time.time() + self.rotation)
+            if self.rotation is not None:
+                refresh = f"xoxe-1-{team}-{next(self._issued)}"
+                self._refresh[refresh] = team
+                granted |= {"refresh_token": refresh, "expires_in": int(self.rotation)}
+        return granted
 
     def answer(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any]:
         if method == "apps.connections.open":
             if token != APP_TOKEN or not self.socket_url:
                 return {"ok": False, "error": "invalid_auth"}
             return {"ok": True, "url": self.socket_url}
-        if token != self.bot_token:
+        team = self.team_of(token)
+        if team is None:
             return {"ok": False, "error": "invalid_auth"}
         if method.startswith("chat."):
-            return self._chat(method, params)
+            return self._chat(method, params, team)
         if method.startswith("conversations."):
-            return self._conversations(method, params)
+            return self._conversations(method, params, team)
         if method.startswith("views."):
-            return self._views(method, params)
+            return self._views(method, params, team)
         if method == "auth.test":
-            return {"ok": True, "url": "https://test.slack.com/", "team": "Test", "user": "prdigest",
-                    "team_id": TEAM, "user_id": BOT_USER, "bot_id": "BPRDIGEST"}
+            return {"ok": True, "url": f"https://{team.lower()}.slack.com/", "team": f"Workspace {team}", "user": "prdigest",
+                    "team_id": team, "user_id": BOT_USER, "bot_id": "BPRDIGEST"}
         if method == "reactions.add":
             return {"ok": True}
         return _unknown_method()
 
-    def _chat(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _chat(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
         if method == "chat.postMessage":
-            return self._post(params)
+            return self._post(params, team)
         if method == "chat.update":
-            if (params.get("channel"), params.get("ts")) in self.deleted:
-                return {"ok": False, "error": "message_not_found"}
-            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
+            return self._update(params, team)
         if method == "chat.unfurl":
             return _unfurl(params)
         if method == "chat.delete":
-            return self._delete(params)
+            return self._delete(params, team)
         return _unknown_method()
 
-    def _conversations(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _conversations(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
         if method in ("conversations.history", "conversations.replies"):
-            return self._read(method, params)
+            return self._read(method, params, team)
         if method == "conversations.open":
             return self._open(params)
         return _unknown_method()
 
-    def _views(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _views(self, method: str, params: dict[str, Any], team: str) -> dict[str, Any]:
         if method == "views.publish":
-            return self._publish(params)
+            return self._publish(params, team)
         if method == "views.open":
             return _view_opened(params)
         return _unknown_method()
@@ -370,12 +464,29 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # slack_sdk reads conversations.* with GET and a query string
         path, _, query = self.path.partition("?")
-        self._api(path, dict(parse_qsl(query, keep_blank_values=True)))
+        params = dict(parse_qsl(query, keep_blank_values=True))
+        if path == "/oauth/v2/authorize":  # a person's browser, on the Add to Slack link
+            return self._authorize(params)
+        self._api(path, params)
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
         params = _params(raw, self.headers.get("Content-Type", ""))
         self._api(self.path, params)
+
+    def _authorize(self, params: dict[str, str]) -> None:
+        slack = self.slack
+        status, headers, body = slack.authorize(params)
+        slack._record(ApiCall("authorize", params, at=time.monotonic(), ok=status == 302, team=params.get("team")))
+        self._send(status, body, "text/plain", headers)
+
+    def _client(self) -> tuple[str, str] | None:
+        """The app's client ID and secret, as slack_sdk sends them to oauth.v2.access: HTTP Basic."""
+        auth = self.headers.get("Authorization", "")
+        if not auth.startswith("Basic "):
+            return None
+        client_id, _, secret = base64.b64decode(auth[len("Basic "):]).decode().partition(":")
+        return client_id, secret
 
     def _api(self, path: str, params: dict[str, Any]) -> None:
         slack = self.slack
@@ -390,10 +501,14 @@ class _Handler(BaseHTTPRequestHandler):
         if fault and fault.gate is not None:
             fault.gate.wait(120)  # a test that forgot to set it still ends
             fault = None
-        call = ApiCall(method, params, token, time.monotonic(), ok=fault is None)
+        call = ApiCall(method, params, token, time.monotonic(), ok=fault is None, team=slack.team_of(token))
         if fault:
             return self._fault(fault, call)
-        answer = slack.answer(method, params, token)
+        if method == "oauth.v2.access":
+            answer = slack._access(params, self._client())
+            call.team = answer.get("team", {}).get("id") if answer["ok"] else None
+        else:
+            answer = slack.answer(method, params, token)
         call.ok = answer["ok"]
         slack._record(call)
         granted = {"x-oauth-scopes": ",".join(slack.scopes)} if slack.scopes is not None and answer["ok"] else {}
@@ -458,31 +573,34 @@ def signed_headers(body: str, content_type: str, secret: str = SIGNING_SECRET, t
     }
 
 
-def slash_payload(text: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> dict[str, str]:
-    """`/prdigest TEXT` as Slack describes it (form fields over HTTP, a dict in Socket Mode)."""
+def slash_payload(text: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE",
+                  team: str = TEAM) -> dict[str, str]:
+    """`/prdigest TEXT` as Slack describes it (form fields over HTTP, a dict in Socket Mode), typed in `team`."""
     return {
-        "token": "legacy", "team_id": TEAM, "team_domain": "test", "channel_id": channel, "channel_name": "reports",
+        "token": "legacy", "team_id": team, "team_domain": "test", "channel_id": channel, "channel_name": "reports",
         "user_id": user, "user_name": "alice", "command": "/prdigest", "text": text, "api_app_id": "A0PRDIGEST",
         "response_url": response_url, "trigger_id": "1.2.3",
     }
 
 
-def mention_payload(text: str, ts: str, channel: str = "C0REPORTS", thread_ts: str | None = None, user: str = "U0ALICE") -> dict[str, Any]:
-    """An event_callback carrying an app_mention."""
+def mention_payload(text: str, ts: str, channel: str = "C0REPORTS", thread_ts: str | None = None, user: str = "U0ALICE",
+                    team: str = TEAM) -> dict[str, Any]:
+    """An event_callback carrying an app_mention in `team`."""
     event = {"type": "app_mention", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts}
     if thread_ts:
         event["thread_ts"] = thread_ts
     return {
-        "token": "legacy", "team_id": TEAM, "api_app_id": "A0PRDIGEST", "type": "event_callback",
+        "token": "legacy", "team_id": team, "api_app_id": "A0PRDIGEST", "type": "event_callback",
         "event_id": f"Ev{ts.replace('.', '')}", "event_time": int(time.time()), "event": event,
-        "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+        "authorizations": [{"team_id": team, "user_id": BOT_USER, "is_bot": True}],
     }
 
 
-def click_payload(action_id: str, value: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE") -> dict[str, Any]:
-    """A block_actions payload: a click on a button in a message."""
+def click_payload(action_id: str, value: str, response_url: str, channel: str = "C0REPORTS", user: str = "U0ALICE",
+                  team: str = TEAM) -> dict[str, Any]:
+    """A block_actions payload: a click on a button in a message of `team`."""
     return {
-        "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user}, "api_app_id": "A0PRDIGEST",
+        "type": "block_actions", "team": {"id": team}, "user": {"id": user}, "api_app_id": "A0PRDIGEST",
         "token": "legacy", "container": {"type": "message", "channel_id": channel, "message_ts": "1700000000.000001"},
         "trigger_id": "1.2.3", "channel": {"id": channel}, "response_url": response_url,
         "actions": [{"type": "button", "action_id": action_id, "block_id": "b1", "value": value,
@@ -503,13 +621,14 @@ def link_shared_payload(urls: list[str], message_ts: str, channel: str = "C0REPO
             "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}]}
 
 
-def submission_payload(view: dict[str, Any], values: dict[str, str | None], user: str = "U0ALICE") -> dict[str, Any]:
+def submission_payload(view: dict[str, Any], values: dict[str, str | None], user: str = "U0ALICE",
+                       team: str = TEAM) -> dict[str, Any]:
     """A view_submission: `view` as the app opened it, with each input block's one input answered."""
     state = {block["block_id"]: {block["element"]["action_id"]: {"type": "plain_text_input", "value": values.get(block["block_id"])}}
              for block in view["blocks"] if block["type"] == "input"}
-    return {"type": "view_submission", "team": {"id": TEAM}, "user": {"id": user, "team_id": TEAM}, "api_app_id": "A0PRDIGEST",
+    return {"type": "view_submission", "team": {"id": team}, "user": {"id": user, "team_id": team}, "api_app_id": "A0PRDIGEST",
             "token": "legacy", "trigger_id": "4.5.6",
-            "view": {**view, "id": "V0MODAL", "team_id": TEAM, "state": {"values": state}, "hash": "1.abc"}}
+            "view": {**view, "id": "V0MODAL", "team_id": team, "state": {"values": state}, "hash": "1.abc"}}
 
 
 def shortcut_payload(callback_id: str, text: str, ts: str, response_url: str, channel: str = "C0REPORTS",
@@ -540,10 +659,10 @@ def mention_event(text: str, ts: str, **where: Any) -> tuple[str, str]:
     return json.dumps(mention_payload(text, ts, **where)), JSON
 
 
-def home_opened(event_id: str, user: str = "U0ALICE") -> tuple[str, str]:
+def home_opened(event_id: str, user: str = "U0ALICE", team: str = TEAM) -> tuple[str, str]:
     """An event_callback carrying app_home_opened for the Home tab."""
     return json.dumps({
-        "type": "event_callback", "team_id": TEAM, "api_app_id": "A0PRDIGEST", "event_id": event_id,
+        "type": "event_callback", "team_id": team, "api_app_id": "A0PRDIGEST", "event_id": event_id,
         "event_time": int(time.time()),
         "event": {"type": "app_home_opened", "user": user, "channel": "D1", "tab": "home"},
     }), JSON
@@ -553,15 +672,24 @@ def home_opened_payload(event_id: str, user: str = "U0ALICE") -> dict[str, Any]:
     return json.loads(home_opened(event_id, user)[0])
 
 
-def home_action_payload(user: str, action: dict[str, Any]) -> dict[str, Any]:
+def home_action_payload(user: str, action: dict[str, Any], team: str = TEAM) -> dict[str, Any]:
     """A block_actions payload from a control on the Home tab: its container is the view, and it has no response_url."""
     return {
-        "type": "block_actions", "team": {"id": TEAM}, "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+        "type": "block_actions", "team": {"id": team}, "user": {"id": user, "username": user.lower(), "team_id": team},
         "api_app_id": "A0PRDIGEST", "token": "legacy", "trigger_id": "1.2.3",
         "container": {"type": "view", "view_id": f"V{user}"},
         "view": {"id": f"V{user}", "type": "home", "hash": "1.2", "blocks": [], "state": {"values": {}}},
         "actions": [action],
     }
+
+
+def lifecycle_event(kind: str, team: str, event_id: str) -> tuple[str, str]:
+    """What Slack sends when `team` removes the app (app_uninstalled) or its bot token is revoked (tokens_revoked)."""
+    event: dict[str, Any] = {"type": kind, "event_ts": f"{time.time():.6f}"}
+    if kind == "tokens_revoked":
+        event["tokens"] = {"oauth": [], "bot": [BOT_USER]}
+    return json.dumps({"token": "legacy", "team_id": team, "api_app_id": APP_ID, "type": "event_callback",
+                       "event_id": event_id, "event_time": int(time.time()), "event": event}), JSON
 
 
 def form(payload: dict[str, Any]) -> tuple[str, str]:

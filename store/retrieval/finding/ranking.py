@@ -84,14 +84,19 @@ class Scope:
         )
         return (from_utc_text(first), from_utc_text(last)) if first else None
 
-    def where(self, stage: Stage, lower: datetime | None) -> tuple[str, list[Any]]:
-        """The WHERE clause of a stage from `lower` on.
+    def where(self, stage: Stage, lower: datetime | None, scored: bool = True) -> tuple[str, list[Any]]:
+        """The WHERE clause of a stage from `lower` on; for matches that are not `scored`, one FTS5 query.
 
         Row ids sort by merge time, so FTS5 reads only the window's stretch of
         each doclist, however many PRs are older or newer.
         """
-        where, args = [f"prs_fts match ?{rowid_range('prs_fts.rowid', lower, self.end)}"], [stage.expression]
-        if stage.required:
+        expression = stage.expression
+        if stage.required and not scored:
+            # Both in one query: the rows of the stage's own query that also match the required one, found by FTS5
+            # walking both doclists together, rather than every row the required query matches listed first.
+            expression = f"({stage.expression}) AND ({stage.required})"
+        where, args = [f"prs_fts match ?{rowid_range('prs_fts.rowid', lower, self.end)}"], [expression]
+        if stage.required and scored:
             # "+prs.id": a plain rowid IN would be pushed into FTS5 as one lookup (and one bm25 setup) per id.
             where.append(f"+prs.id in (select rowid from prs_fts where prs_fts match ?{rowid_range('rowid', lower, self.end)})")
             args.append(stage.required)
@@ -121,7 +126,7 @@ def windowed(scope: Scope, stage: Stage, limit: int) -> list[dict[str, Any]]:
         return []
     oldest, newest = edges
     whole = scope.where(stage, scope.start)
-    recent = _newest_matches(scope.db, whole, limit)
+    recent = _newest_matches(scope.db, scope.where(stage, scope.start, scored=False), limit)
     if len(recent) < limit:
         return _rank(scope.db, stage, whole, [pr_id for pr_id, _ in recent], limit)
     reached = recent[-1][1]
@@ -131,8 +136,8 @@ def windowed(scope: Scope, stage: Stage, limit: int) -> list[dict[str, Any]]:
             break  # this window already holds every PR asked about
         if lower <= reached:
             window = scope.where(stage, lower)
-            return _rank(scope.db, stage, window, _match_ids(scope.db, window, LOCAL_CAP + 1), limit)
-    return _rank(scope.db, stage, whole, _match_ids(scope.db, whole, LOCAL_CAP + 1), limit)
+            return _rank(scope.db, stage, window, _match_ids(scope.db, scope.where(stage, lower, scored=False), LOCAL_CAP + 1), limit)
+    return _rank(scope.db, stage, whole, _match_ids(scope.db, scope.where(stage, scope.start, scored=False), LOCAL_CAP + 1), limit)
 
 
 def _newest_matches(db: Database, query: tuple[str, list[Any]], most: int) -> list[tuple[int, datetime]]:
@@ -164,31 +169,75 @@ def _rank(db: Database, stage: Stage, query: tuple[str, list[Any]], ids: list[in
 
 
 def _score_locally(db: Database, expression: str, ids: list[int], limit: int) -> list[dict[str, Any]]:
-    """bm25 over just these PRs, indexed afresh in a small contentless FTS table of this connection.
+    """bm25 over just these PRs, indexed in a small FTS table of this connection.
 
     In a big store, bm25 on the store's own index slows down with every PR
     added (each phrase's instances are read from its full doclist); indexing a
     window's few hundred matches costs the same at any size. Rarity ("idf")
     then means rare among those matches.
     """
-    columns = ", ".join(FTS_COLUMNS)
-    db.execute(
-        f"create virtual table if not exists temp.search_window using fts5({columns}, tokenize='porter', content='')"
-    )
-    with db.atomic():
-        db.execute("insert into temp.search_window (search_window) values ('delete-all')")
-        db.execute(
-            f"insert into temp.search_window (rowid, {columns}) "
-            f"select id, {columns} from prs where id in (select value from json_each(?))",
-            [json.dumps(ids)],
-        )
-    cursor = db.execute(
-        f"select prs.*, -{_bm25('search_window')} as score "
+    _index_window(db, ids)
+    # Ranked on ids and merge times alone; only the PRs that come out on top are read whole.
+    ranked = db.execute(
+        f"select prs.id, -{_bm25('search_window')} as score "
         "from temp.search_window cross join prs on prs.id = search_window.rowid "
         "where search_window match ? order by score desc, prs.merged_at desc limit ?",
         [expression, limit],
+    ).fetchall()
+    cursor = db.execute("select * from prs where id in (select value from json_each(?))", [json.dumps([pr_id for pr_id, _ in ranked])])
+    rows = {row["id"]: row for row in rows_of(cursor)}
+    return [{**rows[pr_id], "score": score} for pr_id, score in ranked]
+
+
+def _index_window(db: Database, ids: list[int]) -> None:
+    """Make the connection's window table index exactly these PRs, as they read now.
+
+    Tokenizing is what indexing costs, and a question's stages, and the
+    questions after it, mostly rank the same recent PRs: only the PRs that
+    leave the window or changed since are taken out (by the text they were
+    indexed with, kept beside the index), and only those new to it are added,
+    unless that would tokenize more PRs than indexing them afresh.
+    """
+    columns = ", ".join(FTS_COLUMNS)
+    db.execute(f"create temp table if not exists search_window_rows (id integer primary key, {columns})")
+    db.execute(
+        f"create virtual table if not exists temp.search_window using fts5({columns}, tokenize='porter', "
+        "content='search_window_rows', content_rowid='id')"
     )
-    return rows_of(cursor)
+    wanted = json.dumps(ids)
+    changed = " or ".join(f"kept.{column} is not prs.{column}" for column in FTS_COLUMNS)
+    stale = [row[0] for row in db.execute(
+        f"select kept.id from temp.search_window_rows kept left join prs on prs.id = kept.id "
+        f"where kept.id not in (select value from json_each(?)) or prs.id is null or {changed}",
+        [wanted],
+    )]
+    kept = db.execute("select count(*) from temp.search_window_rows").fetchone()[0] - len(stale)
+    # Committed at once: an open transaction would pin this connection's view of the store.
+    with db.atomic():
+        if len(stale) >= kept:  # taking them out would cost as much as indexing the kept ones again
+            db.execute("insert into temp.search_window (search_window) values ('delete-all')")
+            db.execute("delete from temp.search_window_rows")
+        elif stale:
+            gone = json.dumps(stale)
+            db.execute(
+                f"insert into temp.search_window (search_window, rowid, {columns}) "
+                f"select 'delete', id, {columns} from temp.search_window_rows where id in (select value from json_each(?))",
+                [gone],
+            )
+            db.execute("delete from temp.search_window_rows where id in (select value from json_each(?))", [gone])
+        new = json.dumps([row[0] for row in db.execute(
+            "select value from json_each(?) where value not in (select id from temp.search_window_rows)", [wanted]
+        )])
+        db.execute(
+            f"insert into temp.search_window_rows (id, {columns}) "
+            f"select id, {columns} from prs where id in (select value from json_each(?))",
+            [new],
+        )
+        db.execute(
+            f"insert into temp.search_window (rowid, {columns}) "
+            f"select id, {columns} from temp.search_window_rows where id in (select value from json_each(?))",
+            [new],
+        )
 
 
 # CROSS JOIN keeps FTS as the outer loop: bm25 needs the FTS cursor to drive.
