@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.answers.reasons import risk_sentence
 from bot.config import Settings
 from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
@@ -31,14 +32,19 @@ class Answer:
         return _BRACKETED.sub(r"#\1", self.text)
 
     def sources(self) -> list[PullRequest]:
-        """Cited PRs the text names only by number: a renderer lists them once below the answer."""
+        """Cited PRs the text names only by number: a renderer lists them once below the answer. Those of a long set
+        that the text leaves out are counted in it, not listed."""
         by_number = {pr.number: pr for pr in self.prs}
-        return [by_number[n] for n in self.citations if n in by_number and n not in self.listed]
+        return [by_number[n] for n in self.citations if n in by_number and n not in self.listed and f"[#{n}]" in self.text]
 
 
-def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> list[str]:
+def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False, risks: bool = False) -> list[str]:
+    """A PR's head line, then what changed (all of it when `detailed`), or the risk it names when `risks` are asked about."""
     day = pr.merged_at.astimezone(settings.timezone)
     head = f"[#{pr.number}] {pr.title} ({pr.author}, {day:%a %b} {day.day})"
+    risk = risk_sentence(pr) if risks else None
+    if risk:
+        return [head, f"    Risk: {truncate(risk, DETAIL_CHARS)}"]
     what = pr.summary.what_changed if pr.summary else ""
     what = truncate(" ".join(what.split()), DETAIL_CHARS) if detailed else first_sentence(what)
     return [head, f"    {what}"] if what else [head]

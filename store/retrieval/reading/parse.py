@@ -111,7 +111,7 @@ class _Reader:
         rest, left_out = take_negated(rest, self.repo)
         rest = take_people(rest, self.lookup, self.people)
         time, rest, problems = read_time(rest, self.tz, self.now, self.lookup.merged_between if self.lookup else None)
-        self.problems.extend(left_out.problems + problems)
+        self.problems.extend(problems)
         rest, order, relative = _take_order(rest)
         rest = take_paths(rest, self.paths, self.lookup)
         rest, about_risks = take_risk_words(rest)
