@@ -89,7 +89,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from floors import floors_of, read_floors, unread, write_floors  # noqa: E402
 
-from bot.answers.answer import Answer, answer_question, answer_reading  # noqa: E402
+from bot.answers.answer import answer_question, answer_reading  # noqa: E402
+from bot.answers.answered import Answer  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from store.days import to_utc_text  # noqa: E402
 from store.db import open_db  # noqa: E402

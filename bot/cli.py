@@ -691,10 +691,11 @@ def search(app: AppContext, query: tuple[str, ...], limit: int, as_json: bool, r
 
 @cli.command()
 @click.argument("question", nargs=-1, required=True)
+@click.option("--limit", type=click.IntRange(1, 1000), help="List at most this many PRs (default 10).")
 @click.option("--json", "as_json", is_flag=True, help='Print {"answer": ..., "citations": [...]}.')
 @repo_option
 @pass_app(creates=False)
-def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | None) -> None:
+def ask(app: AppContext, question: tuple[str, ...], limit: int | None, as_json: bool, repo: str | None) -> None:
     """Answer a question about merged PRs as an @-mention would: every configured repository, or the one
     the question names; --repo keeps to one."""
     from bot.answers.mentions import replies_message, reply_to
@@ -705,7 +706,7 @@ def ask(app: AppContext, question: tuple[str, ...], as_json: bool, repo: str | N
         raise click.UsageError('ask what? Give a question, like: prdigest ask "what changed in rocm this week?"')
     runtime = app.runtime()
     # A question without a channel: the repositories configured and stored, as in a workspace's new channel.
-    replies = reply_to(runtime, text, NO_TEAM, only=app.repo(repo) if repo else None)
+    replies = reply_to(runtime, text, NO_TEAM, only=app.repo(repo) if repo else None, limit=limit)
     if replies.model_down:
         click.echo(f"prdigest: warning: {one_line(replies.model_down)}; answering from the store alone", err=True)
     if as_json:

@@ -18,6 +18,7 @@ from bot.messages.preview import Preview, preview_unfurl
 from store.db import open_db
 from store.tables.previews import QUIET_SECONDS, claim_previews, set_previews
 from store.tables.prs import get_pr
+from store.tables.releases import Release, get_release, record_range, save_listed
 
 URL = f"https://github.com/{REPO}/pull/4102"
 NOW = datetime(2026, 3, 9, 9, 0, tzinfo=LA)
@@ -63,6 +64,20 @@ def test_a_stored_pr_is_previewed_once_in_a_channel_that_opted_in(served):
     link(served, f"{URL}/files", f"https://github.com/{REPO}/pull/4090", ts="1740000000.000200")
     second = unfurled(served, 2)[1]
     assert list(second["unfurls"]) == [f"https://github.com/{REPO}/pull/4090"]
+
+
+def test_a_preview_says_which_release_shipped_the_pr_or_that_none_has_yet(served):
+    db = served.runtime.db
+    published = datetime(2026, 3, 9, 2, 0, tzinfo=UTC)  # after both PRs merged, on Mar 8
+    tag = "v0.4.0"
+    save_listed(db, REPO, [Release(REPO, tag, tag, f"https://github.com/{REPO}/releases/tag/{tag}", published)], complete=True)
+    assert record_range(db, get_release(db, REPO, tag), None, [4102, 4100], commits=2)
+    previews_on(served)
+    unreleased = f"https://github.com/{REPO}/pull/4090"
+    link(served, URL, unreleased)
+    [call] = unfurled(served)
+    assert shown(call["unfurls"][URL]).endswith("merged 2026-03-08 · rocm, kernels, attention · Shipped in v0.4.0")
+    assert shown(call["unfurls"][unreleased]).endswith(" · Not in a release yet")
 
 
 def test_no_preview_in_a_channel_that_did_not_opt_in(served):
@@ -201,13 +216,13 @@ def test_a_claim_lasts_30_minutes_across_connections(tmp_path):
 def test_previews_are_compact_and_bounded():
     long = Preview(
         url=URL, number=4102, title="T" * 500 + " <@U123|x> *bold*", author="a" * 300, status="open",
-        areas=tuple(f"area{i}" for i in range(9)), what_changed="First sentence here. Second one.", release="v0.9.0",
+        areas=tuple(f"area{i}" for i in range(9)), what_changed="First sentence here. Second one.", release="Shipped in v0.9.0",
     )
     unfurl = preview_unfurl(long)
     text = shown(unfurl)
     assert len(unfurl["blocks"]) == 2 and len(text) < 600
     assert "Second one" not in text and "<@U123" not in text
-    assert "area4 +4" in text and "shipped in v0.9.0" in text
+    assert "area4 +4" in text and "Shipped in v0.9.0" in text
 
 
 @pytest.mark.parametrize(

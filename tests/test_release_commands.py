@@ -122,3 +122,25 @@ def test_without_any_release_stored_pr_says_nothing_of_releases(runtime):
     runtime.db.execute("delete from releases")
     runtime.db.conn.commit()
     assert "elease" not in say(runtime, "pr 1150").text
+
+
+def test_release_questions_are_answered_from_the_ingested_ranges(runtime, released):
+    """Asked of a store `prdigest ingest` filled from the loopback GitHub: cherry-picks, a patch, a prerelease."""
+    _, built = released
+
+    def first(question: str) -> str:
+        return say(runtime, f"ask {question}").messages[0].shown.split("\n")[0]
+
+    picked = next(n for n, branch in built.cherry_picked.items() if branch == "releases/v0.1" and built.first_release(n) == "v0.1.1")
+    assert first(f"which release shipped #{picked}?").startswith("Yes: in v0.1.1, published ")
+    assert first(f"did #{picked} make it into v0.2?").startswith("Yes: it first shipped in v0.1.1, published ")
+    last = built.unreleased[-1]
+    assert first(f"is #{last} released yet?").startswith(f"Not yet: merged {built.pulls[-1].merged_at.astimezone(LA):%b %-d}, after v0.3.0")
+    assert first(f"did #{last} make it into v0.2.0?").startswith("No: merged ")
+    new = first("what's new in v0.3 since v0.2?")
+    shipped_first = set(built.ranges["v0.3.0"]) - {n for tag in ("v0.1.0", "v0.1.1", "v0.2.0rc1", "v0.2.0")
+                                                   for n in built.ranges[tag]}
+    assert new.startswith(f"{len(shipped_first)} PRs shipped in v0.3.0 (published "), new
+    missed = [n for n in built.unreleased if n not in built.cherry_picked]  # the fixes picked onto v0.3.0 shipped
+    assert first("what merged since the last release?").startswith(f"{len(missed)} PRs merged that no release has yet")
+    assert first("did #1 make it into v0.9?").startswith("The store knows no release v0.9 of acme/engine; it knows v0.3.0, ")

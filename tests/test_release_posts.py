@@ -142,6 +142,32 @@ def test_a_person_gets_release_threads_by_direct_message(runtime, slack, release
     assert slack.posts("U0BOB") == []  # to the direct messages Slack opened, not to the user ID
 
 
+def test_a_person_following_their_own_prs_is_told_once_which_release_shipped_them(runtime, slack, released):
+    _, built = released
+    since = built.published["v0.2.0"] + timedelta(minutes=1)
+    for user, login in (("U0DEV4", "dev-4"), ("U0LATE", None)):
+        if login:
+            assert not execute(runtime, f"me github {login}", WORKSPACE, channel="C0TEAM", user=user, now=since).error
+        said = execute(runtime, "me subscribe my-prs", WORKSPACE, channel="C0TEAM", user=user, now=since)
+        assert not said.error, said.text
+    posts(runtime).run()
+    [message] = slack.delivered(dm_channel("U0DEV4"))
+    text = shown(message.params)
+    earlier = {number for tag, numbers in built.ranges.items() if tag != "v0.3.0" for number in numbers}
+    mine = [n for n in built.ranges["v0.3.0"] if n % 11 == 4 and n not in earlier]
+    assert mine and text.startswith(
+        f"*Your {len(mine)} PRs shipped in <https://github.example/acme/engine/releases/tag/v0.3.0|v0.3.0>*, published ")
+    assert [int(part.split(" ")[0]) for part in text.split("|#")[1:]] == mine  # theirs, shipped first here, once each
+    assert slack.posts(dm_channel("U0LATE")) == []  # no login linked: nothing yet
+
+    posts(runtime).run()  # another tick, another process: nothing again
+    assert len(slack.delivered(dm_channel("U0DEV4"))) == 1
+    assert not execute(runtime, "me github dev-5", WORKSPACE, channel="C0TEAM", user="U0LATE", now=since).error
+    posts(runtime).run()  # linked since: v0.3.0 comes now, with dev-5's PRs
+    [late] = slack.delivered(dm_channel("U0LATE"))
+    assert "shipped in <https://github.example/acme/engine/releases/tag/v0.3.0|v0.3.0>" in shown(late.params)
+
+
 def test_each_workspace_gets_its_own_release_threads_with_its_own_token(runtime, installable, released):
     """Two workspaces installed through Add to Slack, with the same channel and user IDs: each subscription's
     threads go to its own workspace, with that workspace's token, whatever the other follows."""

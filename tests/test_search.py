@@ -170,7 +170,7 @@ def test_words_no_pr_uses_are_dropped_not_fatal(store):
     result = search_prs(store, "what did grace-h frobnicate yesterday?", REPO, LA, now=NOW)
     assert result.numbers == [501, 502] and result.note is None
     dropped = search_prs(store, "scheduler zyxxy changes", REPO, LA, now=NOW)
-    assert dropped.question.problems == ('no PR mentions "zyxxy"',) and 501 in dropped.numbers
+    assert [c.said for c in dropped.question.unknown] == ["zyxxy"] and 501 in dropped.numbers
 
 
 def test_nonsense_finds_nothing_and_says_so(store):

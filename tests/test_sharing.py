@@ -61,6 +61,16 @@ def test_public_and_error_replies_have_no_share_button(served):
     assert share_id(wrong) is None
 
 
+def test_replies_about_ones_own_subscriptions_have_no_share_button(served):
+    """`/prdigest me …` answers only the person (their GitHub login, their direct messages): nothing to share."""
+    linked, subscribed, listed = (
+        command(served, text, hook)[0]
+        for text, hook in (("me github ada-l", "link"), ("me subscribe my-prs", "mine"), ("me", "list"))
+    )
+    assert "ada-l" in shown(linked) and "each PR of yours" in shown(subscribed) and "ada-l" in shown(listed)
+    assert all(reply["response_type"] == "ephemeral" and share_id(reply) is None for reply in (linked, subscribed, listed))
+
+
 def test_a_shared_answer_keeps_its_vote_buttons(served):
     [answer] = command(served, "ask what changed for ROCm on 2026-03-08?", "ask")
     buttons = {element["action_id"] for block in answer["blocks"] if block["type"] == "actions" for element in block["elements"]}

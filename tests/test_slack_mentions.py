@@ -6,7 +6,7 @@ test can give it its own model endpoint; Slack and the model are fakes on 127.0.
 import json
 import sqlite3
 import threading
-from datetime import datetime
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -23,6 +23,7 @@ from bot.runtime import Runtime
 from bot.slack.app import WORKERS, build_app
 from bot.slack.http_server import EVENTS_PATH, http_server
 from store.tables.prs import save_pr
+from store.tables.releases import Release, get_release, record_range, save_listed
 
 
 @pytest.fixture
@@ -100,6 +101,21 @@ def test_a_thread_keeps_each_question_as_read_and_what_it_cited_and_follows_that
     send(app_url, *mention_event("<@UPRDIGEST> and on ROCm?", ts="1730000000.000300", thread_ts="1730000000.000200"))
     slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 2)
     assert shown(slack.calls_to("chat.update")[1].params).startswith("1 PR merged on Sun Mar 8 in rocm:")
+
+
+def test_a_release_question_is_answered_from_the_store_and_followed_up_in_its_thread(app_url, slack, model, runtime):
+    tag = "v0.4.0"
+    published = datetime(2026, 3, 9, 2, 0, tzinfo=UTC)
+    save_listed(runtime.db, REPO, [Release(REPO, tag, tag, f"https://github.com/{REPO}/releases/tag/{tag}", published)], True)
+    assert record_range(runtime.db, get_release(runtime.db, REPO, tag), None, [4102], commits=1)
+    send(app_url, *mention_event("<@UPRDIGEST> is #4102 released yet?", ts="1730000000.000600"))
+    slack.wait_for(lambda s: s.calls_to("chat.update"))
+    assert shown(slack.calls_to("chat.update")[0].params).startswith("Yes: in v0.4.0, published Mar 8.")
+    send(app_url, *mention_event("<@UPRDIGEST> and #4090?", ts="1730000000.000700", thread_ts="1730000000.000600"))
+    slack.wait_for(lambda s: len(s.calls_to("chat.update")) == 2)
+    assert shown(slack.calls_to("chat.update")[1].params).startswith(
+        "Not yet: merged Mar 8, but v0.4.0 (published Mar 8) does not have it; it will be in the next release.")
+    assert model.requests == []  # the mapping answers: no model is asked
 
 
 def test_model_down_gets_an_apology_and_the_answer_from_the_store(app_url, slack, model):

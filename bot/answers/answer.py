@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
+from bot.answers.answered import Answer, pr_lines
 from bot.answers.empty_store import empty_store_notice
+from bot.answers.reasons import revert_reason
+from bot.answers.release_questions import release_answer
 from bot.config import DEFAULT_TIMEZONE, Settings
 from bot.messages.blocks import more_note
-from bot.messages.mrkdwn import first_sentence, truncate
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
 from store.retrieval.finding.listing import COUNT_CAP
@@ -33,15 +35,16 @@ from store.tables.structured_output import json_schema_support, remember_json_sc
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
 from store.understanding.relations import Link
-from store.understanding.summary.titles import title_tags
+from store.understanding.summary.titles import PREFIX, title_sentence, title_tags
 
 if TYPE_CHECKING:
     from bot.answers.model_prompt import ModelChoice
     from bot.model.client import LLM, Completion
 
+# An answer lists at most this many PRs unless asked for more (`ask --limit N`); a longer set says how many more.
+SHOWN = 10
 # A question about a few named PRs gets their whole "What changed", not a sentence.
 DETAILED_UP_TO = 3
-DETAIL_CHARS = 700
 # With a model: how long it may answer (its prompts are in bot.answers.model_prompt).
 MODEL_ANSWER_TOKENS = 500
 
@@ -62,30 +65,6 @@ _REFERENCE = LazyPattern(
     re.IGNORECASE,
 )
 
-_BRACKETED = LazyPattern(r"\[#(\d{1,9})\]")
-
-
-@dataclass
-class Answer:
-    text: str  # plain text, not escaped; PRs written as [#N]
-    citations: list[int]  # the PRs that answer, all in the store, most relevant first
-    prs: list[PullRequest]  # every PR the text may name: the citations, then context
-    listed: list[int] = field(default_factory=list)  # PRs the text lists on a line of their own
-    # The question as read and what this answer cited, for the thread to keep; None when nothing was read.
-    answered: Answered | None = None
-    follows: bool = False  # the thread supplied part of the question
-
-    @property
-    def plain(self) -> str:
-        """The text as a reader outside Slack takes it: each [#N] written #N."""
-        return _BRACKETED.sub(r"#\1", self.text)
-
-    def sources(self) -> list[PullRequest]:
-        """Cited PRs the text names only by number: a renderer lists them once below the answer."""
-        by_number = {pr.number: pr for pr in self.prs}
-        return [by_number[n] for n in self.citations if n in by_number and n not in self.listed]
-
-
 def answer_question(
     db: Database,
     settings: Settings,
@@ -94,8 +73,9 @@ def answer_question(
     now: datetime | None = None,
     llm: LLM | None = None,
     repo: str | None = None,
+    limit: int = SHOWN,
 ) -> Answer:
-    """Answer `question`, asked after the turns of its `thread` (oldest first).
+    """Answer `question`, asked after the turns of its `thread` (oldest first), listing at most `limit` PRs.
 
     Raises bot.model.client.LLMError when the model fails, so the caller can say so and ask again without it.
     """
@@ -105,32 +85,40 @@ def answer_question(
         return Answer(notice, [], [])
     reading = read_in_thread(db, question, thread, repo, settings.timezone, now)
     model = _Asking(db, settings, llm, question, [turn.text for turn in thread], repo) if llm else None
-    return answer_reading(db, settings, repo, reading, model)
+    return answer_reading(db, settings, repo, reading, model, limit)
 
 
-def answer_reading(db: Database, settings: Settings, repo: str, reading: Reading, model: _Asking | None = None) -> Answer:
+def answer_reading(
+    db: Database, settings: Settings, repo: str, reading: Reading, model: _Asking | None = None, limit: int = SHOWN
+) -> Answer:
     """The answer to a question read in its thread, with what the thread keeps of it; `model` writes it with a model."""
-    answer, links = _answer(db, settings, repo, reading.asked, model)
+    answer, links = _answer(db, settings, repo, reading.asked, model, limit)
     answered = Answered(reading.kept, tuple(answer.citations), tuple(links))
     return replace(answer, answered=answered, follows=reading.follows)
 
 
-def _answer(db: Database, settings: Settings, repo: str, asked: Query, model: _Asking | None) -> tuple[Answer, list[Link]]:
+def _answer(
+    db: Database, settings: Settings, repo: str, asked: Query, model: _Asking | None, limit: int
+) -> tuple[Answer, list[Link]]:
     """The answer, and the relations its first line states."""
+    if asked.release_ask is not None:
+        answered = release_answer(db, settings, repo, asked)
+        if answered is not None:
+            return answered, []
     if not (asked.has_filters or asked.has_topic):
         if asked.is_empty and not (asked.tally or asked.intent is Intent.COUNT or asked.order):
             return Answer(help_text(repo, asked.problems), [], []), []
         # "who authored the most PRs?", "how many PRs are there?", "the largest PR?", "PRs not by the bot": about
         # every PR kept.
         asked = replace(asked, time=EVER)
-    choice = choose(db, repo, asked)
+    choice = choose(db, repo, asked, limit)
     if not choice.answer:
         choice = _with_the_zone(_with_where_the_store_ends(db, repo, choice, settings.timezone), settings.timezone)
     if not choice.answer and not choice.context:
         return Answer(lead_line(choice, asked), [], []), choice.links
     # Without a cut answer the model may still choose from the candidates: often the right PR is the nearest.
     if model is None or not (choice.answer or choice.candidates):
-        return extractive_answer(choice, asked, settings), choice.links
+        return extractive_answer(choice, asked, settings, limit), choice.links
     return _model_answer(model, choice, asked), choice.links
 
 
@@ -215,6 +203,17 @@ def _links(choice: Choice) -> str:
     return "; ".join(link.sentence() for link in choice.links)
 
 
+def _with_reasons(choice: Choice) -> str:
+    """"why was #N reverted?": each revert with the reason it gives, "[#507] reverts [#501] because it starved …"."""
+    by_number = {pr.number: pr for pr in [*choice.answer, *choice.context]}
+    stated = []
+    for link in choice.links:
+        revert = by_number.get(link.number) if link.kind == "reverts" else None
+        reason = revert_reason(revert) if revert else None
+        stated.append(f"{link.sentence()} because {reason[0].lower()}{reason[1:]}" if reason else link.sentence())
+    return "; ".join(stated)
+
+
 def _unrelated_line(choice: Choice, relation: Relation, doubts_revert: bool) -> str:
     """A yes/no about a relation of PRs named by number, when nothing in the store states it."""
     named = join_words([f"[#{n}]" for n in choice.question.numbers])
@@ -232,6 +231,8 @@ def _yes_line(choice: Choice, asked: Query) -> str:
         return f"Yes: {links}."
     if len(choice.answer) <= NAMED_IN_A_YES:
         return "Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
+    if choice.question.concepts:
+        return f"Yes: {_closest_first(choice)}."
     return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
 
 
@@ -242,15 +243,36 @@ def _list_line(choice: Choice, asked: Query) -> str:
         noun = _RELATION_NOUNS[asked.relation][choice.total != 1]
         return f"{_count(choice.total)} {noun} {described}: {_relation_list(choice, asked.relation)}."
     if links:
-        return sentence(links)
+        return sentence(_with_reasons(choice) if asked.cues.explains else links)
     if question.numbers:
         return f"About {join_words([f'[#{n}]' for n in question.numbers])}:"
     order = question.order
     if order and (len(choice.answer) == 1 or order in (Order.LARGEST, Order.GAIN)):  # the largest may be several, as large
         return f"{_ORDER_LEAD[order].format(noun=question.noun(len(choice.answer)))} {described}:"
+    if question.concepts and not choice.whole_set:
+        # What the PRs say, not the asker's words back: "[#4311] prepacks int8 weights for the oneDNN matmul:".
+        return (_in_its_terms(choice.answer[0]) if choice.total == 1 else _closest_first(choice)) + ":"
     shown = len(choice.answer)
     tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
     return f"{_count(choice.total)} {question.noun(choice.total)} {described}{tail}"
+
+
+def _closest_first(choice: Choice) -> str:
+    """'6 PRs merged in moe, closest first: [#4307] tunes the fused MoE kernel for Blackwell'."""
+    question = choice.question
+    scope = replace(question, concepts=()).describe()
+    return f"{_count(choice.total)} {question.noun(choice.total)} {scope}, closest first: {_in_its_terms(choice.answer[0])}"
+
+
+def _in_its_terms(pr: PullRequest) -> str:
+    """A PR as its title says what it does: '[#4311] prepacks int8 weights for the oneDNN matmul', else its title."""
+    said = title_sentence(pr.title)
+    if said.startswith(_THIS_PR):
+        return f"[#{pr.number}] {said.removeprefix(_THIS_PR).rstrip('.')}"
+    return f"[#{pr.number}] \u201c{PREFIX.sub('', pr.title).strip() or pr.title}\u201d"
+
+
+_THIS_PR = "This PR "
 
 
 _ORDER_LEAD = {
@@ -315,6 +337,8 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
     """Nothing answers: what was looked for and through, and never that nothing merged when only the words missed."""
     question = choice.question
     nearest = NEAREST if choice.context else ""
+    if choice.unsaid:
+        return _unsaid_line(question, asked) + nearest
     if not (question.concepts or question.unknown):
         noun = _RELATION_NOUNS[asked.relation][0] if asked.relation else question.noun(1)
         return f"No {noun} {question.describe()}.{nearest}"
@@ -326,6 +350,13 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
         topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
     looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
     return (f"No: {looked}." if asked.intent is Intent.YESNO else sentence(looked)) + nearest
+
+
+def _unsaid_line(question: Query, asked: Query) -> str:
+    """What the question is about is said by no PR: 'No PR in the store mentions "mi250".'"""
+    said = join_words([f'"{concept.said}"' for concept in question.unknown or question.concepts], "or")
+    line = f"no PR in the store mentions {said}"
+    return f"No: {line}." if asked.intent is Intent.YESNO else sentence(line)
 
 
 def _tally_line(choice: Choice, asked: Query) -> str:
@@ -365,25 +396,27 @@ def _people(choice: Choice, asked: Query) -> str:
 # ---------------------------------------------------------------- without a model
 
 
-def extractive_answer(choice: Choice, asked: Query, settings: Settings) -> Answer:
-    """The first line, then each answering PR once, with date, author and what changed."""
-    lines = [lead_line(choice, asked)]
-    shown = choice.answer or choice.context
+def extractive_answer(choice: Choice, asked: Query, settings: Settings, limit: int = SHOWN) -> Answer:
+    """The first line, then each answering PR once (at most `limit`), with date, author and what changed.
+
+    Every PR that answers is cited, listed or not: the first line counts them and the last says how to list them all."""
+    citations = [pr.number for pr in choice.answer]
+    cut = replace(choice, answer=choice.answer[:limit])
+    lines = [lead_line(cut, asked)]
+    shown = cut.answer or choice.context
     detailed = len(shown) <= DETAILED_UP_TO and bool(choice.question.numbers)
     for pr in shown:
-        lines.extend(pr_lines(pr, settings, detailed))
-    if choice.total > len(choice.answer) and choice.answer:
-        lines.append(more_note(choice.total - len(choice.answer)))
-    citations = [pr.number for pr in choice.answer]
+        lines.extend(pr_lines(pr, settings, detailed, risks=asked.about_risks))
+    if choice.total > len(cut.answer) and cut.answer:
+        lines.append(_more_line(choice.total - len(cut.answer), choice.total))
     return Answer("\n".join(lines), citations, [*choice.answer, *choice.context], [pr.number for pr in shown])
 
 
-def pr_lines(pr: PullRequest, settings: Settings, detailed: bool = False) -> list[str]:
-    day = pr.merged_at.astimezone(settings.timezone)
-    head = f"[#{pr.number}] {pr.title} ({pr.author}, {day:%a %b} {day.day})"
-    what = pr.summary.what_changed if pr.summary else ""
-    what = truncate(" ".join(what.split()), DETAIL_CHARS) if detailed else first_sentence(what)
-    return [head, f"    {what}"] if what else [head]
+def _more_line(left_out: int, total: int) -> str:
+    """The line under an answer that lists only some of its PRs: how many more, and how to list them all."""
+    if total >= COUNT_CAP:
+        return more_note(left_out)
+    return f"\u2026and {left_out} more; `ask --limit {total}` lists them all."
 
 
 # ---------------------------------------------------------------- with a model

@@ -27,6 +27,7 @@ class Reply:
     public: bool = False  # shown to the whole channel rather than only to the person asking
     error: bool = False
     found: bool = True  # False: it says that nothing matched, so it folds into a line beside other repositories
+    personal: bool = False  # about the person asking alone (their own subscriptions): never shared in the channel
 
     @property
     def text(self) -> str:

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.answers.answer import Answer, answer_question
+from bot.answers.answer import SHOWN, answer_question
+from bot.answers.answered import Answer
 from bot.answers.empty_store import empty_store_notice
 from bot.answers.scope import followed, not_followed, scope_of
 from bot.messages.blocks import (
@@ -32,6 +33,10 @@ from store.text.prose import typed
 log = logging.getLogger(__name__)
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+# "--limit 73" anywhere in a question asks for that many PRs listed, as `prdigest ask --limit 73` does.
+_LIMIT = re.compile(r"(?:^|\s)--limit[\s=]+(\d{1,4})\b")
+# The most PRs an answer lists, however many are asked for: what a set is counted up to.
+MAX_LIMIT = 1000
 LOOKING = ":eyes: Looking through the merged PRs\u2026"
 EMPTY_QUESTION = "Ask me about what merged, like `@prdigest what changed for ROCm this week?`"
 MODEL_DOWN = "_Sorry, the model is not answering right now; this answer comes from the store alone._"
@@ -89,11 +94,15 @@ def reply_to(
     history: Sequence[Turn] = (),
     channel: str | None = None,
     only: str | None = None,
+    limit: int | None = None,
 ) -> Replies:
     """Answer for every repository the question covers (the team's channel's, the configured ones, or those it
-    names); `only` limits it to one. A failing model degrades to answers from the store alone."""
+    names); `only` limits it to one. Each lists at most `limit` PRs, or as many as the question's "--limit N" asks
+    for. A failing model degrades to answers from the store alone."""
     from bot.model.client import LLMError  # imported on use: the model client takes a second to load
 
+    question, asked_limit = limit_of(question)
+    limit = limit or asked_limit
     scope = scope_of(runtime, question, team, channel, [turn.text for turn in history])
     if scope.ambiguous:
         return Replies(refusal=scope.ambiguous)
@@ -104,13 +113,23 @@ def reply_to(
     # The thread's turns as each was asked, without the repositories' names.
     thread = [Turn(text, turn.answered) for text, turn in zip(scope.history, history)]
     ask = lambda llm: [
-        (repo, answer_question(runtime.db, settings, scope.text, thread, now=now, llm=llm, repo=repo)) for repo in repos
+        (repo, answer_question(runtime.db, settings, scope.text, thread, now=now, llm=llm, repo=repo, limit=limit))
+        for repo in repos
     ]
     try:
         return Replies(ask(runtime.llm))
     except LLMError as exc:
         log.warning("model failed, answering from the store: %s", exc)
         return Replies(ask(None), model_down=str(exc))
+
+
+def limit_of(question: str) -> tuple[str, int]:
+    """The question without its "--limit N", and how many PRs its answer lists (SHOWN unless it says)."""
+    found = _LIMIT.search(question)
+    if found is None:
+        return question, SHOWN
+    limit = min(max(1, int(found[1])), MAX_LIMIT)
+    return " ".join((question[: found.start()] + question[found.end() :]).split()), limit
 
 
 def answer(

@@ -12,8 +12,10 @@ from sqlite_utils import Database
 
 from bot.ingest import github_client
 from bot.messages.preview import Preview
+from bot.messages.releases import shipped_words
 from bot.runtime import Runtime
 from store.model import PullRequest
+from store.report.release import release_status
 from store.sources.github import GitHubError
 from store.sources.ingest import Unmerged, fetch_pull
 from store.tables.prs import get_pr
@@ -49,6 +51,6 @@ def preview_of(runtime: Runtime, found: PullRequest | Unmerged) -> Preview:
 
 
 def release_of(db: Database, pr: PullRequest) -> str | None:
-    """The release that shipped `pr`. The store does not know releases yet, so there is none to name,
-    and a preview shows no release until it does."""
-    return None
+    """Where `pr` shipped, in a preview's words: "Shipped in v0.11.1", or "Not in a release yet"; None when the
+    store knows no release of its repository, or cannot tell yet (a release since its merge is not mapped)."""
+    return shipped_words(release_status(db, pr))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -294,7 +294,7 @@ def cmd_me(call: Call) -> Reply:
               "unsubscribe": _my_unsubscribe}.get(word.lower())
     if action is None:
         raise CommandError(f"`{escape(word)}` is not something `me` does", "me")
-    return action(me, user)
+    return replace(action(me, user), personal=True)
 
 
 def _link(call: Call, user: str) -> Reply:

@@ -23,7 +23,7 @@ class Preview:
     status: str  # "merged 2026-03-08", "open" or "closed"
     areas: tuple[str, ...]
     what_changed: str  # the summary's *What changed* section; its first sentence is shown
-    release: str | None = None  # the release that shipped it, when one is known
+    release: str | None = None  # where it shipped ("Shipped in v0.11.1", "Not in a release yet"), when known
 
 
 def preview_unfurl(preview: Preview) -> dict[str, Any]:
@@ -37,6 +37,6 @@ def preview_unfurl(preview: Preview) -> dict[str, Any]:
         more = len(preview.areas) - MAX_AREAS
         meta.append(shown + (f" +{more}" if more > 0 else ""))
     if preview.release:
-        meta.append(f"shipped in {escape(truncate(preview.release, 40))}")
+        meta.append(escape(truncate(preview.release, 60)))
     context = {"type": "context", "elements": [{"type": "mrkdwn", "text": " \u00b7 ".join(meta), "verbatim": True}]}
     return {"blocks": [mrkdwn_section(f"{head}\n{escape(what)}" if what else head), context]}

@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.messages.blocks import Message, parent_message, text_message, thread_messages, worth_highlighting
+from bot.messages.blocks import (
+    Message,
+    parent_message,
+    pr_list_message,
+    text_message,
+    thread_messages,
+    worth_highlighting,
+)
 from bot.messages.mrkdwn import escape, link
 from store.model import PullRequest
 from store.report.release import ReleaseReport, ReleaseStatus
@@ -83,6 +90,23 @@ def release_thread(found: ReleaseReport, tz: ZoneInfo, scope: str | None = None)
     """A release as a thread: the parent with its counts and highlights, every PR by area in the replies."""
     parent = parent_message(found.report, headline=release_headline(found, tz, scope), notes=release_notes_lines(found))
     return [parent] + thread_messages(found.report)
+
+
+def yours_shipped_message(release: Release, prs: list[PullRequest], tz: ZoneInfo) -> Message:
+    """A person's own PRs that a release shipped, for their direct message."""
+    heading = f"*Your {plural(len(prs), 'PR')} shipped in {release_name(release)}*, published {day(release.published_at, tz)}"
+    return pr_list_message(heading, prs, tz)
+
+
+def shipped_words(status: ReleaseStatus | None) -> str | None:
+    """Where a PR shipped, in a few plain words ("Shipped in v0.11.1", "Not in a release yet"); None when the
+    store knows no release, or a release published since the PR merged is not mapped yet."""
+    if status is None or not status.known:
+        return None
+    first = status.first
+    if first is None:
+        return "Not in a release yet"
+    return f"Shipped in {first.tag}" + (" (prerelease)" if first.prerelease else "")
 
 
 def release_status_line(status: ReleaseStatus | None, pr: PullRequest, tz: ZoneInfo) -> str | None:

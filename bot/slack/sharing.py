@@ -32,8 +32,8 @@ FAILED = "Sorry, Slack did not take the shared reply; try the button again."
 
 def shareable(runtime: Runtime, reply: Reply, team: Team, channel: str | None, user: str | None) -> Reply:
     """A private reply with a "Share in channel" button on its last message, the reply kept to share;
-    a public reply, an error, or one the store cannot keep, as it is."""
-    if reply.public or reply.error or not reply.messages or not channel:
+    a public reply, an error, a reply about the person's own subscriptions, or one the store cannot keep, as it is."""
+    if reply.public or reply.error or reply.personal or not reply.messages or not channel:
         return reply
     messages = [{"text": message.text, "blocks": message.blocks} for message in reply.messages]
     try:

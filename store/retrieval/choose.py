@@ -29,13 +29,14 @@ from store.retrieval.finding.listing import COUNT_CAP
 from store.retrieval.fts import area_name, membership_expression
 from store.retrieval.reading.query import BOTS, Concept, Intent, Order, Person, Phrases, Query, Relation, Role, is_bot
 from store.retrieval.search import SearchResult, missing_note, search, size, tally_keys, without_unknown_words
+from store.retrieval.subject import is_unsaid_subject
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 from store.understanding.vocabulary import cue
 
-# A whole set longer than this is shown in part, with how many more there are (like the slash commands).
+# A whole set is gathered up to this many PRs (or as many as the asker wants listed), and counted up to COUNT_CAP.
 MAX_LISTED = 50
 # Next-best PRs kept as context (for a model to read, or to show when nothing answers).
 CONTEXT = 3
@@ -65,10 +66,11 @@ class Choice:
     tally: list[tuple[str, int]] = field(default_factory=list)  # who or what has the most PRs, most first
     # For a question of words: every graded PR, best first, from which the answer was cut (a model may choose again).
     candidates: list[PullRequest] = field(default_factory=list)
+    unsaid: bool = False  # what the question is about is said by no PR: nothing answers, the nearest are context
 
 
-def choose(db: Database, repo: str, asked: Query) -> Choice:
-    """The PRs that answer `asked` (a question as read) in the shape it expects."""
+def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> Choice:
+    """The PRs that answer `asked` (a question as read) in the shape it expects; a whole set up to `listed` of them."""
     question = asked
     if question.relation and any(question.relation in c.names for c in question.excluded_words):
         question = replace(question, relation=None)  # "what did X author other than the revert": no revert is asked for
@@ -77,7 +79,7 @@ def choose(db: Database, repo: str, asked: Query) -> Choice:
     choice = _by_number(db, repo, question) if question.numbers else None
     if choice is None:
         question = replace(question, numbers=())
-        choice = _choose(db, repo, question)
+        choice = _choose(db, repo, question, max(listed, MAX_LISTED))
         if question.order and choice.answer:
             choice = _at_the_end(db, repo, choice, question.order)
     if question.intent is Intent.WHO and choice.links and not question.culprit and not question.within:
@@ -224,33 +226,47 @@ def _gain(pr: PullRequest, about: list[list[str]]) -> float:
     return max(factors, default=0.0)
 
 
-def _choose(db: Database, repo: str, question: Query) -> Choice:
+def _choose(db: Database, repo: str, question: Query, listed: int) -> Choice:
     if question.concepts:
-        question = _without_unsaid(db, repo, question)
+        question, unsaid = _without_unsaid(db, repo, question)
+        if unsaid:
+            return _unsaid(db, repo, question)
     if question.tally:
         return _tallied(db, repo, question)
     if question.relation and not question.concepts:
         return _relation(db, repo, question)
     if not question.concepts:
-        return _whole_set(db, repo, question)
+        return _whole_set(db, repo, question, listed)
     choice = _by_words(db, repo, question)
     return _through_relation(db, repo, choice) if question.relation else choice
 
 
-def _without_unsaid(db: Database, repo: str, question: Query) -> Query:
-    """The question without the words no PR says, when what is left still picks PRs.
+def _without_unsaid(db: Database, repo: str, question: Query) -> tuple[Query, bool]:
+    """The question without the words no PR says, when what is left still picks PRs; and whether those words were
+    what it is about, so that nothing answers.
 
     "anything at the intersection of ROCm and LoRA?", "the most prolific author
     last week", "what did those reverts undo?", "every pr taht touched envs.py":
-    two areas together, a type, a relation, a tally or a path answer, and the
-    note says which words no PR has. One
-    area, a person or a time is no such filter: in "the rust frontend" or
-    "anything for Gaudi last week?", the word no PR says is the point.
+    two areas together, a type, a relation, a tally, a path or a person answer.
+    One area or a time is no such filter: in "the rust frontend" or "anything
+    for Gaudi last week?", the word no PR says is the point, and in "any rocm
+    fixes for the mi250?" it outweighs the common word left (store.retrieval.subject).
     """
     stands = bool(len(question.areas) > 1 or question.pr_type or question.relation or question.tally or question.paths)
-    known = without_unknown_words(db, repo, question, stands)
-    # Only mistyped common words dropped ("tpu wrok in april"): what is left is the whole question.
-    return known if known.concepts or stands or not known.unknown else question
+    # Split as if what is left stood: a person or a filter that stands keeps the same split.
+    known = without_unknown_words(db, repo, question, stands=True)
+    if stands or question.people or not known.unknown:
+        return known, False
+    if not known.concepts:  # every word is one no PR says
+        return replace(known, concepts=known.unknown, unknown=()), True
+    return known, is_unsaid_subject(db, repo, known)
+
+
+def _unsaid(db: Database, repo: str, question: Query) -> Choice:
+    """What the question is about is said by no PR: no PR answers, and the PRs that say the rest are the nearest."""
+    nearest = _by_words(db, repo, question)
+    context = [*nearest.answer, *nearest.context][:CONTEXT]
+    return Choice([], context, nearest.question, 0, False, candidates=nearest.candidates, unsaid=True)
 
 
 def without_relation_words(question: Query) -> Query:
@@ -503,13 +519,13 @@ def _every_kept(db: Database, repo: str, question: Query) -> list[PullRequest]:
     return [] if _relaxed(listed, found) else [hit.pr for hit in found.hits if _kept(hit.pr, question)]
 
 
-def _whole_set(db: Database, repo: str, question: Query) -> Choice:
-    """Filters alone: every PR they hold, newest first (an area counts its members, not its mentions)."""
+def _whole_set(db: Database, repo: str, question: Query, listed: int) -> Choice:
+    """Filters alone: every PR they hold (the newest `listed`), newest first (an area counts its members, not its mentions)."""
     if question.leaves_out:
         prs = _every_kept(db, repo, question)
-        return Choice(prs[:MAX_LISTED], [], question, len(prs), True)
+        return Choice(prs[:listed], [], question, len(prs), True)
     if question.areas:
-        prs, total = _members(db, repo, question)
+        prs, total = _members(db, repo, question, listed)
         narrower = _narrower_words(question)
         if narrower is not None and prs:
             # "the scheduler" named the core area: its members that say so answer, not all of core.
@@ -523,7 +539,7 @@ def _whole_set(db: Database, repo: str, question: Query) -> Choice:
         if prs:
             return Choice(prs, [], question, total, True)
     # Search lists and counts the type asked in SQL, like the time and people.
-    result = search(db, repo, question, limit=MAX_LISTED)
+    result = search(db, repo, question, limit=listed)
     if question.areas or _relaxed(question, result):
         return _nothing(question, result)
     prs = [hit.pr for hit in result.hits]

@@ -129,26 +129,43 @@ def rarity(db: Database, repo: str, concepts: list[Concept]) -> list[float]:
     PRs in the whole store would cost more with every PR added. PRs of other
     repositories merged in that time count too, as they do in a smaller store.
     """
-    size = store_size(db)
+    size, since = _sample(db, repo)
     if not size:
         return [1.0 for _ in concepts]
-    since = ""
-    if size > RARITY_SAMPLE:
-        row = db.execute(
-            "select merged_at from prs where repo = ? order by merged_at desc limit 1 offset ?", [repo, RARITY_SAMPLE - 1]
-        ).fetchone()
-        if row:
-            first = first_id(from_utc_text(row[0]))
-            since = f" and rowid >= {first}"
-            # Counted in the index's own table of document sizes, which holds a few bytes a PR: `prs` holds whole PRs,
-            # and its merged_at is the second column of its index, read whole without ANALYZE's statistics.
-            size = db.execute("select count(*) from prs_fts_docsize where id >= ?", [first]).fetchone()[0]
     weights = []
     for concept in concepts:
         df = db.execute(
             f"select count(*) from prs_fts where prs_fts match ?{since}", [any_of(concept.phrases.same)]
         ).fetchone()[0]
-        # idf scaled to [0, 1]: a word in every PR says nothing, one in 1% of them or fewer says all it can.
-        share = max(df, 1) / size
-        weights.append(max(0.0, min(1.0, math.log(1 / share) / math.log(100))))
+        weights.append(_idf(df, size))
     return weights
+
+
+def rarest(db: Database, repo: str) -> float:
+    """The rarity of a word one PR says: the most a word can tell PRs apart in this store (1 in a store of 100 PRs or
+    more; less in a smaller one, where every word is said by a larger share)."""
+    size, _ = _sample(db, repo)
+    return _idf(1, size) if size else 1.0
+
+
+def _idf(df: int, size: int) -> float:
+    # idf scaled to [0, 1]: a word in every PR says nothing, one in 1% of them or fewer says all it can.
+    share = max(df, 1) / size
+    return max(0.0, min(1.0, math.log(1 / share) / math.log(100)))
+
+
+def _sample(db: Database, repo: str) -> tuple[int, str]:
+    """How many PRs rarity is read among, and the condition on the index's row ids that keeps to them."""
+    size = store_size(db)
+    if size <= RARITY_SAMPLE:
+        return size, ""
+    row = db.execute(
+        "select merged_at from prs where repo = ? order by merged_at desc limit 1 offset ?", [repo, RARITY_SAMPLE - 1]
+    ).fetchone()
+    if not row:
+        return size, ""
+    first = first_id(from_utc_text(row[0]))
+    # Counted in the index's own table of document sizes, which holds a few bytes a PR: `prs` holds whole PRs,
+    # and its merged_at is the second column of its index, read whole without ANALYZE's statistics.
+    size = db.execute("select count(*) from prs_fts_docsize where id >= ?", [first]).fetchone()[0]
+    return size, f" and rowid >= {first}"

@@ -185,8 +185,8 @@ def without_unknown_words(db: Database, repo: str, question: Query, stands: bool
         return replace(question, concepts=tuple(known))
     if not unknown or not (known or stands or question.has_filters or question.areas):
         return question  # nothing to drop, or nothing would be left to search for
-    words = ", ".join(f'"{concept.said}"' for concept in unknown)
-    return replace(question, concepts=tuple(known), unknown=tuple(unknown), problems=(*question.problems, f"no PR mentions {words}"))
+    # No note: an answer says which words no PR has only when they are what it is about (choose, subject.py).
+    return replace(question, concepts=tuple(known), unknown=tuple(unknown))
 
 
 def _says_any(db: Database, repo: str, phrases: tuple[str, ...]) -> bool:

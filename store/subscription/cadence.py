@@ -6,7 +6,8 @@
   Saturday and Sunday. When the previous report did not go out (the bot was down on the Friday of a long
   weekend), the next one covers every day since, up to a week back.
 - `weekly`: on its day (Monday unless told) at its time, the 7 days up to the day before.
-- `live` and `my-prs`: each PR soon after it is stored; they have no time.
+- `live` and `my-prs`: each PR soon after it is stored; they have no time. `my-prs` also tells of each release
+  that ships the person's PRs.
 - `releases`: a thread for each release published since, once its PRs are mapped; it has no time either.
 
 Times are local wall-clock times: one skipped by the spring DST switch comes with the first minute after

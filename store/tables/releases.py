@@ -183,15 +183,18 @@ def shipped_in(db: Database, repo: str, numbers: Iterable[int]) -> dict[int, lis
     return found
 
 
-def due_releases(db: Database, team: Team, channel: str, repo: str, filter: str, since: datetime) -> list[Release]:
-    """The mapped releases published since `since` whose thread to the team's `channel` (through the
-    subscription's `filter`, as its canonical text) is not finished, the first published first."""
+def due_releases(
+    db: Database, team: Team, channel: str, repo: str, filter: str, since: datetime, kind: str = RELEASES
+) -> list[Release]:
+    """The mapped releases published since `since` whose post to the team's `channel` (through the
+    subscription's `filter`, as its canonical text, and of its `kind`: a release thread, or a person's PRs in
+    it) is not finished, the first published first."""
     rows = db.execute(
         f"select {_columns()} from releases where repo = ? and mapped_at is not null and published_at >= ?"
         " and not exists (select 1 from daily_posts as p where p.enterprise_id = ? and p.team_id = ?"
         " and p.channel = ? and p.repo = releases.repo"
         " and p.kind = ? and p.release = releases.tag and p.filter = ? and p.state in (?, ?))"
         " order by published_at, tag",
-        [repo, to_utc_text(since), *team.key, channel, RELEASES, filter, DONE, EMPTY],
+        [repo, to_utc_text(since), *team.key, channel, kind, filter, DONE, EMPTY],
     )
     return [_from_row(repo, row) for row in rows]

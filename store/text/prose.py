@@ -73,11 +73,11 @@ def is_fence(line: str) -> bool:
     return _FENCE.fullmatch(line) is not None
 
 
-def join_words(items: list[str]) -> str:
-    """a, b and c"""
+def join_words(items: list[str], last: str = "and") -> str:
+    """a, b and c (or `last` before the last)"""
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + f" {last} " + items[-1]
 
 
 def plural(count: int, noun: str) -> str:

@@ -125,11 +125,10 @@ NamedLeftOut = tuple[tuple[str, ...], list[str]]
 
 @dataclass
 class LeftOut:
-    """What a question's negations leave out: area groups and words, with what could not be read of them."""
+    """What a question's negations leave out: area groups and words."""
 
     areas: list[tuple[str, ...]] = field(default_factory=list)
     words: list[Concept] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
     named: list[NamedLeftOut] = field(default_factory=list)  # each area group left out, with the words that named it
 
     def keep_asked(self, asked: list[str]) -> None:
@@ -196,9 +195,8 @@ class _Negations:
         if cue in ("not", "non") and not m["about"]:
             return m[0]  # "is not starting", "non-blocking": before a word that is no area, left to the words
         if cue in ("without", "skip", "skipping") or not _negated_words(words):
-            # "runs without errors": what is done without is no topic to leave out; saying so beats searching for it.
-            said = [word.strip(".,?!") for word in words[:2]]
-            self.left_out.problems.append(f'leaving out "{" ".join(said)}" is beyond what I can read; this is everything else asked')
+            # "runs without errors": what is done without is no topic to leave out, nor one to search for. The answer
+            # is everything else asked, without a note: the words it drops do not decide it.
             return " " + " ".join(words[2:])
         return None
 

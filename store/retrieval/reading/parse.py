@@ -23,6 +23,7 @@ from store.retrieval.reading.order import take_order, take_relative, take_top, w
 from store.retrieval.reading.paths import take_paths, take_untouched
 from store.retrieval.reading.people import take_people
 from store.retrieval.reading.query import Concept, Order, Person, Query, Side
+from store.retrieval.reading.releases import take_release
 from store.retrieval.reading.typos import topic_typos_fixed
 from store.retrieval.reading.when import read_time
 from store.retrieval.reading.words import Found, Words, take_words, words_of
@@ -102,13 +103,15 @@ class _Reader:
 
     def read(self, text: str) -> dict[str, Any]:
         """The fields of the Query the text holds."""
-        rest = take_numbers(_the_other_type(_WHOLE_STORE.sub(" ", text)), self.numbers)
+        # Releases first: "since v0.10" is no time, and "0.11.1" no word to search for.
+        rest, release = take_release(text)
+        rest = take_numbers(_the_other_type(_WHOLE_STORE.sub(" ", rest)), self.numbers)
         rest = take_excluded(rest, self.lookup, self.excluded)
         rest = take_untouched(rest, self.excluded_paths)
         rest, left_out = take_negated(rest, self.repo)
         rest = take_people(rest, self.lookup, self.people)
         time, rest, problems = read_time(rest, self.tz, self.now, self.lookup.merged_between if self.lookup else None)
-        self.problems.extend(left_out.problems + problems)
+        self.problems.extend(problems)
         rest, order, relative = _take_order(rest)
         rest = take_paths(rest, self.paths, self.lookup)
         rest, about_risks = take_risk_words(rest)
@@ -125,6 +128,7 @@ class _Reader:
             "excluded": tuple(self.excluded), "excluded_areas": tuple(left_out.areas), "excluded_words": tuple(left_out.words),
             "excluded_paths": tuple(self.excluded_paths), "problems": tuple(self.problems), "order": order,
             "relative": relative, "about_risks": about_risks, "improves": improves, "removes": removes,
+            "release": release,
         }
 
     def _words(self, rest: str) -> Words:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
 from typing import Any
 
+from store.retrieval.reading.releases import ReleaseAsk, ReleaseQuestion, release_following
 from store.retrieval.reading.when import TimeRange
 
 
@@ -191,6 +192,7 @@ class Query:
     # In a thread: "which of those …" may cite only the earlier answer's PRs; "what else …" none of them.
     within: tuple[int, ...] = ()
     besides: tuple[int, ...] = ()
+    release: ReleaseQuestion | None = None  # what it asks of releases, as its words say it (see release_ask)
     cues: Cues = Cues()
 
     # ------------------------------------------------------------ what it holds
@@ -245,13 +247,31 @@ class Query:
         """Whether a revert answers the question no: "did X stick?", "is X on now?"."""
         return self.doubt is not None and self.doubt.of_a_revert
 
+    @property
+    def release_ask(self) -> ReleaseAsk | None:
+        """What it asks of releases, with the rest of it: of PRs named, where they shipped; of a topic asked yes or no
+        beside a release ("did the ROCm fix make it into v0.11?"), the same of the PRs found; of a release alone, or
+        a topic beside one ("anything on ROCm in v0.11?"), what the release holds. None: nothing of releases, or
+        where something shipped with nothing to ask it of ("was anything released?")."""
+        release = self.release
+        if release is None:
+            return None
+        if self.numbers:
+            return ReleaseAsk.SHIPPED
+        if release.ask is ReleaseAsk.UNRELEASED:
+            return release.ask
+        named = release.tag is not None or release.latest
+        if release.ask is ReleaseAsk.SHIPPED or (release.ask is None and self.intent is Intent.YESNO and not release.since):
+            return ReleaseAsk.SHIPPED if self.has_topic or self.people or self.paths else (ReleaseAsk.HOLDS if named else None)
+        return ReleaseAsk.HOLDS if named or release.since else None
+
     # ------------------------------------------------------------ in a thread
 
     @property
     def elliptical(self) -> bool:
         """Whether the question leans on an earlier one: it says nothing of its own, opens with "and" or
         "what about", or points back ("who wrote it?"). Any other question stands alone."""
-        says_something = self.has_topic or self.time or self.people or self.paths
+        says_something = self.has_topic or self.time or self.people or self.paths or self.release is not None
         return not says_something or self.cues.leans_back
 
     @property
@@ -276,7 +296,8 @@ class Query:
         merged on Feb 28?" after a question about a leak is about every PR). One
         that asks nothing of its own shape ("and on apr 9?") keeps the earlier shape.
         """
-        merged = replace(self, time=self._time_following(earlier), **self._shape_following(earlier))
+        release = release_following(self.release, earlier.release, self._carries_on)
+        merged = replace(self, time=self._time_following(earlier), release=release, **self._shape_following(earlier))
         if not self.elliptical:
             return merged
         return replace(merged, **self._unsaid_following(earlier))
@@ -290,9 +311,14 @@ class Query:
             return TimeRange(None, earlier.time.start, "before then")
         return earlier.time
 
+    @property
+    def _carries_on(self) -> bool:
+        """Whether it asks nothing of its own shape and carries on from the earlier question: "and #123?"."""
+        return self.intent is Intent.LOOKUP and self.cues.continues
+
     def _shape_following(self, earlier: Query) -> dict[str, Any]:
         """The earlier question's shape, when this one asks nothing of its own and carries on from it."""
-        if self.intent is not Intent.LOOKUP or not self.cues.continues:
+        if not self._carries_on:
             return {}
         return {name: getattr(earlier, name) for name in _SHAPE}
 

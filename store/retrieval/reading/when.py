@@ -29,8 +29,8 @@ EVER = TimeRange(None, None, "in the store")
 
 # ---------------------------------------------------------------- time
 
-# Month names that are words as often: a month only after "in" or beside a day.
-_WORDS_TOO = ("mar", "may")
+# Month names that are words as often ("spec dec" is speculative decoding): a month only after "in" or beside a day.
+_WORDS_TOO = ("mar", "may", "dec")
 _MONTHS = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
     "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,

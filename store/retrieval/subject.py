@@ -1,0 +1,38 @@
+"""Whether the words no PR says are what a question is about: then the honest answer is no.
+
+A question of words turns on its most telling name: "any rocm fixes for the mi250?" is about the MI250, and six ROCm
+fixes for other GPUs do not answer it. How telling a word is, is how rare it is among PRs (evidence.rarity): a word
+no PR says is as rare as can be (as one PR's word is), and outweighs common words ("fixes", "support", "connector") but not a question's
+worth of rarer ones, where it is more likely chatter ("pics showing up sideways"). A word the lexicon knows as a
+name of its own (a GPU, a library, a technique: a term of one of its synonym groups) is a name for certain, so it
+weighs as much as two such words.
+"""
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from store.retrieval.evidence import rarest, rarity
+from store.retrieval.fts import area_names
+from store.retrieval.reading.query import Concept, Phrases, Query
+from store.retrieval.reading.synonyms import subwords, synonym_index
+
+# How many words as rare as can be the words no PR says weigh against the rarity of those PRs do say: plain words
+# (one, however many: chatter is often several), and a name the lexicon knows.
+UNSAID_WORD = 1.0
+UNSAID_NAME = 2.0
+
+
+def is_unsaid_subject(db: Database, repo: str, known: Query) -> bool:
+    """Whether the words no PR says (`known.unknown`) outweigh what is left of the question (`known.concepts` and the
+    areas it names), each word weighed by its rarity."""
+    if not known.unknown:
+        return False
+    said = [*known.concepts, *(Concept(name, Phrases((name,), (name,))) for name in area_names(known))]
+    weight = sum(rarity(db, repo, said)) if said else 0.0
+    unsaid = UNSAID_NAME if any(names_a_thing(concept) for concept in known.unknown) else UNSAID_WORD
+    return weight < unsaid * rarest(db, repo)
+
+
+def names_a_thing(concept: Concept) -> bool:
+    """Whether the lexicon knows the words as a name: a term or a narrower term of one of its synonym groups."""
+    return subwords(concept.said) in synonym_index()

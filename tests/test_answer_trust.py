@@ -1,0 +1,111 @@
+"""Answers that never mislead, asked through `prdigest ask` of a store filled from our own fixture reports."""
+import json
+
+import pytest
+from conftest import FIXTURES, LA, seed_reports
+from freezegun import freeze_time
+from pr_factory import REPO
+
+from store.sources.importer import import_file
+
+# The morning after the busiest fixture day (report-2026-03-20.md: 27 PRs).
+NOW = "2026-03-21 17:00:00"
+
+
+@pytest.fixture
+def reports(db, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_REPOS", REPO)
+    for report in sorted(FIXTURES.glob("report-*.md")):
+        import_file(db, report, LA, REPO)
+    return db
+
+
+@pytest.fixture
+def ask(run_cli, reports):
+    """The answer `prdigest ask` gives, as {"answer", "citations"}, and its first line."""
+
+    def asked(question: str, *options: str) -> tuple[dict, str]:
+        with freeze_time(NOW):
+            result = run_cli("ask", "--json", *options, question)
+        assert result.code == 0, result.err
+        data = json.loads(result.out)
+        return data, data["answer"].splitlines()[0]
+
+    return asked
+
+
+def test_spec_dec_is_speculative_decoding_and_dec_beside_a_day_is_a_date(ask):
+    data, first = ask("spec dec changes on mar 20?")
+    assert first == "2 PRs merged on Fri Mar 20 in speculative-decoding:" and data["citations"] == [4313, 4312]
+    _, dated = ask("what merged dec 3?")
+    assert dated.startswith("No PR merged on Wed Dec 3, 2025")
+
+
+def test_a_count_gives_the_number_then_ten_prs_then_how_to_list_them_all(ask):
+    data, first = ask("how many PRs merged on Mar 20?")
+    lines = data["answer"].splitlines()
+    assert first == "27 PRs merged on Fri Mar 20."
+    assert sum(line.startswith("#") for line in lines) == 10
+    assert lines[-1] == "\u2026and 17 more; `ask --limit 27` lists them all."
+    assert len(data["citations"]) == 27  # every PR that answers is cited, listed or not
+    everything, _ = ask("how many PRs merged on Mar 20?", "--limit", "27")
+    assert sum(line.startswith("#") for line in everything["answer"].splitlines()) == 27
+    assert "more" not in everything["answer"].splitlines()[-1]
+
+
+def test_a_whole_set_says_how_many_newest_it_shows_and_a_slash_ask_takes_a_limit(ask, run_cli):
+    _, first = ask("what merged on Mar 20?")
+    assert first == "27 PRs merged on Fri Mar 20; the 10 newest:"
+    with freeze_time(NOW):
+        slash = run_cli("run", "--format", "text", "ask --limit 12 what merged on Mar 20?")
+    assert slash.code == 0 and "the 12 newest:" in slash.out and "and 15 more" in slash.out
+
+
+def test_a_subject_no_pr_says_is_an_honest_no_with_the_nearest_as_context(ask):
+    data, first = ask("any rocm fixes for the mi250?")
+    assert first == 'No PR in the store mentions "mi250". The nearest, which may not answer it:'
+    assert data["citations"] == [] and "#4308 [ROCm][Bugfix]" in data["answer"]  # shown, never cited
+    _, both = ask("anything for gaudi or hpu?")
+    assert both == 'No PR in the store mentions "gaudi" or "hpu".'
+
+
+def test_a_word_no_pr_says_beside_what_prs_do_say_is_chatter_and_owes_no_note(ask):
+    data, first = ask("did the cpu backend get quicker int8 matmuls?")
+    assert first == "Yes: #4311 [CPU] Prepack int8 weights for the oneDNN matmul." and data["citations"] == [4311]
+
+
+def test_over_the_seeds_no_rocm_fix_answers_for_the_mi250(run_cli, db, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_REPOS", "vllm-project/vllm")
+    for report in seed_reports():
+        import_file(db, report, LA, "vllm-project/vllm")
+    result = run_cli("ask", "--json", "any rocm fixes for the mi250?")
+    data = json.loads(result.out)
+    assert data["citations"] == [] and data["answer"].startswith('No PR in the store mentions "mi250".')
+
+
+def test_a_first_line_says_the_answer_in_the_prs_terms_not_the_askers_words(ask):
+    _, one = ask("anything making moe layers faster on blackwell cards?")
+    assert one == "#4307 \u201cFaster fused MoE layers on Blackwell\u201d:"
+    data, several = ask("which prs fix crashes?")
+    assert several == "2 PRs merged, closest first: #4308 fixes the paged attention crash on MI300:"
+    assert '"crashes"' not in several and data["citations"][0] == 4308
+
+
+def test_why_a_pr_was_reverted_is_the_reason_the_revert_gives(ask):
+    data, first = ask("why was #4301 reverted?")
+    assert first == ("#4302 reverts #4301 because async scheduling deadlocked pipeline-parallel runs "
+                     "with more than two stages.")
+    assert sorted(data["citations"]) == [4301, 4302]
+
+
+def test_a_risk_question_shows_each_prs_risk_sentence(ask):
+    data, _ = ask("what are the risks of #4303?")
+    assert "    Risk: Deployments that relied on the old default of 256 reserve more KV cache memory" in data["answer"]
+    assert "rises from 256 to 512" not in data["answer"]  # what changed gives way to what could go wrong
+
+
+def test_what_could_break_on_an_upgrade_reads_defaults_flags_renames_removals_and_pins(ask):
+    data, _ = ask("what could break when we upgrade?")
+    # None of them says "upgrade": a changed default, a renamed variable, a removed endpoint and a pin do.
+    assert sorted(data["citations"]) == [4301, 4303, 4304, 4305, 4306]
+    assert data["answer"].count("    Risk: ") == 5
