@@ -109,3 +109,15 @@ def test_what_could_break_on_an_upgrade_reads_defaults_flags_renames_removals_an
     # None of them says "upgrade": a changed default, a renamed variable, a removed endpoint and a pin do.
     assert sorted(data["citations"]) == [4301, 4303, 4304, 4305, 4306]
     assert data["answer"].count("    Risk: ") == 5
+
+
+def test_a_revert_that_gives_its_reason_without_because_is_quoted_after_what_it_reverts(run_cli, db):
+    from store.sources.sample import SAMPLE_DIR, SAMPLE_REPO
+
+    for report in sorted(SAMPLE_DIR.glob("report-*.md")):
+        import_file(db, report, LA, SAMPLE_REPO)
+    with freeze_time("2026-03-20 17:00:00"):
+        result = run_cli("ask", "--json", "why was #36102 reverted?")
+    first = json.loads(result.out)["answer"].splitlines()[0]
+    # Its text opens "This reverts #36102." and gives the reason in the next sentence, with no "because".
+    assert first.startswith("#36187 reverts #36102: After it landed, nightly accuracy runs showed GSM8K")

@@ -142,8 +142,9 @@ def test_import_sample_loads_the_example_reports_and_says_what_to_try(run_cli, d
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0].startswith(f"Loaded 72 example PRs of {SAMPLE_REPO}, merged 2026-03-16 to 2026-03-19")
-    tries = [line.strip() for line in lines[2:]]
+    tries = [line.strip() for line in lines[2:-1]]
     assert tries[0] == 'prdigest run "2026-03-17"'
+    assert lines[-1].startswith("In `prdigest shell` (or `prdigest serve` without Slack tokens), type them without")
     for line in tries:  # each suggestion answers with PRs
         _, command, text = line.split(" ", 2)
         shown = run_cli(command, text.strip('"')).out

@@ -210,7 +210,7 @@ def _with_reasons(choice: Choice) -> str:
     for link in choice.links:
         revert = by_number.get(link.number) if link.kind == "reverts" else None
         reason = revert_reason(revert) if revert else None
-        stated.append(f"{link.sentence()} because {reason[0].lower()}{reason[1:]}" if reason else link.sentence())
+        stated.append(f"{link.sentence()}{reason or ''}")
     return "; ".join(stated)
 
 

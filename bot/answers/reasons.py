@@ -8,24 +8,27 @@ from store.model import PullRequest
 from store.text.patterns import LazyPattern
 from store.text.prose import sentences
 
-# Where a sentence gives its reason: "Reverts #12 because it deadlocked …", "… due to a crash on ROCm".
-_CAUSE = LazyPattern(r"\b(?:because(?:\s+of)?|due\s+to|since\s+it|as\s+it)\s+(?P<reason>\S.*)$", re.IGNORECASE)
+# Where a sentence gives its reason: "Reverts #12 because it deadlocked …", "… due to a crash on ROCm". Not "as it"
+# or "since it", which as often compare or date ("as it did before April") as give a cause.
+_CAUSE = LazyPattern(r"\b(?:because(?:\s+of)?|due\s+to)\s+(?P<reason>\S.*)$", re.IGNORECASE)
 # A sentence that only says what was reverted: no reason in it.
-_RESTATES = LazyPattern(r"^(?:this\s+(?:pr|change)\s+)?(?:reverts?|rolls?\s+back|backs?\s+out)\b[^.]*$", re.IGNORECASE)
+_RESTATES = LazyPattern(r"^(?:this(?:\s+(?:pr|change|commit))?\s+)?(?:reverts?|rolls?\s+back|backs?\s+out)\b[^.]*$", re.IGNORECASE)
 # How an extractive summary says it found no risk: no sentence to show for one.
 _NO_RISK = LazyPattern(r"\bnothing\b.*\bsignals?\b.*\brisk\b", re.IGNORECASE)
 
 
 def revert_reason(pr: PullRequest) -> str | None:
-    """The reason a revert gives, from what changed, then its impact and description: the words after "because" or
-    "due to", else the first sentence that says more than what was reverted; None when it gives none."""
+    """The reason a revert gives, from what changed, then its impact and description, as the words that follow the
+    revert's own line: its words from "because" or "due to" on, else ": " and the first sentence
+    that says more than what was reverted; None when it gives none."""
     texts = [pr.summary.what_changed, pr.summary.impact] if pr.summary else []
     found = [part.rstrip(".") for text in [*texts, pr.body or ""] for part in sentences(text)]
     for part in found:
         cause = _CAUSE.search(part)
         if cause:
-            return cause["reason"]
-    return next((part for part in found if not _RESTATES.match(part)), None)
+            return f" {cause[0]}"  # its own "because …" or "due to …"
+    said = next((part for part in found if not _RESTATES.match(part)), None)
+    return f": {said}" if said else None
 
 
 def risk_sentence(pr: PullRequest) -> str | None:

@@ -26,4 +26,7 @@ def loaded_lines(db: Database, settings: Settings, command: str = "") -> list[st
         if SAMPLE_REPO not in settings.repos:  # not covered unless named (PRDIGEST_REPOS lists others)
             text = f"{text[:-1]} in {SAMPLE_REPO}?" if asks else f"{text} {SAMPLE_REPO}"
         lines.append(f"  {command}{'ask' if asks else 'run'} \"{text}\"" if command else f"  {text}")
+    if command:
+        lines.append(f"In `{command}shell` (or `{command}serve` without Slack tokens), type them without `{command}run`"
+                     f" or `{command}ask` and the quotes.")
     return lines
