@@ -67,6 +67,8 @@ class Choice:
     # For a question of words: every graded PR, best first, from which the answer was cut (a model may choose again).
     candidates: list[PullRequest] = field(default_factory=list)
     unsaid: bool = False  # what the question is about is said by no PR: nothing answers, the nearest are context
+    # The PRs that state the relation asked about, kept link or not (what they name may not be stored).
+    stating: frozenset[int] = frozenset()
 
 
 def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> Choice:
@@ -357,7 +359,8 @@ def _relation(db: Database, repo: str, question: Query) -> Choice:
             links.append(Link(source.number, target.number, kind, True))
         if len(answer) >= MAX_LISTED:
             break
-    return Choice(list(answer.values()), list(context.values()), question, len(sources), True, None, links)
+    return Choice(list(answer.values()), list(context.values()), question, len(sources), True, None, links,
+                  stating=frozenset(sources))
 
 
 def _through_relation(db: Database, repo: str, choice: Choice) -> Choice:
@@ -386,7 +389,8 @@ def _through_relation(db: Database, repo: str, choice: Choice) -> Choice:
         # "What reverted the async change?": the PRs stating the relation answer; what they name is context.
         context = [pr for pr in answer if pr.number not in sides.sources][:CONTEXT]
         answer = [pr for pr in answer if pr.number in sides.sources]
-    return replace(choice, answer=answer, context=context, total=len(sides.sources), links=sides.links)
+    return replace(choice, answer=answer, context=context, total=len(sides.sources), links=sides.links,
+                   stating=frozenset(sides.sources))
 
 
 @dataclass
@@ -419,6 +423,8 @@ def _sides(db: Database, repo: str, choice: Choice) -> _Sides:
             other = get_pr(db, repo, link.other)
             if other is not None:
                 sides.add(pr, other, link)
+            elif link.outgoing:  # it states the relation though the PR it names is not stored: it still counts
+                sides.sources.add(pr.number)
         sides.answer.setdefault(pr.number, pr)
     return sides
 
