@@ -121,3 +121,36 @@ def test_a_revert_that_gives_its_reason_without_because_is_quoted_after_what_it_
     first = json.loads(result.out)["answer"].splitlines()[0]
     # Its text opens "This reverts #36102." and gives the reason in the next sentence, with no "because".
     assert first.startswith("#36187 reverts #36102: After it landed, nightly accuracy runs showed GSM8K")
+
+
+# A day with two reverts: one of a PR the store holds, one of a PR it does not (tests/fixtures/reverts).
+REVERTS_DAY, AFTER_REVERTS = FIXTURES / "reverts" / "report-2026-03-24.md", "2026-03-25 17:00:00"
+
+
+@pytest.fixture
+def ask_after_reverts(run_cli, db, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_REPOS", REPO)
+    import_file(db, REVERTS_DAY, LA, REPO)
+
+    def asked(question: str) -> tuple[dict, str]:
+        with freeze_time(AFTER_REVERTS):
+            result = run_cli("ask", "--json", question)
+        assert result.code == 0, result.err
+        data = json.loads(result.out)
+        return data, data["answer"].splitlines()[0]
+
+    return asked
+
+
+def test_a_count_of_reverts_lists_every_revert_it_counts(ask_after_reverts):
+    data, first = ask_after_reverts("how many reverts went in yesterday?")
+    assert first == "2 reverts merged yesterday (Tue Mar 24): #4403 reverts #4399; #4402 reverts a PR not in the store."
+    assert sorted(data["citations"]) == [4402, 4403]
+
+
+def test_why_a_change_named_in_words_was_reverted_is_the_reason_its_revert_gives(ask_after_reverts):
+    _, first = ask_after_reverts("why was the kernel library upgrade reverted?")
+    # What it reverted is not in the store: the revert still counts, and gives its reason.
+    assert first == "#4402 reverts a PR not in the store because the 0.9.1 wheels crash on import with CUDA 12.4 drivers."
+    _, stored = ask_after_reverts("why was tool call streaming reverted?")
+    assert stored == "#4403 reverts #4399 because clients received tool-call deltas out of order under load."

@@ -187,7 +187,7 @@ def _answered_line(choice: Choice, asked: Query) -> str:
         return _tally_line(choice, asked)
     if asked.intent is Intent.COUNT:
         noun = _RELATION_NOUNS[asked.relation][choice.total != 1] if asked.relation else choice.question.noun(choice.total)
-        links = _links(choice)
+        links = _stated(choice, asked.relation) if asked.relation else _links(choice)
         return f"{_count(choice.total)} {noun} {choice.question.describe()}" + (f": {links}." if links else ".")
     if asked.intent is Intent.WHO:
         return _people(choice, asked) + "."
@@ -203,15 +203,16 @@ def _links(choice: Choice) -> str:
     return "; ".join(link.sentence() for link in choice.links)
 
 
-def _with_reasons(choice: Choice) -> str:
-    """"why was #N reverted?": each revert with the reason it gives, "[#507] reverts [#501] because it starved …"."""
+def _stated(choice: Choice, relation: Relation, reasons: bool = False) -> str:
+    """Each relation the PRs state, "[#507] reverts [#501]", a PR whose other side the store lacks named on its own;
+    with `reasons` ("why was #N reverted?", "why was the X upgrade reverted?"), each revert with the reason it gives."""
     by_number = {pr.number: pr for pr in [*choice.answer, *choice.context]}
-    stated = []
-    for link in choice.links:
-        revert = by_number.get(link.number) if link.kind == "reverts" else None
-        reason = revert_reason(revert) if revert else None
-        stated.append(f"{link.sentence()}{reason or ''}")
-    return "; ".join(stated)
+    linked = {link.number for link in choice.links}
+    alone = [pr for pr in choice.answer if pr.number in choice.stating and pr.number not in linked]
+    stated = [(link.sentence(), by_number.get(link.number)) for link in choice.links]
+    stated += [(f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store", pr) for pr in alone]
+    reasons = reasons and relation is Relation.REVERTS
+    return "; ".join(f"{said}{(revert_reason(pr) if reasons and pr else None) or ''}" for said, pr in stated)
 
 
 def _unrelated_line(choice: Choice, relation: Relation, doubts_revert: bool) -> str:
@@ -241,9 +242,10 @@ def _list_line(choice: Choice, asked: Query) -> str:
     question, described, links = choice.question, choice.question.describe(), _links(choice)
     if asked.relation and choice.whole_set:
         noun = _RELATION_NOUNS[asked.relation][choice.total != 1]
-        return f"{_count(choice.total)} {noun} {described}: {_relation_list(choice, asked.relation)}."
-    if links:
-        return sentence(_with_reasons(choice) if asked.cues.explains else links)
+        return f"{_count(choice.total)} {noun} {described}: {_stated(choice, asked.relation)}."
+    stated = _stated(choice, asked.relation, asked.cues.explains) if asked.relation else links
+    if stated:
+        return sentence(stated)
     if question.numbers:
         return f"About {join_words([f'[#{n}]' for n in question.numbers])}:"
     order = question.order
@@ -302,14 +304,6 @@ _RELATION_NOUNS = {
     Relation.FOLLOWS: ("follow-up", "follow-ups"),
 }
 _RELATION_PHRASE = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes a regression from", Relation.FOLLOWS: "follows up on"}
-
-
-def _relation_list(choice: Choice, relation: Relation) -> str:
-    """Each stated relation, with the PRs whose other side is not in the store named on their own."""
-    linked = {n for link in choice.links for n in (link.number, link.other)}
-    alone = [f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store"
-             for pr in choice.answer if pr.number not in linked]
-    return "; ".join([link.sentence() for link in choice.links] + alone)
 
 
 # A first line names what was looked for in the asker's words when they are this few; more are "that".
