@@ -20,18 +20,22 @@ def reports(db, monkeypatch):
     return db
 
 
-@pytest.fixture
-def ask(run_cli, reports):
-    """The answer `prdigest ask` gives, as {"answer", "citations"}, and its first line."""
+def asker(run_cli, now: str):
+    """The answer `prdigest ask` gives at `now`, as {"answer", "citations"}, and its first line."""
 
     def asked(question: str, *options: str) -> tuple[dict, str]:
-        with freeze_time(NOW):
+        with freeze_time(now):
             result = run_cli("ask", "--json", *options, question)
         assert result.code == 0, result.err
         data = json.loads(result.out)
         return data, data["answer"].splitlines()[0]
 
     return asked
+
+
+@pytest.fixture
+def ask(run_cli, reports):
+    return asker(run_cli, NOW)
 
 
 def test_spec_dec_is_speculative_decoding_and_dec_beside_a_day_is_a_date(ask):
@@ -116,9 +120,7 @@ def test_a_revert_that_gives_its_reason_without_because_is_quoted_after_what_it_
 
     for report in sorted(SAMPLE_DIR.glob("report-*.md")):
         import_file(db, report, LA, SAMPLE_REPO)
-    with freeze_time("2026-03-20 17:00:00"):
-        result = run_cli("ask", "--json", "why was #36102 reverted?")
-    first = json.loads(result.out)["answer"].splitlines()[0]
+    _, first = asker(run_cli, "2026-03-20 17:00:00")("why was #36102 reverted?")
     # Its text opens "This reverts #36102." and gives the reason in the next sentence, with no "because".
     assert first.startswith("#36187 reverts #36102: After it landed, nightly accuracy runs showed GSM8K")
 
@@ -131,15 +133,7 @@ REVERTS_DAY, AFTER_REVERTS = FIXTURES / "reverts" / "report-2026-03-24.md", "202
 def ask_after_reverts(run_cli, db, monkeypatch):
     monkeypatch.setenv("PRDIGEST_REPOS", REPO)
     import_file(db, REVERTS_DAY, LA, REPO)
-
-    def asked(question: str) -> tuple[dict, str]:
-        with freeze_time(AFTER_REVERTS):
-            result = run_cli("ask", "--json", question)
-        assert result.code == 0, result.err
-        data = json.loads(result.out)
-        return data, data["answer"].splitlines()[0]
-
-    return asked
+    return asker(run_cli, AFTER_REVERTS)
 
 
 def test_a_count_of_reverts_lists_every_revert_it_counts(ask_after_reverts):
