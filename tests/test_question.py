@@ -244,6 +244,23 @@ def test_the_week_and_the_weekend_of_a_date():
     assert _local_span(parse_question("the weekend of mar 7-8", LA, MAR_14)) == ("Mar 07 00:00", "Mar 09 00:00")
 
 
+def test_holidays_and_the_long_weekend_are_the_last_such_days_and_no_topic():
+    sep_9 = datetime(2026, 9, 9, 9, 30, tzinfo=LA)  # the Wednesday after Labor Day
+    labor = parse_question("what merged on labor day?", LA, sep_9)
+    assert _local_span(labor) == ("Sep 07 00:00", "Sep 08 00:00") and labor.concepts == ()
+    assert labor.time.label == "on labor day (Mon Sep 7)"
+    assert _local_span(parse_question("anything go in over the long weekend?", LA, sep_9)) == ("Sep 05 00:00", "Sep 08 00:00")
+    # A holiday not yet come this year is last year's; "christmas eve" is not "christmas".
+    assert _local_span(parse_question("what merged on christmas eve", LA, MAR_14)) == ("Dec 24 00:00", "Dec 25 00:00")
+    assert _local_span(parse_question("anything on thanksgiving?", LA, MAR_14)) == ("Nov 27 00:00", "Nov 28 00:00")
+    assert _local_span(parse_question("memorial day merges", LA, sep_9)) == ("May 25 00:00", "May 26 00:00")
+
+
+def test_two_days_of_a_month_joined_by_or_are_both_asked():
+    question = parse_question("anything merged on mar 10 or 11", LA, MAR_14)
+    assert _local_span(question) == ("Mar 10 00:00", "Mar 12 00:00") and question.concepts == ()
+
+
 def test_a_zone_word_reads_the_day_in_that_zone_and_is_no_topic():
     question = parse_question("what merged mar 12 UTC?", LA, MAR_14)
     assert _local_span(question) == ("Mar 11 17:00", "Mar 12 17:00")

@@ -13,6 +13,7 @@ from functools import partial
 from zoneinfo import ZoneInfo
 
 from store.days import day_bounds
+from store.retrieval.reading.holidays import HOLIDAY_NAMES, holiday, long_weekend
 from store.text.patterns import LazyPattern
 
 
@@ -50,7 +51,7 @@ _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
 _COUNT = r"(?P<count>\d+|(?:a\s+)?(?:couple|few)(?:\s+of)?|" + "|".join(_NUMBER_WORDS) + r")"
 _UNIT = r"(?P<unit>hours?|hrs?|days?|weeks?|months?)"
-_SEP = r"\s*(?:-|–|—|\.\.|/|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b)\s*"
+_SEP = r"\s*(?:-|–|—|\.\.|/|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b|\band\b|\bor\b)\s*"
 _MARK = "\x00"  # stands for a recognised time expression inside the text; stripped from input first
 _TOKEN = _MARK + r"(?P<{name}>\d+)" + _MARK
 
@@ -128,6 +129,8 @@ class _TimeParser:
             # "monday night apr 13" too: the part of the day stays, to narrow the date.
             (rf"\b(?:{'|'.join(_WEEKDAYS)}|{_WEEKDAY_SHORT}|(?:the\s+)?weekend\s+of)\b\.?,?\s*"
              rf"(?=(?:(?:late\s+|early\s+)?(?:night|morning|afternoon|evening)\s+)?(?:the\s+)?{_MARK})", lambda m: None),
+            (r"\b(?:(?:over|on|during)\s+)?(?:the\s+|this\s+|last\s+)?long\s+weekend\b", self._long_weekend),
+            (rf"\b(?:on\s+)?(?P<holiday>{'|'.join(re.escape(name) for name in HOLIDAY_NAMES)})(?![\w'])", self._holiday),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
             (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
@@ -208,6 +211,14 @@ class _TimeParser:
                 return _Moment(first=day, last=day)
             month = (month - timedelta(days=1)).replace(day=1)
         return None
+
+    def _holiday(self, m: re.Match[str]) -> _Moment:
+        day = holiday(m["holiday"], self.today)
+        return _Moment(first=day, last=day, label=f"on {m['holiday']} ({self.day_label(day)})")
+
+    def _long_weekend(self, m: re.Match[str]) -> _Moment:
+        first, last = long_weekend(self.today)
+        return _Moment(first=first, last=last, label=f"over the long weekend ({self.day_label(first)} to {self.day_label(last)})")
 
     def _days_ago(self, days: int, label: str) -> _Moment:
         day = self.today - timedelta(days=days)
