@@ -67,10 +67,10 @@ def test_a_whole_set_says_how_many_newest_it_shows_and_a_slash_ask_takes_a_limit
 
 def test_a_subject_no_pr_says_is_an_honest_no_with_the_nearest_as_context(ask):
     data, first = ask("any rocm fixes for the mi250?")
-    assert first == 'No PR in the store mentions "mi250". The nearest, which may not answer it:'
+    assert first == "No PR in the store mentions mi250. The nearest, which may not answer it:"
     assert data["citations"] == [] and "#4308 [ROCm][Bugfix]" in data["answer"]  # shown, never cited
     _, both = ask("anything for gaudi or hpu?")
-    assert both == 'No PR in the store mentions "gaudi" or "hpu".'
+    assert both == "No PR in the store mentions gaudi or hpu."
 
 
 def test_a_word_no_pr_says_beside_what_prs_do_say_is_chatter_and_owes_no_note(ask):
@@ -84,7 +84,7 @@ def test_over_the_seeds_no_rocm_fix_answers_for_the_mi250(run_cli, db, monkeypat
         import_file(db, report, LA, "vllm-project/vllm")
     result = run_cli("ask", "--json", "any rocm fixes for the mi250?")
     data = json.loads(result.out)
-    assert data["citations"] == [] and data["answer"].startswith('No PR in the store mentions "mi250".')
+    assert data["citations"] == [] and data["answer"].startswith("No PR in the store mentions mi250.")
 
 
 def test_a_first_line_says_the_answer_in_the_prs_terms_not_the_askers_words(ask):
@@ -138,13 +138,67 @@ def ask_after_reverts(run_cli, db, monkeypatch):
 
 def test_a_count_of_reverts_lists_every_revert_it_counts(ask_after_reverts):
     data, first = ask_after_reverts("how many reverts went in yesterday?")
-    assert first == "2 reverts merged yesterday (Tue Mar 24): #4403 reverts #4399; #4402 reverts a PR not in the store."
+    assert first == ("2 reverts merged yesterday (Tue Mar 24): #4403 reverts #4399; "
+                     "#4402 reverts “Upgrade the attention kernel library to 0.9.1” (not in the store).")
     assert sorted(data["citations"]) == [4402, 4403]
 
 
 def test_why_a_change_named_in_words_was_reverted_is_the_reason_its_revert_gives(ask_after_reverts):
     _, first = ask_after_reverts("why was the kernel library upgrade reverted?")
     # What it reverted is not in the store: the revert still counts, and gives its reason.
-    assert first == "#4402 reverts a PR not in the store because the 0.9.1 wheels crash on import with CUDA 12.4 drivers."
+    assert first == ("#4402 reverts “Upgrade the attention kernel library to 0.9.1” (not in the store) because the 0.9.1 "
+                     "wheels crash on import with CUDA 12.4 drivers.")
     _, stored = ask_after_reverts("why was tool call streaming reverted?")
     assert stored == "#4403 reverts #4399 because clients received tool-call deltas out of order under load."
+
+
+# A day of a rename, a removed flag, a pin and a Blackwell-only feature (tests/fixtures/trust), after the reverts' day.
+TRUST_DAY, AFTER_TRUST = FIXTURES / "trust" / "report-2026-03-26.md", "2026-03-27 17:00:00"
+
+
+@pytest.fixture
+def ask_after_trust(run_cli, db, monkeypatch):
+    monkeypatch.setenv("PRDIGEST_REPOS", REPO)
+    for day in (REVERTS_DAY, TRUST_DAY):
+        import_file(db, day, LA, REPO)
+    return asker(run_cli, AFTER_TRUST)
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    # A "still" after a removal is no; after a rename that keeps the old name working, yes for now.
+    ("can i still pass --legacy-tokenizer?", "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
+    ("does ENGINE_STEP_TIMEOUT still work?", "Yes, for now: #4410 renames ENGINE_STEP_TIMEOUT to ENGINE_ITERATION_TIMEOUT; "
+     "the old name is still read, with a deprecation warning, until 2.0."),
+    # A yes names the hardware asked: a PR for other hardware is a no.
+    ("can we run weight-only fp4 checkpoints on our h100s?",
+     "No: the closest is #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d, and it does not mention h100s."),
+    # Why a change was made is the reason it gives, not its title again.
+    ("why did we pin the compiler library?", "#4412 pins the compiler library to 2.4.1: Version 2.5.0 of the compiler "
+     "library miscompiles the fused attention kernel on Hopper GPUs, and fresh installs were pulling it in."),
+    # What a revert reverted is named even when the store lacks it.
+    ("what did #4402 revert?",
+     "#4402 reverts #4390 (not in the store) because the 0.9.1 wheels crash on import with CUDA 12.4 drivers."),
+    # A person asked about in either role is named in the role their PRs show.
+    ("how many prs did merge-bot do on mar 26?", "3 PRs merged by merge-bot on Thu Mar 26."),
+    ("how many prs did ada-l do on mar 26?", "1 PR authored by ada-l on Thu Mar 26."),
+    # A risk question opens with the closest PR's own risk.
+    ("anything risky about the compiler library pin?",
+     "#4412 pins the compiler library to 2.4.1: users who need 2.5.0 features must wait for the fix."),
+])
+def test_a_first_line_says_what_the_prs_say_of_what_was_asked(ask_after_trust, question, first):
+    assert ask_after_trust(question)[1] == first
+
+
+def test_back_in_after_a_revert_is_no_and_a_pr_for_the_hardware_asked_is_a_yes(ask_after_trust):
+    _, stored = ask_after_trust("is tool call streaming back in?")
+    assert stored.startswith("No: #4403 reverts #4399")
+    _, lacked = ask_after_trust("are we still on the 0.9.1 attention kernel library?")
+    assert lacked.startswith("No: #4402 reverts \u201cUpgrade the attention kernel library to 0.9.1\u201d")
+    _, supported = ask_after_trust("can we run weight-only fp4 checkpoints on b200?")
+    assert supported.startswith("Yes: #4413")
+
+
+def test_reverted_the_same_day_keeps_only_the_revert_whose_pr_merged_that_day(ask_after_trust):
+    data, first = ask_after_trust("which revert undid something merged the same day?")
+    assert sorted(data["citations"]) == [4399, 4403]
+    assert first.startswith("1 revert merged within a day of the PR it reverts: #4403 reverts #4399 because")

@@ -1,8 +1,8 @@
-"""The reason a revert gives for itself, in its own words, as a "why was it reverted?" answer opens with it."""
+"""The reason a PR gives for itself, in its own words, as a "why …?" answer opens with it."""
 import pytest
 from pr_factory import make_pr
 
-from bot.answers.reasons import revert_reason
+from bot.answers.reasons import reason
 from store.model import Summary
 
 
@@ -11,7 +11,7 @@ def revert(what_changed: str):
                    summary=Summary(what_changed, "", "", "", "imported"))
 
 
-@pytest.mark.parametrize(("text", "reason"), [
+@pytest.mark.parametrize(("text", "said"), [
     ("Reverts #1 because preemption starved long prompts.", " because preemption starved long prompts"),
     ("Reverts #1 due to a crash on ROCm.", " due to a crash on ROCm"),
     # A reason without "because": the first sentence that says more than what was reverted.
@@ -21,5 +21,28 @@ def revert(what_changed: str):
      ": The scheduler preempts the newest request, as it did before April"),
     ("This reverts #1.", None),
 ])
-def test_a_revert_gives_its_own_reason(text, reason):
-    assert revert_reason(revert(text)) == reason
+def test_a_revert_gives_its_own_reason(text, said):
+    assert reason(revert(text)) == said
+
+
+def change(title: str, what_changed: str):
+    return make_pr(3, title, summary=Summary(what_changed, "", "", "", "imported"))
+
+
+@pytest.mark.parametrize(("title", "text", "said"), [
+    # The problem a change answers, said before what it does.
+    ("[CI/Build] Pin triton to 3.5.1",
+     "Triton 3.6.0 regressed warm-up time for MoE models. The requirement is pinned to triton==3.5.1.",
+     ": Triton 3.6.0 regressed warm-up time for MoE models"),
+    # A first sentence that says the title again is passed over for the one that says why.
+    ("[Frontend] Deprecate reasoning_content in chat responses",
+     "This PR deprecates reasoning_content in chat responses. Clients read reasoning text from a field that "
+     "OpenAI's own API does not have.",
+     ": Clients read reasoning text from a field that OpenAI's own API does not have"),
+    # A purpose stated outright.
+    ("[Core] Hash prefix-cache blocks with xxHash", "The default hash becomes xxHash so that hashing stops showing up "
+     "in scheduler profiles.", " so that hashing stops showing up in scheduler profiles"),
+    ("[Doc] Fix a typo in the install guide", "Fixes a typo in the install guide.", None),
+])
+def test_a_change_gives_its_own_reason(title, text, said):
+    assert reason(change(title, text)) == said

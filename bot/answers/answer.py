@@ -18,24 +18,22 @@ from sqlite_utils import Database
 
 from bot.answers.answered import Answer, pr_lines
 from bot.answers.empty_store import empty_store_notice
-from bot.answers.reasons import revert_reason
+from bot.answers.first_line import lead_line
 from bot.answers.release_questions import release_answer
 from bot.config import DEFAULT_TIMEZONE, Settings
 from bot.messages.blocks import more_note
 from store.model import PullRequest
 from store.retrieval.choose import Choice, choose
 from store.retrieval.finding.listing import COUNT_CAP
-from store.retrieval.reading.form import FIX_WORDS
-from store.retrieval.reading.query import Doubt, Intent, Order, Query, Relation, Tally
+from store.retrieval.reading.query import Intent, Query
 from store.retrieval.reading.when import EVER
 from store.retrieval.thread import Answered, Reading, Turn, read_in_thread
 from store.tables.model_calls import ModelCall, record_calls
 from store.tables.prs import latest_merge
 from store.tables.structured_output import json_schema_support, remember_json_schema
 from store.text.patterns import LazyPattern
-from store.text.prose import atoms, join_words, plural, sentence, sentences
+from store.text.prose import sentence, sentences
 from store.understanding.relations import Link
-from store.understanding.summary.titles import PREFIX, title_sentence, title_tags
 
 if TYPE_CHECKING:
     from bot.answers.model_prompt import ModelChoice
@@ -146,245 +144,6 @@ def help_text(repo: str, problems: Sequence[str] = ()) -> str:
     lines.append(f"Ask me about what merged in {repo}, for example:")
     lines.extend(f"\u2022 {example}" for example in EXAMPLES)
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- the first line
-
-
-def lead_line(choice: Choice, asked: Query) -> str:
-    """The answer to what was asked, in its shape, before any PR is listed; what could not be read trails it."""
-    problems = " ".join(f"({sentence(problem)})" for problem in choice.question.problems)
-    lead = _lead(choice, asked)
-    if not problems:
-        return lead
-    # The answer comes first, then the notes, then what introduces the PRs below.
-    answer, nearest, _ = lead.partition(NEAREST)
-    if nearest:
-        return f"{answer} {problems}{nearest}"
-    return f"{lead[:-1]} {problems}:" if lead.endswith(":") else f"{lead} {problems}"
-
-
-# What introduces the PRs shown when none answers.
-NEAREST = " The nearest, which may not answer it:"
-# A yes names this many PRs by title; more are counted.
-NAMED_IN_A_YES = 2
-
-
-def _lead(choice: Choice, asked: Query) -> str:
-    note = f"{choice.note} " if choice.note else ""
-    if not choice.answer:
-        if choice.note and not (choice.question.has_filters or choice.question.concepts):
-            return choice.note  # asked only about PRs the store does not have
-        return note + _nothing_line(choice, asked)
-    return note + _answered_line(choice, asked)
-
-
-def _answered_line(choice: Choice, asked: Query) -> str:
-    """The first line when PRs answer, in the shape asked."""
-    if asked.intent is Intent.YESNO and asked.relation and choice.question.numbers and not choice.links:
-        return _unrelated_line(choice, asked.relation, asked.doubts_revert)
-    if choice.tally:
-        return _tally_line(choice, asked)
-    if asked.intent is Intent.COUNT:
-        noun = _RELATION_NOUNS[asked.relation][choice.total != 1] if asked.relation else choice.question.noun(choice.total)
-        links = _stated(choice, asked.relation) if asked.relation else _links(choice)
-        return f"{_count(choice.total)} {noun} {choice.question.describe()}" + (f": {links}." if links else ".")
-    if asked.intent is Intent.WHO:
-        return _people(choice, asked) + "."
-    if asked.intent is Intent.HOWTO:
-        return _how_line(choice)
-    if asked.intent is Intent.YESNO:
-        return _yes_line(choice, asked)
-    return _list_line(choice, asked)
-
-
-def _links(choice: Choice) -> str:
-    """The relations between the PRs shown, as the first line states them: "[#507] reverts [#501]"."""
-    return "; ".join(link.sentence() for link in choice.links)
-
-
-def _stated(choice: Choice, relation: Relation, reasons: bool = False) -> str:
-    """Each relation the PRs state, "[#507] reverts [#501]", a PR whose other side the store lacks named on its own;
-    with `reasons` ("why was #N reverted?", "why was the X upgrade reverted?"), each revert with the reason it gives."""
-    by_number = {pr.number: pr for pr in [*choice.answer, *choice.context]}
-    linked = {link.number for link in choice.links}
-    alone = [pr for pr in choice.answer if pr.number in choice.stating and pr.number not in linked]
-    stated = [(link.sentence(), by_number.get(link.number)) for link in choice.links]
-    stated += [(f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store", pr) for pr in alone]
-    reasons = reasons and relation is Relation.REVERTS
-    return "; ".join(f"{said}{(revert_reason(pr) if reasons and pr else None) or ''}" for said, pr in stated)
-
-
-def _unrelated_line(choice: Choice, relation: Relation, doubts_revert: bool) -> str:
-    """A yes/no about a relation of PRs named by number, when nothing in the store states it."""
-    named = join_words([f"[#{n}]" for n in choice.question.numbers])
-    if doubts_revert:
-        return f"Yes: nothing in the store reverts {named}."
-    return f"No PR {_RELATION_PHRASE[relation]} {named} in the store."
-
-
-def _yes_line(choice: Choice, asked: Query) -> str:
-    links = _links(choice)
-    doubted = _doubted(choice, asked, links)
-    if doubted:
-        return doubted
-    if links:
-        return f"Yes: {links}."
-    if len(choice.answer) <= NAMED_IN_A_YES:
-        return "Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
-    if choice.question.concepts:
-        return f"Yes: {_closest_first(choice)}."
-    return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
-
-
-def _list_line(choice: Choice, asked: Query) -> str:
-    """What introduces the PRs listed: the relations they state, the PRs named, the one asked for, or how many."""
-    question, described, links = choice.question, choice.question.describe(), _links(choice)
-    if asked.relation and choice.whole_set:
-        noun = _RELATION_NOUNS[asked.relation][choice.total != 1]
-        return f"{_count(choice.total)} {noun} {described}: {_stated(choice, asked.relation)}."
-    stated = _stated(choice, asked.relation, asked.cues.explains) if asked.relation else links
-    if stated:
-        return sentence(stated)
-    if question.numbers:
-        return f"About {join_words([f'[#{n}]' for n in question.numbers])}:"
-    order = question.order
-    if order and (len(choice.answer) == 1 or order in (Order.LARGEST, Order.GAIN)):  # the largest may be several, as large
-        return f"{_ORDER_LEAD[order].format(noun=question.noun(len(choice.answer)))} {described}:"
-    if question.concepts and not choice.whole_set:
-        # What the PRs say, not the asker's words back: "[#4311] prepacks int8 weights for the oneDNN matmul:".
-        return (_in_its_terms(choice.answer[0]) if choice.total == 1 else _closest_first(choice)) + ":"
-    shown = len(choice.answer)
-    tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
-    return f"{_count(choice.total)} {question.noun(choice.total)} {described}{tail}"
-
-
-def _closest_first(choice: Choice) -> str:
-    """'6 PRs merged in moe, closest first: [#4307] tunes the fused MoE kernel for Blackwell'."""
-    question = choice.question
-    scope = replace(question, concepts=()).describe()
-    return f"{_count(choice.total)} {question.noun(choice.total)} {scope}, closest first: {_in_its_terms(choice.answer[0])}"
-
-
-def _in_its_terms(pr: PullRequest) -> str:
-    """A PR as its title says what it does: '[#4311] prepacks int8 weights for the oneDNN matmul', else its title."""
-    said = title_sentence(pr.title)
-    if said.startswith(_THIS_PR):
-        return f"[#{pr.number}] {said.removeprefix(_THIS_PR).rstrip('.')}"
-    return f"[#{pr.number}] \u201c{PREFIX.sub('', pr.title).strip() or pr.title}\u201d"
-
-
-_THIS_PR = "This PR "
-
-
-_ORDER_LEAD = {
-    Order.FIRST: "The first {noun}", Order.LAST: "The last {noun}", Order.LARGEST: "The largest {noun} (most files changed)",
-    Order.GAIN: "The {noun} stating the largest gain",
-}
-
-
-def _doubted(choice: Choice, asked: Query, links: str) -> str | None:
-    """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" or "is it on now?" when a revert did."""
-    # A revert says no to "is it on now?", and a later reland yes; "is it still reverted?" the other way round.
-    reverted = any(link.kind == "reverts" for link in choice.links)
-    if asked.doubts_revert and links and reverted != (asked.doubt is Doubt.UNDONE):
-        return f"No: {links}."
-    fixes = [pr for pr in choice.answer if _fixes(pr)] if asked.doubt is Doubt.PERSISTS else []
-    if fixes:
-        return "No: fixed by " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in fixes[:NAMED_IN_A_YES]) + "."
-    return None
-
-
-def _fixes(pr: PullRequest) -> bool:
-    return "bugfix" in title_tags(pr.title) or FIX_WORDS.search(pr.title) is not None
-
-
-_RELATION_NOUNS = {
-    Relation.REVERTS: ("revert", "reverts"), Relation.FIXES: ("regression fix", "regression fixes"),
-    Relation.FOLLOWS: ("follow-up", "follow-ups"),
-}
-_RELATION_PHRASE = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes a regression from", Relation.FOLLOWS: "follows up on"}
-
-
-# A first line names what was looked for in the asker's words when they are this few; more are "that".
-TOPIC_WORDS = 4
-
-
-# Text that tells how: a flag, an environment variable, code, or a setting with its value.
-_HOW = LazyPattern(r"`[^`]+`|--[a-z][\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+=\S+")
-
-
-def _how_line(choice: Choice) -> str:
-    """The sentence of the best PR's summary that tells how, with the PR it comes from."""
-    pr = choice.answer[0]
-    summary = pr.summary
-    texts = [summary.what_changed, summary.impact, summary.insights] if summary else []
-    asked = {atom for concept in choice.question.concepts for atom in atoms(concept.said)}
-    found = [part for text in texts for part in sentences(text)]
-    if not found:
-        return f"[#{pr.number}] {pr.title}:"
-    best = max(found, key=lambda part: (bool(_HOW.search(part)), len(asked & set(atoms(part)))))
-    return f"{best} [#{pr.number}]"
-
-
-def _nothing_line(choice: Choice, asked: Query) -> str:
-    """Nothing answers: what was looked for and through, and never that nothing merged when only the words missed."""
-    question = choice.question
-    nearest = NEAREST if choice.context else ""
-    if choice.unsaid:
-        return _unsaid_line(question, asked) + nearest
-    if not (question.concepts or question.unknown):
-        noun = _RELATION_NOUNS[asked.relation][0] if asked.relation else question.noun(1)
-        return f"No {noun} {question.describe()}.{nearest}"
-    # Areas named beside words only graded the PRs; the scope is the time, people and paths asked.
-    scope = replace(question, concepts=(), unknown=(), areas=()).describe() if question.has_filters else ""
-    said = [concept.said for concept in question.concepts + question.unknown]
-    topic = f'"{" ".join(said)}"' if len(said) <= TOPIC_WORDS else "that"
-    if question.areas and topic != "that":
-        topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
-    looked = f"none of the PRs {scope} answers {topic}" if scope not in ("", "merged") else f"no PR in the store answers {topic}"
-    return (f"No: {looked}." if asked.intent is Intent.YESNO else sentence(looked)) + nearest
-
-
-def _unsaid_line(question: Query, asked: Query) -> str:
-    """What the question is about is said by no PR: 'No PR in the store mentions "mi250".'"""
-    said = join_words([f'"{concept.said}"' for concept in question.unknown or question.concepts], "or")
-    line = f"no PR in the store mentions {said}"
-    return f"No: {line}." if asked.intent is Intent.YESNO else sentence(line)
-
-
-def _tally_line(choice: Choice, asked: Query) -> str:
-    """'DarkLight1337 merged the most PRs on Mon Feb 9 (6), then vllm-bot (5) and mgoin (3).'"""
-    count = choice.tally[0][1]
-    leaders = [key for key, n in choice.tally if n == count]
-    others = join_words([f"{key} ({n})" for key, n in choice.tally[len(leaders) :]])
-    scope = choice.question.describe().removeprefix("merged").strip()
-    scope = f" {scope}" if scope else ""
-    if asked.tally is Tally.AREA:
-        said = f"{join_words(leaders)} {'was the busiest area' if len(leaders) == 1 else 'were the busiest areas'}"
-        return f"{said}{scope} ({plural(count, 'PR')})" + (f", then {others}." if others else ".")
-    verb = "merged" if asked.tally is Tally.MERGER else "authored"
-    tied = " (tied)" if len(leaders) > 1 else ""
-    return f"{join_words(leaders)} {verb} the most {choice.question.noun(many=True)}{scope}{tied} ({count})" + (
-        f", then {others}." if others else "."
-    )
-
-
-def _count(total: int) -> str:
-    return f"{total}+" if total >= COUNT_CAP else str(total)
-
-
-def _people(choice: Choice, asked: Query) -> str:
-    """'ywang96 ([#34183]) and mgoin ([#34530], [#33936])': who did it, with their PRs."""
-    mergers = choice.question.cues.names_mergers
-    # Who reverted or fixed: choose kept the stating side. Who broke it: the fix is cited beside the culprit,
-    # but only the culprit's people are named.
-    culprits = {link.other for link in choice.links} if asked.culprit else set()
-    people: dict[str, list[int]] = {}
-    for pr in [pr for pr in choice.answer if pr.number in culprits] or choice.answer:
-        person = (pr.merged_by or pr.author) if mergers else pr.author
-        people.setdefault(person, []).append(pr.number)
-    return join_words([f"{person} ({', '.join(f'[#{n}]' for n in numbers)})" for person, numbers in people.items()])
 
 
 # ---------------------------------------------------------------- without a model

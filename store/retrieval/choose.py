@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 
 from sqlite_utils import Database
 
@@ -40,6 +41,8 @@ from store.understanding.vocabulary import cue
 MAX_LISTED = 50
 # Next-best PRs kept as context (for a model to read, or to show when nothing answers).
 CONTEXT = 3
+# Two sides of a relation merged at most this far apart merged "the same day", "within hours".
+SOON = timedelta(days=1)
 # Relations strong enough to answer a question about a PR; a plain mention is only context.
 STRONG = KINDS[:-1]
 # A yes/no about a relation nothing states is answered no about at most this many of the PRs its words chose.
@@ -89,7 +92,22 @@ def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> C
         choice = _the_doers(choice) if question.relation or asked.elliptical else _the_named(choice)
     if question.within and not question.asks_other:
         choice = _among(db, repo, choice)
+    if question.soon_after and choice.links:
+        choice = _soon_after(db, repo, choice)
     return replace(choice, note=missing)
+
+
+def _soon_after(db: Database, repo: str, choice: Choice) -> Choice:
+    """"which of those was reverted within hours?": only the relations whose two sides merged within a day answer,
+    both sides cited."""
+    known = {pr.number: pr for pr in [*choice.answer, *choice.context]}
+    sides = [(known.get(n) or get_pr(db, repo, n) for n in (link.number, link.other)) for link in choice.links]
+    kept = [(link, pair) for link, (one, other) in zip(choice.links, sides)
+            if one is not None and other is not None and abs(one.merged_at - other.merged_at) <= SOON
+            for pair in [(one, other)]]
+    answer = list({pr.number: pr for _, pair in kept for pr in pair}.values())
+    context = [pr for pr in choice.answer if pr.number not in {pr.number for pr in answer}][:CONTEXT]
+    return replace(choice, answer=answer, context=context, total=len(kept), links=[link for link, _ in kept])
 
 
 def _among(db: Database, repo: str, choice: Choice) -> Choice:

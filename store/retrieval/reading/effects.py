@@ -30,6 +30,8 @@ _EFFECT_WORDS = LazyPattern(
 
 # "which PR dropped --x?", "where did --x come from?": the removing and the coming, not topics.
 _REMOVAL_WORDS, _ORIGIN_WORDS = cue("removal_words"), cue("origin_words")
+# "reverted within hours", "merged and reverted the same day": when, between the two sides of a relation.
+_SOON_AFTER = cue("soon_after")
 # "how do I turn the image cache off?": how a thing is set, not what it is ("when thinking is switched off" is).
 _SWITCHED = LazyPattern(
     r"\b(?P<how>how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+|how\s+to\s+)(?:turn|switch|flip)\b"
@@ -46,3 +48,9 @@ def take_effects(text: str) -> tuple[str, bool, bool]:
     text = _ORIGIN_WORDS.sub(" ", _REMOVAL_WORDS.sub(" ", text))
     text = _EFFECT_WORDS.sub(lambda m: f" {m['kept'] or ''} ", text)
     return _SWITCHED.sub(lambda m: m["how"], text), improves, removes
+
+
+def take_soon_after(text: str) -> tuple[str, bool]:
+    """The question without its words saying two sides of a relation merged close together, and whether it says so."""
+    rest, said = _SOON_AFTER.subn(" ", text)
+    return rest, bool(said)

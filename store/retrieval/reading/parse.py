@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from store.model import TYPES
 from store.retrieval.reading.clean import plain_question
 from store.retrieval.reading.cues import cues_of
-from store.retrieval.reading.effects import take_effects, take_risk_words
+from store.retrieval.reading.effects import take_effects, take_risk_words, take_soon_after
 from store.retrieval.reading.form import read_form
 from store.retrieval.reading.leaving_out import take_excluded, take_negated
 from store.retrieval.reading.lookup import Lookup
@@ -110,6 +110,7 @@ class _Reader:
         rest = take_untouched(rest, self.excluded_paths)
         rest, left_out = take_negated(rest, self.repo)
         rest = take_people(rest, self.lookup, self.people)
+        rest, soon_after = take_soon_after(rest)  # "the same day" is no day of its own
         time, rest, problems = read_time(rest, self.tz, self.now, self.lookup.merged_between if self.lookup else None)
         self.problems.extend(problems)
         rest, order, relative = _take_order(rest)
@@ -128,6 +129,7 @@ class _Reader:
             "excluded": tuple(self.excluded), "excluded_areas": tuple(left_out.areas), "excluded_words": tuple(left_out.words),
             "excluded_paths": tuple(self.excluded_paths), "problems": tuple(self.problems), "order": order,
             "relative": relative, "about_risks": about_risks, "improves": improves, "removes": removes,
+            "soon_after": soon_after,
             "release": release,
         }
 

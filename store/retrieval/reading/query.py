@@ -131,6 +131,7 @@ class Cues:
     # Asking about PRs it names.
     explains: bool = False  # "why", "how", "tell me": about the named PR's story, both sides of a relation
     about_named: bool = False  # "what does #N do?": #N answers, what relates to it is context
+    asks_why: bool = False  # "why did we pin triton?": the answer gives the PR's own reason
     # For each relation, the numbers said before the words that say it: "#N reverted what?".
     named_before: dict[Relation, frozenset[int]] = field(default_factory=dict)
     names_mergers: bool = False  # "who merged …": the people to name are those who merged
@@ -189,6 +190,7 @@ class Query:
     about_risks: bool = False  # "what could go wrong", "risks of": answered from what PRs say among their risks
     improves: bool = False  # "what cut TTFT?", "made ITL better": asks for PRs that state a gain in what it names
     removes: bool = False  # "which PR dropped --x?": asks for what took a thing out, not what it is
+    soon_after: bool = False  # "which of those was reverted within hours?": both sides merged within a day
     # In a thread: "which of those …" may cite only the earlier answer's PRs; "what else …" none of them.
     within: tuple[int, ...] = ()
     besides: tuple[int, ...] = ()
@@ -381,6 +383,8 @@ class Query:
             parts.append("touching " + " or ".join(f"`{path}`" for path in self.paths))
         if self.concepts:
             parts.append("about " + ", ".join(f'"{concept.said}"' for concept in self.concepts))
+        if self.soon_after and self.relation:
+            parts.append(f"within a day of the PR it {_NAMES_ITS_OTHER[self.relation]}")
         return parts
 
     def _left_out(self) -> list[str]:
@@ -393,6 +397,9 @@ class Query:
             *(f"what touches `{path}`" for path in self.excluded_paths),
         ]
 
+
+# How a PR stating a relation names the PR on its other side.
+_NAMES_ITS_OTHER = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes", Relation.FOLLOWS: "follows up on"}
 
 # The fields a follow-up takes from the earlier question, by what it leaves unsaid.
 _SHAPE = ("intent", "relation", "asks_other", "culprit", "passive", "doers", "one", "doubt", "tally")

@@ -1,0 +1,388 @@
+"""The first line of an answer: what was asked, answered in its shape before any PR is listed ("Yes: …", "No: [#N]
+removes …", "27 PRs merged …", "[#N] pins X: <its reason>"), in the PRs' own terms, and never more than they say."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from bot.answers.reasons import reason, risk_sentence
+from store.model import PullRequest
+from store.retrieval.choose import Choice
+from store.retrieval.finding.listing import COUNT_CAP
+from store.retrieval.reading.form import FIX_WORDS
+from store.retrieval.reading.query import BOTS, Concept, Doubt, Intent, Order, Person, Query, Relation, Role, Tally
+from store.retrieval.subject import names_a_thing
+from store.text.patterns import LazyPattern
+from store.text.prose import atoms, holds, join_words, plural, sentence, sentences
+from store.understanding.relations import extract_relations, revert_title
+from store.understanding.summary.titles import PREFIX, title_sentence, title_tags
+from store.understanding.vocabulary import cue
+
+
+def lead_line(choice: Choice, asked: Query) -> str:
+    """The answer to what was asked, in its shape, before any PR is listed; what could not be read trails it."""
+    problems = " ".join(f"({sentence(problem)})" for problem in choice.question.problems)
+    lead = _lead(_in_the_roles_seen(choice), asked)
+    if not problems:
+        return lead
+    # The answer comes first, then the notes, then what introduces the PRs below.
+    answer, nearest, _ = lead.partition(NEAREST)
+    if nearest:
+        return f"{answer} {problems}{nearest}"
+    return f"{lead[:-1]} {problems}:" if lead.endswith(":") else f"{lead} {problems}"
+
+
+def _in_the_roles_seen(choice: Choice) -> Choice:
+    """A person asked about in either role named in the one all their answering PRs show: "merged by mthornbury"
+    when each of them merged what they are counted for, not "authored or merged"."""
+    people = choice.question.people
+    if choice.total > len(choice.answer) or not any(person.role is Role.ANY for person in people):
+        return choice
+    seen = tuple(_role_seen(person, choice.answer) for person in people)
+    return replace(choice, question=replace(choice.question, people=seen))
+
+
+def _role_seen(person: Person, prs: Sequence[PullRequest]) -> Person:
+    login = person.login.lower()
+    if person.role is not Role.ANY or login == BOTS:
+        return person
+    authored = [pr.author.lower() == login for pr in prs]
+    merged = [(pr.merged_by or "").lower() == login for pr in prs]
+    if not any(authored) and any(merged) and all(a or m for a, m in zip(authored, merged)):
+        return replace(person, role=Role.MERGER)
+    if any(authored) and not any(merged):
+        return replace(person, role=Role.AUTHOR)
+    return person
+
+
+# What introduces the PRs shown when none answers.
+NEAREST = " The nearest, which may not answer it:"
+# A yes names this many PRs by title; more are counted.
+NAMED_IN_A_YES = 2
+
+
+def _lead(choice: Choice, asked: Query) -> str:
+    note = f"{choice.note} " if choice.note else ""
+    if not choice.answer:
+        if choice.note and not (choice.question.has_filters or choice.question.concepts):
+            return choice.note  # asked only about PRs the store does not have
+        return note + _nothing_line(choice, asked)
+    return note + _answered_line(choice, asked)
+
+
+def _answered_line(choice: Choice, asked: Query) -> str:
+    """The first line when PRs answer, in the shape asked."""
+    if asked.intent is Intent.YESNO and asked.relation and choice.question.numbers and not choice.links:
+        return _unrelated_line(choice, asked.relation, asked.doubts_revert)
+    if choice.tally:
+        return _tally_line(choice, asked)
+    if asked.intent is Intent.COUNT:
+        noun = _RELATION_NOUNS[asked.relation][choice.total != 1] if asked.relation else choice.question.noun(choice.total)
+        links = _stated(choice, asked.relation) if asked.relation else _links(choice)
+        return f"{_count(choice.total)} {noun} {choice.question.describe()}" + (f": {links}." if links else ".")
+    if asked.intent is Intent.WHO:
+        return _people(choice, asked) + "."
+    if asked.intent is Intent.HOWTO:
+        return _how_line(choice)
+    if asked.intent is Intent.YESNO:
+        return _yes_line(choice, asked)
+    return _list_line(choice, asked)
+
+
+def _links(choice: Choice) -> str:
+    """The relations between the PRs shown, as the first line states them: "[#507] reverts [#501]"."""
+    return "; ".join(link.sentence() for link in choice.links)
+
+
+def _stated(choice: Choice, relation: Relation, reasons: bool = False) -> str:
+    """Each relation the PRs state, "[#507] reverts [#501]", a PR whose other side the store lacks named on its own;
+    with `reasons` ("why was #N reverted?", "why was the X upgrade reverted?"), or when there is one, each with the
+    reason its stating PR gives."""
+    by_number = {pr.number: pr for pr in [*choice.answer, *choice.context]}
+    linked = {link.number for link in choice.links}
+    alone = [pr for pr in choice.answer if pr.number in choice.stating and pr.number not in linked]
+    stated = [(link.sentence(), by_number.get(link.number if link.outgoing else link.other)) for link in choice.links]
+    stated += [(_alone(pr, relation), pr) for pr in alone]
+    # One relation stated says why as well: "[#53880] fixes a problem from [#39324]" alone tells nothing of it.
+    reasons = reasons or len(stated) == 1
+    return "; ".join(f"{said}{(reason(pr) if reasons and pr else None) or ''}" for said, pr in stated)
+
+
+def _alone(pr: PullRequest, relation: Relation) -> str:
+    """A PR stating a relation to one the store lacks: by the title it reverted, when it says it."""
+    if revert_title(pr.title):
+        return f"{_in_its_terms(pr)} (not in the store)"
+    return f"[#{pr.number}] {_RELATION_PHRASE[relation]} a PR not in the store"
+
+
+def _unrelated_line(choice: Choice, relation: Relation, doubts_revert: bool) -> str:
+    """A yes/no about a relation of PRs named by number, when nothing in the store states it."""
+    named = join_words([f"[#{n}]" for n in choice.question.numbers])
+    if doubts_revert:
+        return f"Yes: nothing in the store reverts {named}."
+    return f"No PR {_RELATION_PHRASE[relation]} {named} in the store."
+
+
+def _yes_line(choice: Choice, asked: Query) -> str:
+    links = _links(choice)
+    doubted = _doubted(choice, asked, links)
+    if doubted:
+        return doubted
+    if links:
+        return f"Yes: {links}."
+    # As asked: choosing may have let go of a word to find these PRs.
+    unsaid = _unsaid_by(choice.answer[:NAMED_IN_A_YES], asked.concepts)
+    if unsaid:
+        # The nearest PR does not say all that was asked ("mxfp4 on our h100s?" of a Blackwell-only PR): not a yes.
+        return f"No: the closest is {_in_its_terms(choice.answer[0])}, and it does not mention {join_words(unsaid, 'or')}."
+    if len(choice.answer) <= NAMED_IN_A_YES:
+        return "Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
+    if choice.question.concepts:
+        return f"Yes: {_closest_first(choice)}."
+    return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
+
+
+def _unsaid_by(prs: Sequence[PullRequest], concepts: Sequence[Concept]) -> list[str]:
+    """The identifiers asked ("h100s", "mi355", "v5p") that none of `prs` says, in any of its words or narrower
+    terms: a PR about the MI300X does not answer for the MI355."""
+    said = [atoms(" ".join([pr.title, pr.body, *pr.files, *pr.areas, *(pr.summary.as_dict().values() if pr.summary else ())]))
+            for pr in prs]
+    # Run together as well: "8kHz" is said as "8 kHz", "h100s" as "H100".
+    squashed = ["".join(text) for text in said]
+
+    def says(concept: Concept) -> bool:
+        phrases = [phrase for phrase in concept.phrases.all if phrase not in concept.phrases.wider]
+        if any(holds(text, atoms(phrase)) for text in said for phrase in phrases):
+            return True
+        run_together = {"".join(atoms(phrase)) for phrase in phrases}
+        run_together |= {squash.removesuffix("s") for squash in run_together}
+        return any(squash and squash in text for text in squashed for squash in run_together)
+
+    return [concept.said for concept in concepts if _an_identifier(concept) and not says(concept)]
+
+
+def _an_identifier(concept: Concept) -> bool:
+    """Words of letters and digits ("h100s", "mi355", "qwen3.5", "v5p"): a part, a model or a version by its name."""
+    return any(char.isdigit() for char in concept.said) and any(char.isalpha() for char in concept.said)
+
+
+def _a_name(concept: Concept) -> bool:
+    return names_a_thing(concept) or _an_identifier(concept)
+
+
+def _list_line(choice: Choice, asked: Query) -> str:
+    """What introduces the PRs listed: the relations they state, the PRs named, the one asked for, or how many."""
+    question, described, links = choice.question, choice.question.describe(), _links(choice)
+    if asked.relation and choice.whole_set:
+        noun = _RELATION_NOUNS[asked.relation][choice.total != 1]
+        return f"{_count(choice.total)} {noun} {described}: {_stated(choice, asked.relation)}."
+    why = asked.cues.explains or asked.cues.asks_why
+    stated = _stated(choice, asked.relation, why) if asked.relation else links
+    if stated:
+        return sentence(stated)
+    if question.numbers:
+        told = _told(choice, asked.relation) if asked.relation else ""
+        return sentence(told) if told else f"About {join_words([f'[#{n}]' for n in question.numbers])}:"
+    order = question.order
+    if order and (len(choice.answer) == 1 or order in (Order.LARGEST, Order.GAIN)):  # the largest may be several, as large
+        lead = f"{_ORDER_LEAD[order].format(noun=question.noun(len(choice.answer)))} {described}"
+        return f"{lead}: {_in_its_terms(choice.answer[0])}." if len(choice.answer) == 1 else f"{lead}:"
+    if asked.cues.asks_why and not choice.whole_set:
+        top = choice.answer[0]
+        return sentence(f"{_in_its_terms(top)}{reason(top) or ''}")
+    if asked.about_risks and not choice.whole_set:
+        return _risk_line(choice)
+    if question.concepts and not choice.whole_set:
+        # What the PRs say, not the asker's words back: "[#4311] prepacks int8 weights for the oneDNN matmul:".
+        return (_in_its_terms(choice.answer[0]) if choice.total == 1 else _closest_first(choice)) + ":"
+    shown = len(choice.answer)
+    tail = f"; the {shown} newest:" if choice.whole_set and choice.total > shown else ":"
+    return f"{_count(choice.total)} {question.noun(choice.total)} {described}{tail}"
+
+
+def _risk_line(choice: Choice) -> str:
+    """What could go wrong, from the closest PR's own risk: "[#55912] reverts “…”: deployments that … may hit OOM"."""
+    top = choice.answer[0]
+    risk = risk_sentence(top)
+    more = f" ({choice.total - 1} more below)" if choice.total > 1 else ""
+    return f"{_in_its_terms(top)}: {_lowered(risk.rstrip('.'))}{more}." if risk else f"{_in_its_terms(top)}{more}:"
+
+
+def _told(choice: Choice, relation: Relation) -> str:
+    """The relation each PR named states of a PR the store lacks, with its reason: "[#56355] reverts #56102 (not in
+    the store) because …"."""
+    kinds = {kind.value for kind in relation.answering()}
+    told = [
+        f"[#{pr.number}] {_RELATION_PHRASE[Relation(said.kind)]} #{said.target} (not in the store){reason(pr) or ''}"
+        for pr in choice.answer if pr.number in choice.question.numbers
+        for said in extract_relations(pr)[:1] if said.kind in kinds
+    ]
+    return "; ".join(told)
+
+
+def _closest_first(choice: Choice) -> str:
+    """'6 PRs merged in moe, closest first: [#4307] tunes the fused MoE kernel for Blackwell'."""
+    question = choice.question
+    scope = replace(question, concepts=()).describe()
+    return f"{_count(choice.total)} {question.noun(choice.total)} {scope}, closest first: {_in_its_terms(choice.answer[0])}"
+
+
+def _in_its_terms(pr: PullRequest) -> str:
+    """A PR as its title says what it does: '[#4311] prepacks int8 weights for the oneDNN matmul', else its title."""
+    said = title_sentence(pr.title)
+    if said.startswith(_THIS_PR):
+        return f"[#{pr.number}] {said.removeprefix(_THIS_PR).rstrip('.')}"
+    return f"[#{pr.number}] \u201c{PREFIX.sub('', pr.title).strip() or pr.title}\u201d"
+
+
+_THIS_PR = "This PR "
+
+
+_ORDER_LEAD = {
+    Order.FIRST: "The first {noun}", Order.LAST: "The last {noun}", Order.LARGEST: "The largest {noun} (most files changed)",
+    Order.GAIN: "The {noun} stating the largest gain",
+}
+
+
+def _doubted(choice: Choice, asked: Query, links: str) -> str | None:
+    """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" or "is it on now?" when a
+    revert did last, "can I still pass --x?" when a PR took it out."""
+    # A revert says no to "is it on now?", and a later reland yes; "is it still reverted?" the other way round.
+    reverted = _reverted_last(choice)
+    if asked.doubts_revert and reverted is not None and reverted != (asked.doubt is Doubt.UNDONE):
+        return f"No: {links or _in_its_terms(choice.answer[0])}."
+    removal = next((pr for pr in choice.answer[:NAMED_IN_A_YES] if _REMOVAL.search(pr.title)), None)
+    if asked.doubt is Doubt.NOW and removal is not None:
+        works = _still_works(removal)
+        return f"Yes, for now: {_in_its_terms(removal)}; {_lowered(works)}" if works else f"No: {_in_its_terms(removal)}."
+    if asked.doubt is not Doubt.PERSISTS:
+        return None
+    if reverted:
+        return f"Yes: {links or _in_its_terms(choice.answer[0])}."  # what dealt with it was reverted
+    fixes = [pr for pr in choice.answer if _fixes(pr)]
+    if fixes:
+        return "No: fixed by " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in fixes[:NAMED_IN_A_YES]) + "."
+    # A PR about the very problem doubted, not titled a fix ("moves expert weights on a side stream"), dealt with it.
+    return f"No: {_in_its_terms(choice.answer[0])}."
+
+
+def _reverted_last(choice: Choice) -> bool | None:
+    """Whether the last of the reverts and relands among the answering PRs is a revert; None when there is neither."""
+    reverts = {link.number if link.outgoing else link.other for link in choice.links if link.kind == "reverts"}
+    events = [
+        (pr.merged_at, pr.number in reverts or revert_title(pr.title) is not None)
+        for pr in choice.answer if pr.number in reverts or revert_title(pr.title) or _RELAND.search(pr.title)
+    ]
+    return max(events)[1] if events else None
+
+
+def _still_works(pr: PullRequest) -> str | None:
+    """The sentence of a renaming or deprecating PR that says the old way still works, if one does."""
+    texts = [*pr.summary.as_dict().values()] if pr.summary else [pr.body]
+    return next((part for text in texts for part in sentences(text) if _STILL_WORKS.search(part)), None)
+
+
+def _lowered(part: str) -> str:
+    """A sentence to follow a semicolon: "The old name …" as "the old name …", a name such as "FlashInfer" kept."""
+    first = part.split(" ", 1)[0]
+    return part[0].lower() + part[1:] if first[1:].islower() else part
+
+
+_REMOVAL, _STILL_WORKS, _RELAND = cue("removal_title"), cue("still_works"), cue("reland_title")
+
+
+def _fixes(pr: PullRequest) -> bool:
+    return "bugfix" in title_tags(pr.title) or FIX_WORDS.search(pr.title) is not None
+
+
+_RELATION_NOUNS = {
+    Relation.REVERTS: ("revert", "reverts"), Relation.FIXES: ("regression fix", "regression fixes"),
+    Relation.FOLLOWS: ("follow-up", "follow-ups"),
+}
+_RELATION_PHRASE = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes a regression from", Relation.FOLLOWS: "follows up on"}
+
+
+# A first line names what was looked for in the asker's words when they are this few; of more, only the names.
+TOPIC_WORDS = 3
+
+
+# Text that tells how: a flag, an environment variable, code, or a setting with its value.
+_HOW = LazyPattern(r"`[^`]+`|--[a-z][\w-]+|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\w+=\S+")
+
+
+def _how_line(choice: Choice) -> str:
+    """The sentence of the best PR's summary that tells how, with the PR it comes from."""
+    pr = choice.answer[0]
+    summary = pr.summary
+    texts = [summary.what_changed, summary.impact, summary.insights] if summary else []
+    asked = {atom for concept in choice.question.concepts for atom in atoms(concept.said)}
+    found = [part for text in texts for part in sentences(text)]
+    if not found:
+        return f"[#{pr.number}] {pr.title}:"
+    best = max(found, key=lambda part: (bool(_HOW.search(part)), len(asked & set(atoms(part)))))
+    return f"{best} [#{pr.number}]"
+
+
+def _nothing_line(choice: Choice, asked: Query) -> str:
+    """Nothing answers: what was looked for and through, and never that nothing merged when only the words missed."""
+    question = choice.question
+    nearest = NEAREST if choice.context else ""
+    if choice.unsaid:
+        return _unsaid_line(question, asked) + nearest
+    if not (question.concepts or question.unknown):
+        noun = _RELATION_NOUNS[asked.relation][0] if asked.relation else question.noun(1)
+        return f"No {noun} {question.describe()}.{nearest}"
+    # Areas named beside words only graded the PRs; the scope is the time, people and paths asked.
+    scope = replace(question, concepts=(), unknown=(), areas=()).describe() if question.has_filters else ""
+    concepts = question.concepts + question.unknown
+    said = [concept.said for concept in concepts]
+    named = [concept.said for concept in concepts if _an_identifier(concept)]
+    # The asker's words when they are few, else the names among them: never a run of words no one would say.
+    topic = " ".join(said) if len(said) <= TOPIC_WORDS else join_words(named, "or")
+    if question.areas and topic:
+        topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
+    what = f"is about {topic}" if topic else "matches what you describe"
+    looked = f"none of the PRs {scope} {what}" if scope not in ("", "merged") else f"no PR in the store {what}"
+    return (f"No: {looked}." if asked.intent is Intent.YESNO else sentence(looked)) + nearest
+
+
+def _unsaid_line(question: Query, asked: Query) -> str:
+    """What the question is about is said by no PR: 'No PR in the store mentions mi250.'"""
+    unsaid = question.unknown or question.concepts
+    said = join_words([concept.said for concept in [c for c in unsaid if _a_name(c)] or unsaid], "or")
+    line = f"no PR in the store mentions {said}"
+    return f"No: {line}." if asked.intent is Intent.YESNO else sentence(line)
+
+
+def _tally_line(choice: Choice, asked: Query) -> str:
+    """'DarkLight1337 merged the most PRs on Mon Feb 9 (6), then vllm-bot (5) and mgoin (3).'"""
+    count = choice.tally[0][1]
+    leaders = [key for key, n in choice.tally if n == count]
+    others = join_words([f"{key} ({n})" for key, n in choice.tally[len(leaders) :]])
+    scope = choice.question.describe().removeprefix("merged").strip()
+    scope = f" {scope}" if scope else ""
+    if asked.tally is Tally.AREA:
+        said = f"{join_words(leaders)} {'was the busiest area' if len(leaders) == 1 else 'were the busiest areas'}"
+        return f"{said}{scope} ({plural(count, 'PR')})" + (f", then {others}." if others else ".")
+    verb = "merged" if asked.tally is Tally.MERGER else "authored"
+    tied = " (tied)" if len(leaders) > 1 else ""
+    return f"{join_words(leaders)} {verb} the most {choice.question.noun(many=True)}{scope}{tied} ({count})" + (
+        f", then {others}." if others else "."
+    )
+
+
+def _count(total: int) -> str:
+    return f"{total}+" if total >= COUNT_CAP else str(total)
+
+
+def _people(choice: Choice, asked: Query) -> str:
+    """'ywang96 ([#34183]) and mgoin ([#34530], [#33936])': who did it, with their PRs."""
+    mergers = choice.question.cues.names_mergers
+    # Who reverted or fixed: choose kept the stating side. Who broke it: the fix is cited beside the culprit,
+    # but only the culprit's people are named.
+    culprits = {link.other for link in choice.links} if asked.culprit else set()
+    people: dict[str, list[int]] = {}
+    for pr in [pr for pr in choice.answer if pr.number in culprits] or choice.answer:
+        person = (pr.merged_by or pr.author) if mergers else pr.author
+        people.setdefault(person, []).append(pr.number)
+    return join_words([f"{person} ({', '.join(f'[#{n}]' for n in numbers)})" for person, numbers in people.items()])
