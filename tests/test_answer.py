@@ -96,7 +96,7 @@ def test_count_question_gives_the_number_first(store, settings):
 
 def test_yes_no_question_starts_with_yes_or_no(store, settings):
     reverted = _ask(store, settings, "was #501 reverted?")
-    assert _first(reverted) == "Yes: [#507] reverts [#501]."
+    assert _first(reverted) == "Yes: [#507] reverts [#501] because it starved long prompts."
     assert reverted.citations == [507]  # what became of #501 answers; #501 itself is context
     kept = _ask(store, settings, "was #503 reverted?")
     assert _first(kept) == "No PR reverts [#503] in the store." and kept.citations == [503]
@@ -139,7 +139,7 @@ def test_free_text_cites_only_what_answers(store, settings):
 
 def test_named_pr_brings_its_relations(store, settings):
     answer = _ask(store, settings, "tell me about #502")
-    assert _first(answer) == "[#508] fixes a problem from [#502]."
+    assert _first(answer) == "[#508] fixes a problem from [#502]: Restores the barrier that #502 removed, which hung MI300 under load."
     assert answer.citations == [502, 508]
 
 
@@ -627,7 +627,7 @@ def test_a_doubting_yes_no_is_answered_no_by_a_fix_or_a_revert(store, settings):
     fixed = _ask(store, settings, "does the MI300 still hang under load?")
     assert _first(fixed).startswith("No: fixed by [#508]")
     reverted = _ask(store, settings, "did the change to admit short prompts earlier stick?")
-    assert _first(reverted) == "No: [#507] reverts [#501]."
+    assert _first(reverted) == "No: [#507] reverts [#501] because it starved long prompts."
     kept = _ask(store, settings, "did the FP8 KV cache for the Triton backend stick?")
     assert _first(kept).startswith("Yes") and kept.citations == [505]
     # "or is it still hardcoded" doubts nothing the PR fixed.
@@ -928,7 +928,7 @@ def test_which_pr_asks_for_one(db, settings):
 
 def test_what_a_named_pr_does_cites_it_and_tells_what_relates_as_context(store, settings):
     does = _ask(store, settings, "what does #501 do?")
-    assert does.citations == [501] and _first(does) == "[#507] reverts [#501]." and 507 in {pr.number for pr in does.prs}
+    assert does.citations == [501] and _first(does) == "[#507] reverts [#501] because it starved long prompts." and 507 in {pr.number for pr in does.prs}
 
 
 def test_earlier_in_a_follow_up_is_before_the_earlier_time_and_a_superlative_alone_is_of_every_pr(store, settings):
@@ -1059,8 +1059,8 @@ def test_the_largest_gain_in_an_area_is_among_its_prs_and_a_name_is_no_number(db
 def test_a_reland_after_a_revert_answers_whether_it_stands_now(db, settings):
     save_prs(db, _relanded_default())
     on = _ask(db, settings, "is async scheduling on by default now?")
-    assert on.citations == [632] and _first(on) == "Yes: [#632] follows up on [#630]."
-    assert _first(_ask(db, settings, "is async scheduling by default still reverted?")) == "No: [#632] follows up on [#630]."
+    assert on.citations == [632] and _first(on) == "Yes: [#632] follows up on [#630]: Relands #630 with the pipeline hang fixed."
+    assert _first(_ask(db, settings, "is async scheduling by default still reverted?")) == "No: [#632] follows up on [#630]: Relands #630 with the pipeline hang fixed."
 
 
 def test_the_reverts_asked_for_as_a_noun_are_the_reverts(store, settings):

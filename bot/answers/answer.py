@@ -133,7 +133,8 @@ def _with_where_the_store_ends(db: Database, repo: str, choice: Choice, tz: Zone
     """Nothing answers a time after the store's newest PR: say where the store ends, so an old store is not news."""
     time = choice.question.time
     newest = latest_merge(db, repo)
-    if time is None or time.start is None or newest is None or newest >= time.start:
+    # Only a store that ends before the day asked is old news: "after 11:30pm yesterday" of yesterday's store is not.
+    if time is None or time.start is None or newest is None or newest.astimezone(tz).date() >= time.start.astimezone(tz).date():
         return choice
     ends = f"the newest PR in the store merged on {newest.astimezone(tz):%a %b %-d, %Y}; `prdigest ingest` catches up"
     return replace(choice, question=replace(choice.question, problems=(*choice.question.problems, ends)))

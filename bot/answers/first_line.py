@@ -90,8 +90,14 @@ def _answered_line(choice: Choice, asked: Query) -> str:
 
 
 def _links(choice: Choice) -> str:
-    """The relations between the PRs shown, as the first line states them: "[#507] reverts [#501]"."""
-    return "; ".join(link.sentence() for link in choice.links)
+    """The relations between the PRs shown, as the first line states them: "[#507] reverts [#501]"; one alone with
+    the reason its stating PR gives, as "[#53880] fixes a problem from [#39324]" tells nothing of it."""
+    if len(choice.links) != 1 or choice.links[0].kind == "mentions":
+        return "; ".join(link.sentence() for link in choice.links)
+    link = choice.links[0]
+    source = link.number if link.outgoing else link.other
+    stating = next((pr for pr in [*choice.answer, *choice.context] if pr.number == source), None)
+    return link.sentence() + ((reason(stating) if stating else None) or "")
 
 
 def _stated(choice: Choice, relation: Relation, reasons: bool = False) -> str:
@@ -101,7 +107,8 @@ def _stated(choice: Choice, relation: Relation, reasons: bool = False) -> str:
     by_number = {pr.number: pr for pr in [*choice.answer, *choice.context]}
     linked = {link.number for link in choice.links}
     alone = [pr for pr in choice.answer if pr.number in choice.stating and pr.number not in linked]
-    stated = [(link.sentence(), by_number.get(link.number if link.outgoing else link.other)) for link in choice.links]
+    stated = [(link.sentence(), by_number.get(link.number if link.outgoing else link.other) if link.kind != "mentions" else None)
+              for link in choice.links]
     stated += [(_alone(pr, relation), pr) for pr in alone]
     # One relation stated says why as well: "[#53880] fixes a problem from [#39324]" alone tells nothing of it.
     reasons = reasons or len(stated) == 1
@@ -138,7 +145,7 @@ def _yes_line(choice: Choice, asked: Query) -> str:
     if len(choice.answer) <= NAMED_IN_A_YES:
         return "Yes: " + "; ".join(f"[#{pr.number}] {pr.title}" for pr in choice.answer) + "."
     if choice.question.concepts:
-        return f"Yes: {_closest_first(choice)}."
+        return f"Yes: {_in_its_terms(choice.answer[0])} ({choice.total - 1} more below)."
     return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
 
 

@@ -19,7 +19,7 @@ _RESTATES = LazyPattern(r"^(?:this(?:\s+(?:pr|change|commit))?\s+)?(?:reverts?|r
 # A sentence that opens by naming the PR it fixes or follows: "Fixes a regression introduced in #12, which …";
 # what follows the reference is its reason, when there is any.
 _NAMES_ITS_OTHER = LazyPattern(
-    r"^(?:this(?:\s+(?:pr|change))?\s+)?(?:fix(?:es)?|relands?|follows?\s+up\s+on)\b[^.#]{0,80}#\d+\s*(?P<rest>,\s*\S.*)?$",
+    r"^(?:this(?:\s+(?:pr|change))?\s+)?(?:fix(?:es)?|relands?|follows?\s+up\s+on|follow[\s-]?ups?\s+(?:to|on|of))\b[^.#]{0,80}#\d+\s*(?P<rest>,\s*\S.*)?$",
     re.IGNORECASE,
 )
 # How an extractive summary says it found no risk: no sentence to show for one.
@@ -47,9 +47,10 @@ def reason(pr: PullRequest) -> str | None:
             return f" {cause[0]}"  # its own "because …" or "due to …"
     for part in found:
         other = _NAMES_ITS_OTHER.match(part)
-        if other:
-            return other["rest"]  # ", which reordered requests …", or None: only the reference
-    said = next((part for part in found if not _restates(part, _TAGS.sub("", pr.title))), None)
+        if other and other["rest"]:
+            return other["rest"]  # ", which reordered requests …"
+    title = _TAGS.sub("", pr.title)
+    said = next((part for part in found if not (_NAMES_ITS_OTHER.match(part) or _restates(part, title))), None)
     return f": {said}" if said else None
 
 
