@@ -181,6 +181,12 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # A person asked about in either role is named in the role their PRs show.
     ("how many prs did merge-bot do on mar 26?", "3 PRs merged by merge-bot on Thu Mar 26."),
     ("how many prs did ada-l do on mar 26?", "1 PR authored by ada-l on Thu Mar 26."),
+    # A part asked by its name that none of the PRs about the rest says: nothing answers, though another PR says it.
+    ("tokenizer changes on mar 26 for mi300x",
+     "None of the PRs merged on Thu Mar 26 about tokenizer mentions mi300x. The nearest, which may not answer it:"),
+    # "On by default?" is answered by what the PR says of its default.
+    ("is weight-only fp4 on by default?",
+     "No: #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d; weight-only FP4 is off by default."),
     # A risk question opens with the closest PR's own risk.
     ("anything risky about the compiler library pin?",
      "#4412 pins the compiler library to 2.4.1: users who need 2.5.0 features must wait for the fix."),

@@ -641,7 +641,8 @@ def test_a_yes_no_asked_in_the_last_words():
 
 
 def test_names_as_people_say_them(db):
-    for number, author in ((3001, "AndreasKaratzas"), (3002, "raj-v"), (3003, "bigPYJ1151"), (3004, "rajeshwar")):
+    for number, author in ((3001, "AndreasKaratzas"), (3002, "raj-v"), (3003, "bigPYJ1151"), (3004, "rajeshwar"),
+                           (3005, "dependabot[bot]")):
         save_pr(db, make_pr(number, "[Core] Something", author=author))
     lookup = StoreLookup(db, REPO)
     ask = lambda text: list(parse_question(text, LA, NOW, lookup).people)
@@ -649,6 +650,8 @@ def test_names_as_people_say_them(db):
     assert ask("andreas's prs?") == [Person("AndreasKaratzas", Role.ANY)]
     assert ask("everything andreas karatzas wrote") == [Person("AndreasKaratzas", Role.ANY)]
     assert ask("what did raj merge yesterday") == [Person("raj-v", Role.ANY)]
+    # A GitHub App by its name, without the "[bot]" its login ends in.
+    assert ask("anything from Dependabot?") == [Person("dependabot[bot]", Role.AUTHOR)]
     assert ask("the kv cache too big?") == []
 
 

@@ -11,9 +11,9 @@ from store.retrieval.choose import Choice
 from store.retrieval.finding.listing import COUNT_CAP
 from store.retrieval.reading.form import FIX_WORDS
 from store.retrieval.reading.query import BOTS, Concept, Doubt, Intent, Order, Person, Query, Relation, Role, Tally
-from store.retrieval.subject import names_a_thing
+from store.retrieval.subject import identifiers_unsaid, is_identifier, names_a_thing
 from store.text.patterns import LazyPattern
-from store.text.prose import atoms, holds, join_words, plural, sentence, sentences
+from store.text.prose import atoms, join_words, plural, sentence, sentences
 from store.understanding.relations import extract_relations, revert_title
 from store.understanding.summary.titles import PREFIX, title_sentence, title_tags
 from store.understanding.vocabulary import cue
@@ -137,8 +137,11 @@ def _yes_line(choice: Choice, asked: Query) -> str:
         return doubted
     if links:
         return f"Yes: {links}."
+    default = _default_line(choice) if asked.cues.asks_default else None
+    if default:
+        return default
     # As asked: choosing may have let go of a word to find these PRs.
-    unsaid = _unsaid_by(choice.answer[:NAMED_IN_A_YES], asked.concepts)
+    unsaid = identifiers_unsaid(choice.answer[:NAMED_IN_A_YES], asked.concepts)
     if unsaid:
         # The nearest PR does not say all that was asked ("mxfp4 on our h100s?" of a Blackwell-only PR): not a yes.
         return f"No: the closest is {_in_its_terms(choice.answer[0])}, and it does not mention {join_words(unsaid, 'or')}."
@@ -149,32 +152,8 @@ def _yes_line(choice: Choice, asked: Query) -> str:
     return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
 
 
-def _unsaid_by(prs: Sequence[PullRequest], concepts: Sequence[Concept]) -> list[str]:
-    """The identifiers asked ("h100s", "mi355", "v5p") that none of `prs` says, in any of its words or narrower
-    terms: a PR about the MI300X does not answer for the MI355."""
-    said = [atoms(" ".join([pr.title, pr.body, *pr.files, *pr.areas, *(pr.summary.as_dict().values() if pr.summary else ())]))
-            for pr in prs]
-    # Run together as well: "8kHz" is said as "8 kHz", "h100s" as "H100".
-    squashed = ["".join(text) for text in said]
-
-    def says(concept: Concept) -> bool:
-        phrases = [phrase for phrase in concept.phrases.all if phrase not in concept.phrases.wider]
-        if any(holds(text, atoms(phrase)) for text in said for phrase in phrases):
-            return True
-        run_together = {"".join(atoms(phrase)) for phrase in phrases}
-        run_together |= {squash.removesuffix("s") for squash in run_together}
-        return any(squash and squash in text for text in squashed for squash in run_together)
-
-    return [concept.said for concept in concepts if _an_identifier(concept) and not says(concept)]
-
-
-def _an_identifier(concept: Concept) -> bool:
-    """Words of letters and digits ("h100s", "mi355", "qwen3.5", "v5p"): a part, a model or a version by its name."""
-    return any(char.isdigit() for char in concept.said) and any(char.isalpha() for char in concept.said)
-
-
 def _a_name(concept: Concept) -> bool:
-    return names_a_thing(concept) or _an_identifier(concept)
+    return names_a_thing(concept) or is_identifier(concept)
 
 
 def _list_line(choice: Choice, asked: Query) -> str:
@@ -273,6 +252,32 @@ def _doubted(choice: Choice, asked: Query, links: str) -> str | None:
     return f"No: {_in_its_terms(choice.answer[0])}."
 
 
+def _default_line(choice: Choice) -> str | None:
+    """"Is it on by default?" answered by the newest PR that says what the default is: its title ("Enable X by
+    default", or a revert of one), else a clause of its summary ("it is off by default"), not one about before it."""
+    for pr in sorted(choice.answer, key=lambda pr: pr.merged_at, reverse=True):
+        reverted = revert_title(pr.title)
+        title = reverted[0] if reverted else pr.title
+        on, off = _DEFAULT_ON_TITLE.search(title), _DEFAULT_OFF_TITLE.search(title)
+        if on or off:
+            return f"{'Yes' if bool(on) != bool(reverted) else 'No'}: {_in_its_terms(pr)}."
+        said = _default_said(pr)
+        if said:
+            return f"{'No' if _DEFAULT_OFF.search(said) else 'Yes'}: {_in_its_terms(pr)}; {_lowered(said)}."
+    return None
+
+
+def _default_said(pr: PullRequest) -> str | None:
+    """The clause of a PR's summary that says whether what it adds is on by default."""
+    texts = [*pr.summary.as_dict().values()] if pr.summary else [pr.body]
+    clauses = (clause.strip().rstrip(".") for text in texts for said in sentences(text) for clause in _CLAUSES.split(said))
+    return next((part for part in clauses if (_DEFAULT_OFF.search(part) or _DEFAULT_ON.search(part)) and not _WAS.search(part)), None)
+
+
+# Where a sentence's clauses part: "…, so it can reduce throughput; it is off by default."
+_CLAUSES = LazyPattern(r";\s+|,\s+(?:so|and|but|which)\s+")
+
+
 def _reverted_last(choice: Choice) -> bool | None:
     """Whether the last of the reverts and relands among the answering PRs is a revert; None when there is neither."""
     reverts = {link.number if link.outgoing else link.other for link in choice.links if link.kind == "reverts"}
@@ -296,6 +301,8 @@ def _lowered(part: str) -> str:
 
 
 _REMOVAL, _STILL_WORKS, _RELAND = cue("removal_title"), cue("still_works"), cue("reland_title")
+_DEFAULT_OFF, _DEFAULT_ON, _WAS = cue("default_off"), cue("default_on"), cue("was_before")
+_DEFAULT_ON_TITLE, _DEFAULT_OFF_TITLE = cue("default_on_title"), cue("default_off_title")
 
 
 def _fixes(pr: PullRequest) -> bool:
@@ -335,7 +342,7 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
     question = choice.question
     nearest = NEAREST if choice.context else ""
     if choice.unsaid:
-        return _unsaid_line(question, asked) + nearest
+        return _unsaid_line(question, asked, choice.unsaid_among) + nearest
     if not (question.concepts or question.unknown):
         noun = _RELATION_NOUNS[asked.relation][0] if asked.relation else question.noun(1)
         return f"No {noun} {question.describe()}.{nearest}"
@@ -343,7 +350,7 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
     scope = replace(question, concepts=(), unknown=(), areas=()).describe() if question.has_filters else ""
     concepts = question.concepts + question.unknown
     said = [concept.said for concept in concepts]
-    named = [concept.said for concept in concepts if _an_identifier(concept)]
+    named = [concept.said for concept in concepts if is_identifier(concept)]
     # The asker's words when they are few, else the names among them: never a run of words no one would say.
     topic = " ".join(said) if len(said) <= TOPIC_WORDS else join_words(named, "or")
     if question.areas and topic:
@@ -353,11 +360,17 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
     return (f"No: {looked}." if asked.intent is Intent.YESNO else sentence(looked)) + nearest
 
 
-def _unsaid_line(question: Query, asked: Query) -> str:
-    """What the question is about is said by no PR: 'No PR in the store mentions mi250.'"""
+def _unsaid_line(question: Query, asked: Query, among: bool) -> str:
+    """What the question is about is said by no PR, or `among` the PRs that say the rest: 'No PR in the store
+    mentions mi250.', 'None of the PRs about deepseek mentions v2.'"""
     unsaid = question.unknown or question.concepts
     said = join_words([concept.said for concept in [c for c in unsaid if _a_name(c)] or unsaid], "or")
     line = f"no PR in the store mentions {said}"
+    if among:
+        areas = f"{' or '.join(question.areas)} " if question.areas else ""
+        about = f" about {join_words([concept.said for concept in question.concepts])}" if question.concepts else ""
+        merged = f" merged {question.time.label}" if question.time else ""
+        line = f"none of the {areas}PRs{merged}{about} mentions {said}"
     return f"No: {line}." if asked.intent is Intent.YESNO else sentence(line)
 
 

@@ -30,7 +30,7 @@ from store.retrieval.finding.listing import COUNT_CAP
 from store.retrieval.fts import area_name, membership_expression
 from store.retrieval.reading.query import BOTS, Concept, Intent, Order, Person, Phrases, Query, Relation, Role, is_bot
 from store.retrieval.search import SearchResult, missing_note, search, size, tally_keys, without_unknown_words
-from store.retrieval.subject import is_unsaid_subject
+from store.retrieval.subject import identifiers_unsaid, is_unsaid_subject
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
@@ -41,6 +41,9 @@ from store.understanding.vocabulary import cue
 MAX_LISTED = 50
 # Next-best PRs kept as context (for a model to read, or to show when nothing answers).
 CONTEXT = 3
+# A question of at most this many words is about the part, model or version it names; in a longer one ("peft
+# finetunes of qwen3-30b-a3b that hook into …") a name is one detail of a description.
+NAMED_SUBJECT_WORDS = 3
 # Two sides of a relation merged at most this far apart merged "the same day", "within hours".
 SOON = timedelta(days=1)
 # Relations strong enough to answer a question about a PR; a plain mention is only context.
@@ -70,6 +73,7 @@ class Choice:
     # For a question of words: every graded PR, best first, from which the answer was cut (a model may choose again).
     candidates: list[PullRequest] = field(default_factory=list)
     unsaid: bool = False  # what the question is about is said by no PR: nothing answers, the nearest are context
+    unsaid_among: bool = False  # ... by none of the PRs that say the rest (`question.unknown` holds what they do not)
     # The PRs that state the relation asked about, kept link or not (what they name may not be stored).
     stating: frozenset[int] = frozenset()
 
@@ -258,7 +262,22 @@ def _choose(db: Database, repo: str, question: Query, listed: int) -> Choice:
     if not question.concepts:
         return _whole_set(db, repo, question, listed)
     choice = _by_words(db, repo, question)
-    return _through_relation(db, repo, choice) if question.relation else choice
+    if question.relation:
+        return _through_relation(db, repo, choice)
+    return choice if question.intent is Intent.YESNO else _named_as_asked(choice, question)
+
+
+def _named_as_asked(choice: Choice, question: Query) -> Choice:
+    """A part, model or version asked by its name ("the tpu v4 backend", "deepseek v2") that none of the PRs chosen
+    says: they are about something else of the same kind, so nothing answers and they are the nearest. (A yes/no
+    says so of its closest PR in its own words.)"""
+    unsaid = set(identifiers_unsaid(choice.answer, [c for c in question.concepts if not c.metric]))
+    if not choice.answer or not unsaid or len(question.concepts) > NAMED_SUBJECT_WORDS:
+        return choice
+    split = replace(choice.question, concepts=tuple(c for c in question.concepts if c.said not in unsaid),
+                    unknown=tuple(c for c in question.concepts if c.said in unsaid))
+    return replace(choice, answer=[], context=choice.answer[:CONTEXT], total=0, question=split, unsaid=True,
+                   unsaid_among=bool(split.concepts))
 
 
 def _without_unsaid(db: Database, repo: str, question: Query) -> tuple[Query, bool]:

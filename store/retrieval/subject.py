@@ -9,12 +9,16 @@ weighs as much as two such words.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlite_utils import Database
 
+from store.model import PullRequest
 from store.retrieval.evidence import rarest, rarity
 from store.retrieval.fts import area_names
 from store.retrieval.reading.query import Concept, Phrases, Query
 from store.retrieval.reading.synonyms import subwords, synonym_index
+from store.text.prose import atoms, holds
 
 # How many words as rare as can be the words no PR says weigh against the rarity of those PRs do say: plain words
 # (one, however many: chatter is often several), and a name the lexicon knows.
@@ -36,3 +40,27 @@ def is_unsaid_subject(db: Database, repo: str, known: Query) -> bool:
 def names_a_thing(concept: Concept) -> bool:
     """Whether the lexicon knows the words as a name: a term or a narrower term of one of its synonym groups."""
     return subwords(concept.said) in synonym_index()
+
+
+def identifiers_unsaid(prs: Sequence[PullRequest], concepts: Sequence[Concept]) -> list[str]:
+    """The identifiers asked ("h100s", "mi355", "v5p") that none of `prs` says, in any of its words or narrower
+    terms: a PR about the MI300X does not answer for the MI355."""
+    said = [atoms(" ".join([pr.title, pr.body, *pr.files, *pr.areas, *(pr.summary.as_dict().values() if pr.summary else ())]))
+            for pr in prs]
+    # Run together as well: "8kHz" is said as "8 kHz", "h100s" as "H100".
+    squashed = ["".join(text) for text in said]
+
+    def says(concept: Concept) -> bool:
+        phrases = [phrase for phrase in concept.phrases.all if phrase not in concept.phrases.wider]
+        if any(holds(text, atoms(phrase)) for text in said for phrase in phrases):
+            return True
+        run_together = {"".join(atoms(phrase)) for phrase in phrases}
+        run_together |= {squash.removesuffix("s") for squash in run_together}
+        return any(squash and squash in text for text in squashed for squash in run_together)
+
+    return [concept.said for concept in concepts if is_identifier(concept) and not says(concept)]
+
+
+def is_identifier(concept: Concept) -> bool:
+    """Words of letters and digits ("h100s", "mi355", "qwen3.5", "v5p"): a part, a model or a version by its name."""
+    return any(char.isdigit() for char in concept.said) and any(char.isalpha() for char in concept.said)

@@ -17,6 +17,8 @@ _FIRST_NAME_MIN = 3
 _CAMEL_NAME_MIN = 5
 # Letters a login may put between a first initial and the last name: a middle initial, a dash.
 _INITIALS = 2
+# How GitHub names an App's account: "dependabot[bot]".
+_APP = "[bot]"
 _LOGIN_COLUMNS = ("author", "merged_by")
 # The index's columns a PR says things in; the login itself is indexed too, as author.
 _TEXT_COLUMNS = " ".join(column for column in FTS_COLUMNS if column != "author")
@@ -30,14 +32,15 @@ class StoreLookup:
         self.repo = repo
 
     def login(self, name: str) -> str | None:
+        """The login `name` is, as stored; a GitHub App's without its "[bot]" ("dependabot" is dependabot[bot])."""
         row = self.db.execute(
             """
-            select author from prs where repo = ? and author = ? collate nocase
+            select author from prs where repo = ? and author collate nocase in (?, ?)
             union all
-            select merged_by from prs where repo = ? and merged_by = ? collate nocase
+            select merged_by from prs where repo = ? and merged_by collate nocase in (?, ?)
             limit 1
             """,
-            [self.repo, name, self.repo, name],
+            [self.repo, name, f"{name}{_APP}", self.repo, name, f"{name}{_APP}"],
         ).fetchone()
         return row[0] if row else self._by_first_name(name)
 

@@ -132,6 +132,7 @@ class Cues:
     explains: bool = False  # "why", "how", "tell me": about the named PR's story, both sides of a relation
     about_named: bool = False  # "what does #N do?": #N answers, what relates to it is context
     asks_why: bool = False  # "why did we pin triton?": the answer gives the PR's own reason
+    asks_default: bool = False  # "is it on by default?": what the PR says of its default answers
     # For each relation, the numbers said before the words that say it: "#N reverted what?".
     named_before: dict[Relation, frozenset[int]] = field(default_factory=dict)
     names_mergers: bool = False  # "who merged …": the people to name are those who merged
