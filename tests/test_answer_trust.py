@@ -187,6 +187,14 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # "On by default?" is answered by what the PR says of its default.
     ("is weight-only fp4 on by default?",
      "No: #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d; weight-only FP4 is off by default."),
+    # What a question asks about is weighed in its own sentence: the background told after it does not outweigh
+    # a name no PR says. A quantity ("8-card") is no name.
+    ("mooncake connector changes? we move kv cache between our prefill and decode pools and pin the compiler library",
+     "No PR in the store mentions mooncake. The nearest, which may not answer it:"),
+    ("anything for our 8-card boxes? we pin the compiler library", "#4412 pins the compiler library to 2.4.1:"),
+    # The shape is read from the sentence that asks, after what it tells.
+    ("saw some flags got dropped in the cleanup. can i still pass --legacy-tokenizer?",
+     "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
     # A risk question opens with the closest PR's own risk.
     ("anything risky about the compiler library pin?",
      "#4412 pins the compiler library to 2.4.1: users who need 2.5.0 features must wait for the fix."),

@@ -10,8 +10,8 @@ from store.model import PullRequest
 from store.retrieval.choose import Choice
 from store.retrieval.finding.listing import COUNT_CAP
 from store.retrieval.reading.form import FIX_WORDS
-from store.retrieval.reading.query import BOTS, Concept, Doubt, Intent, Order, Person, Query, Relation, Role, Tally
-from store.retrieval.subject import identifiers_unsaid, is_identifier, names_a_thing
+from store.retrieval.reading.query import BOTS, Doubt, Intent, Order, Person, Query, Relation, Role, Tally
+from store.retrieval.subject import a_name, identifiers_unsaid, is_identifier
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
 from store.understanding.relations import extract_relations, revert_title
@@ -150,10 +150,6 @@ def _yes_line(choice: Choice, asked: Query) -> str:
     if choice.question.concepts:
         return f"Yes: {_in_its_terms(choice.answer[0])} ({choice.total - 1} more below)."
     return f"Yes: {_count(choice.total)} {choice.question.noun(choice.total)} {choice.question.describe()}."
-
-
-def _a_name(concept: Concept) -> bool:
-    return names_a_thing(concept) or is_identifier(concept)
 
 
 def _list_line(choice: Choice, asked: Query) -> str:
@@ -364,7 +360,7 @@ def _unsaid_line(question: Query, asked: Query, among: bool) -> str:
     """What the question is about is said by no PR, or `among` the PRs that say the rest: 'No PR in the store
     mentions mi250.', 'None of the PRs about deepseek mentions v2.'"""
     unsaid = question.unknown or question.concepts
-    said = join_words([concept.said for concept in [c for c in unsaid if _a_name(c)] or unsaid], "or")
+    said = join_words([concept.said for concept in [c for c in unsaid if a_name(c)] or unsaid], "or")
     line = f"no PR in the store mentions {said}"
     if among:
         areas = f"{' or '.join(question.areas)} " if question.areas else ""

@@ -9,6 +9,7 @@ weighs as much as two such words.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from sqlite_utils import Database
@@ -18,6 +19,7 @@ from store.retrieval.evidence import rarest, rarity
 from store.retrieval.fts import area_names
 from store.retrieval.reading.query import Concept, Phrases, Query
 from store.retrieval.reading.synonyms import subwords, synonym_index
+from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
 
 # How many words as rare as can be the words no PR says weigh against the rarity of those PRs do say: plain words
@@ -28,13 +30,25 @@ UNSAID_NAME = 2.0
 
 def is_unsaid_subject(db: Database, repo: str, known: Query) -> bool:
     """Whether the words no PR says (`known.unknown`) outweigh what is left of the question (`known.concepts` and the
-    areas it names), each word weighed by its rarity."""
+    areas it names), each word weighed by its rarity: in the whole question, or in one of its sentences, against
+    only that sentence's words ("bitsandbytes fixes? 4bit bnb models keep failing to load": the background told
+    after the question does not outweigh what it asks about)."""
     if not known.unknown:
         return False
-    said = [*known.concepts, *(Concept(name, Phrases((name,), (name,))) for name in area_names(known))]
+    areas = [Concept(name, Phrases((name,), (name,))) for name in area_names(known)]
+    weighed: list[tuple[Sequence[Concept], list[Concept]]] = [(known.unknown, [*known.concepts, *areas])]
+    for words in known.sentences:
+        # Only a name decides its sentence alone: "bite" or "worry" in "anything that could bite us?" is chatter.
+        unsaid = [concept for concept in known.unknown if set(atoms(concept.said)) <= words and a_name(concept)]
+        if unsaid:
+            weighed.append((unsaid, [concept for concept in known.concepts if set(atoms(concept.said)) <= words] + areas))
+    return any(_outweighs(db, repo, unsaid, said) for unsaid, said in weighed)
+
+
+def _outweighs(db: Database, repo: str, unsaid: Sequence[Concept], said: list[Concept]) -> bool:
     weight = sum(rarity(db, repo, said)) if said else 0.0
-    unsaid = UNSAID_NAME if any(names_a_thing(concept) for concept in known.unknown) else UNSAID_WORD
-    return weight < unsaid * rarest(db, repo)
+    named = UNSAID_NAME if any(names_a_thing(concept) for concept in unsaid) else UNSAID_WORD
+    return weight < named * rarest(db, repo)
 
 
 def names_a_thing(concept: Concept) -> bool:
@@ -62,5 +76,16 @@ def identifiers_unsaid(prs: Sequence[PullRequest], concepts: Sequence[Concept]) 
 
 
 def is_identifier(concept: Concept) -> bool:
-    """Words of letters and digits ("h100s", "mi355", "qwen3.5", "v5p"): a part, a model or a version by its name."""
-    return any(char.isdigit() for char in concept.said) and any(char.isalpha() for char in concept.said)
+    """Words of letters and digits ("h100s", "mi355", "qwen3.5", "v5p"): a part, a model or a version by its name;
+    not a quantity ("80gb", "8k", "500ms")."""
+    said = concept.said
+    return any(char.isdigit() for char in said) and any(char.isalpha() for char in said) and not _QUANTITY.fullmatch(said)
+
+
+def a_name(concept: Concept) -> bool:
+    """Whether the words name a thing: the lexicon knows them as a name, or they are an identifier."""
+    return names_a_thing(concept) or is_identifier(concept)
+
+
+# A number with its unit: how much of something, not what it is.
+_QUANTITY = LazyPattern(r"\d+(?:\.\d+)?[\s-]?(?:[kmgt]i?b|[kmb]|ms|s|x|gpus?|cards?|nodes?)", re.IGNORECASE)

@@ -15,6 +15,8 @@ from store.understanding.vocabulary import cue
 _HEAD_CHARS = 200
 # An aside in parentheses ("which person (not the bot) merged the most?") is no part of the question's shape.
 _ASIDE = LazyPattern(r"\([^()]{0,60}\)")
+# Where a question's sentences part, as people type them: "got removed. can i still …".
+_SENTENCE_END = LazyPattern(r"(?<=[?.!])\s+")
 
 SUPERLATIVE = cue("superlative")
 # A title that says a PR fixes something (a doubt's "still broken?" is answered no by it).
@@ -37,7 +39,7 @@ _MERGER, _AUTHORED = cue("merger"), cue("authored")
 
 def read_form(text: str) -> Query:
     """The answer's shape for `text`, a question as typed (Slack markup already removed), as a Query of nothing else."""
-    head = " ".join(_ASIDE.sub(" ", (text or "")[:_HEAD_CHARS].lower()).split())
+    head = " ".join(_ASIDE.sub(" ", _asking(text or "")[:_HEAD_CHARS].lower()).split())
     relation = _relation(head)
     kind = _intent(head)
     doubt = _doubt(head) if kind is Intent.YESNO else None
@@ -55,6 +57,14 @@ def read_form(text: str) -> Query:
         one=kind is Intent.HOWTO or (kind in (Intent.LIST, Intent.LOOKUP) and bool(_ONE_PR.search(head))),
         doubt=doubt, tally=_tally(head, kind),
     )
+
+
+def _asking(text: str) -> str:
+    """The question from its asking sentence on: "saw the env var got removed. can i still set X?" asks "can i …?".
+    A question that asks first and tells after ("medusa updates? we have medusa heads") is read from its start."""
+    sentences = _SENTENCE_END.split(text)
+    first_asking = next((i for i, part in enumerate(sentences) if part.rstrip().endswith("?")), 0)
+    return " ".join(sentences[first_asking:])
 
 
 def _relation(head: str) -> Relation | None:

@@ -84,7 +84,18 @@ def parse_question(
         # A pasted log is not a question; its start says what it is about.
         problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     reader = _Reader(tz, now, lookup, vocabulary.stopwords() | extra_stopwords, repo, problems)
-    return replace(shape, cues=cues_of(cleaned), **reader.read(cleaned[:MAX_QUESTION_CHARS]))
+    read = cleaned[:MAX_QUESTION_CHARS]
+    return replace(shape, cues=cues_of(cleaned), sentences=_sentences(read), **reader.read(read))
+
+
+# Where a question's sentences part, as people type them: "changes? we use it …", "got removed. can i still …".
+_SENTENCE_END = LazyPattern(r"(?<=[?.!])\s+")
+
+
+def _sentences(text: str) -> tuple[frozenset[str], ...]:
+    """The words of each sentence of a question of several; none for a question of one."""
+    parts = [frozenset(atoms(part)) for part in _SENTENCE_END.split(text) if atoms(part)]
+    return tuple(parts) if len(parts) > 1 else ()
 
 
 class _Reader:

@@ -196,6 +196,9 @@ class Query:
     within: tuple[int, ...] = ()
     besides: tuple[int, ...] = ()
     release: ReleaseQuestion | None = None  # what it asks of releases, as its words say it (see release_ask)
+    # The words of each sentence, when the question has several ("mooncake connector changes? we use it for …"):
+    # what a sentence asks about is weighed against that sentence's words, not the background of the others.
+    sentences: tuple[frozenset[str], ...] = ()
     cues: Cues = Cues()
 
     # ------------------------------------------------------------ what it holds
