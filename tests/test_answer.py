@@ -1063,6 +1063,17 @@ def test_a_reland_after_a_revert_answers_whether_it_stands_now(db, settings):
     assert _first(_ask(db, settings, "is async scheduling by default still reverted?")) == "No: [#632] follows up on [#630]: Relands #630 with the pipeline hang fixed."
 
 
+def test_a_reland_that_names_the_revert_answers_when_the_store_lacks_what_was_reverted(db, settings):
+    # 633 reverted 600, which the store does not hold; 634 relands it by naming the revert.
+    save_prs(db, [
+        _stating(633, 'Revert "[Kernel] Promote fused MoE strides to int64" (#600)', 1, "Reverts #600: it was slow."),
+        _stating(634, "[Kernel] Fused MoE strides, take two", 2,
+                 "Relands the int64 stride promotion that was reverted in #633, now only for the expert offset."),
+    ])
+    back = _ask(db, settings, "is the int64 fused moe strides change back in?")
+    assert back.citations == [634] and _first(back).startswith("Yes: [#634] follows up on [#633]")
+
+
 def test_the_reverts_asked_for_as_a_noun_are_the_reverts(store, settings):
     # 507 reverts 501: "what got reverted?" is both, "the reverts" only 507.
     assert set(_ask(store, settings, "what got reverted this week?").citations) == {507, 501}

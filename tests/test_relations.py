@@ -44,6 +44,18 @@ def test_cues_in_bodies_and_summaries():
     assert _kinds(pr) == {120: "fixes", 121: "follows", 122: "mentions", 123: "reverts", 125: "fixes", 126: "follows"}
 
 
+def test_a_fix_names_what_broke_and_a_reland_the_revert_it_undoes():
+    # A fix that tells when the bug came in names the PR that brought it; another PR saying so only mentions it.
+    fix = make_pr(301, "[Bugfix] Keep single-frame clips", summary=_summary("Since #130 added timestamps, one frame failed."))
+    assert _kinds(fix) == {130: "fixes"}
+    told = make_pr(302, "[Core] Add a cache", summary=_summary("Since #130 added timestamps, caching them is cheap."))
+    assert _kinds(told) == {130: "mentions"}
+    # A reland that names the revert of what it brings back follows up on that revert, its title a reland or not.
+    reland = make_pr(303, "[Kernel] Fused MoE strides, take two",
+                     summary=_summary("This relands the stride fix that was reverted in #131, where it was slow."))
+    assert _kinds(reland) == {131: "follows"}
+
+
 def test_strongest_kind_wins_and_noise_is_ignored():
     pr = make_pr(
         400,

@@ -44,7 +44,8 @@ def reason(pr: PullRequest) -> str | None:
     for part in found:
         cause = _CAUSE.search(part)
         if cause:
-            return f" {cause[0]}"  # its own "because …" or "due to …"
+            # Its own "because …" or "due to …"; a sentence that opens with it is the reason whole.
+            return f": {part}" if cause.start() == 0 else f" {cause[0]}"
     for part in found:
         other = _NAMES_ITS_OTHER.match(part)
         if other and other["rest"]:

@@ -481,11 +481,14 @@ def _relanded(
     db: Database, repo: str, reverts: list[Link], known: dict[int, PullRequest]
 ) -> list[tuple[PullRequest, Link]]:
     """The PRs that brought back what the reverts (among the PRs `known`) undid, merged after the revert:
-    "[#L] follows up on [#X]"."""
+    "[#L] follows up on [#X]", or on the revert itself ("relands the fix that was reverted in #R"), also when the
+    store lacks what it reverted."""
+    undone = [(revert.number, revert.other) for revert in reverts]
+    undone += [(pr.number, pr.number) for pr in known.values() if revert_title(pr.title) and pr.number not in dict(undone)]
     found: dict[int, tuple[PullRequest, Link]] = {}
-    for revert in reverts:
-        reverted_at = known[revert.number].merged_at
-        for link in related(db, repo, revert.other):
+    for revert, reverted in undone:
+        reverted_at = known[revert].merged_at
+        for link in [*related(db, repo, reverted), *(related(db, repo, revert) if revert != reverted else [])]:
             if link.kind != "follows" or link.outgoing or link.other in found:
                 continue
             reland = get_pr(db, repo, link.other)

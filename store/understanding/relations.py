@@ -21,7 +21,7 @@ from store.text.patterns import LazyPattern
 # Strongest first: when a PR refers to another in several ways, the first kind wins.
 KINDS = ("reverts", "fixes", "follows", "mentions")
 # Raise it whenever reading changes what a text relates to: every store reads its PRs' relations again once.
-READER_VERSION = 1
+READER_VERSION = 2
 
 # "#123", "PR 123", "PR #123", "pull request #123", "owner/repo#123" or a link to a PR;
 # the last two count only when they name the PR's own repository. Every repeat is
@@ -142,10 +142,27 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
     reverted = revert_title(title)
     if reverted and reverted[1] is not None:
         found.note(reverted[1], "reverts")
+    # What a fix or a reland says of the PR behind it: "Since #12 added X, …" in a fix names what broke; "…, which
+    # was reverted in #34" in a reland names the revert whose change it brings back.
+    texts = [(text or "")[:MAX_TEXT_CHARS] for text in texts]
+    relands = any(_RELAND.search(text) for text in [title, *texts])
+    cued = [(pattern, kind) for pattern, kind, applies in (
+        (_FIX_SOURCE, "fixes", _FIX_TITLE.search(title)), (_RELAND_OF, "follows", relands)) if applies]
     for text in texts:
-        for match, kind in _references((text or "")[:MAX_TEXT_CHARS]):
+        for match, kind in _references(text):
             found.note_reference(match, kind)
+        for pattern, kind in cued:
+            for match in pattern.finditer(text):
+                found.note_reference(match, kind)
     return [Relation(number, target, kind) for target, kind in found.kinds.items()]
+
+
+# A fix's title, and the words in its text that name the PR that brought the bug: "since #12", "added in #12".
+_FIX_TITLE = LazyPattern(r"\bbug\s?fix\b|\bfix(?:es|ed)?\b|\bregression\b", re.IGNORECASE)
+_FIX_SOURCE = LazyPattern(rf"\b(?:since|(?:added|introduced|changed)\s{{1,3}}(?:in|by))\s{{1,3}}{_REF}", re.IGNORECASE)
+# A reland, and how it names the revert of what it brings back: "which was reverted in #34".
+_RELAND = LazyPattern(r"\bre-?land(?:s|ed|ing)?\b", re.IGNORECASE)
+_RELAND_OF = LazyPattern(rf"\breverted\s{{1,3}}(?:in|by)\s{{1,3}}{_REF}", re.IGNORECASE)
 
 
 class _Found:
