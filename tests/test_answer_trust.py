@@ -195,6 +195,9 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # The shape is read from the sentence that asks, after what it tells.
     ("saw some flags got dropped in the cleanup. can i still pass --legacy-tokenizer?",
      "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
+    # "Why" asked as "what's the reason" gets the reason too; a count of someone's PRs names the role they show.
+    ("whats the reason the compiler library got pinned", "#4412 pins the compiler library to 2.4.1: Version 2.5.0 of "
+     "the compiler library miscompiles the fused attention kernel on Hopper GPUs, and fresh installs were pulling it in."),
     # A risk question opens with the closest PR's own risk.
     ("anything risky about the compiler library pin?",
      "#4412 pins the compiler library to 2.4.1: users who need 2.5.0 features must wait for the fix."),

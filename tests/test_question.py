@@ -254,6 +254,7 @@ def test_holidays_and_the_long_weekend_are_the_last_such_days_and_no_topic():
     assert _local_span(parse_question("what merged on christmas eve", LA, MAR_14)) == ("Dec 24 00:00", "Dec 25 00:00")
     assert _local_span(parse_question("anything on thanksgiving?", LA, MAR_14)) == ("Nov 27 00:00", "Nov 28 00:00")
     assert _local_span(parse_question("memorial day merges", LA, sep_9)) == ("May 25 00:00", "May 26 00:00")
+    assert _local_span(parse_question("rocm changes on st patrick's day?", LA, sep_9)) == ("Mar 17 00:00", "Mar 18 00:00")
 
 
 def test_two_days_of_a_month_joined_by_or_are_both_asked():

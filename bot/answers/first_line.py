@@ -34,9 +34,10 @@ def lead_line(choice: Choice, asked: Query) -> str:
 
 def _in_the_roles_seen(choice: Choice) -> Choice:
     """A person asked about in either role named in the one all their answering PRs show: "merged by mthornbury"
-    when each of them merged what they are counted for, not "authored or merged"."""
+    when each of them merged what they are counted for, not "authored or merged". Of a long set, the PRs it lists
+    (its newest) tell."""
     people = choice.question.people
-    if choice.total > len(choice.answer) or not any(person.role is Role.ANY for person in people):
+    if not choice.answer or not any(person.role is Role.ANY for person in people):
         return choice
     seen = tuple(_role_seen(person, choice.answer) for person in people)
     return replace(choice, question=replace(choice.question, people=seen))
@@ -360,7 +361,11 @@ def _unsaid_line(question: Query, asked: Query, among: bool) -> str:
     """What the question is about is said by no PR, or `among` the PRs that say the rest: 'No PR in the store
     mentions mi250.', 'None of the PRs about deepseek mentions v2.'"""
     unsaid = question.unknown or question.concepts
-    said = join_words([concept.said for concept in [c for c in unsaid if a_name(c)] or unsaid], "or")
+    # What it turns on: the first word no PR says, as asked, and the names among the rest (of no names, each word),
+    # each once.
+    names = any(a_name(concept) for concept in unsaid)
+    named = [unsaid[0].said, *(concept.said for concept in unsaid[1:] if a_name(concept) or not names)]
+    said = join_words(list(dict.fromkeys(named)), "or")
     line = f"no PR in the store mentions {said}"
     if among:
         areas = f"{' or '.join(question.areas)} " if question.areas else ""
@@ -396,7 +401,8 @@ def _people(choice: Choice, asked: Query) -> str:
     mergers = choice.question.cues.names_mergers
     # Who reverted or fixed: choose kept the stating side. Who broke it: the fix is cited beside the culprit,
     # but only the culprit's people are named.
-    culprits = {link.other for link in choice.links} if asked.culprit else set()
+    # Who wrote the original: the PRs a revert or a reland names, not the revert's or the reland's own.
+    culprits = {link.other for link in choice.links} if asked.culprit or asked.cues.original else set()
     people: dict[str, list[int]] = {}
     for pr in [pr for pr in choice.answer if pr.number in culprits] or choice.answer:
         person = (pr.merged_by or pr.author) if mergers else pr.author

@@ -14,8 +14,12 @@ from store.text.prose import atoms, sentences
 _CAUSE = LazyPattern(
     r"\b(?:because(?:\s+of)?|due\s+to|so\s+that|in\s+order\s+to|to\s+(?:avoid|prevent))\s+(?P<reason>\S.*)$", re.IGNORECASE
 )
-# A sentence that only says what was reverted: no reason in it.
-_RESTATES = LazyPattern(r"^(?:this(?:\s+(?:pr|change|commit))?\s+)?(?:reverts?|rolls?\s+back|backs?\s+out)\b[^.]*$", re.IGNORECASE)
+# A sentence that only says what was reverted, or that the change changes something: no reason in it.
+_RESTATES = LazyPattern(
+    r"^(?:this(?:\s+(?:pr|change|commit))?\s+)?(?:reverts?|rolls?\s+back|backs?\s+out)\b[^.]*$"
+    r"|^(?:the|this)\s+(?:pr|change|commit|patch)\s+(?:modifies|updates|changes|adjusts|alters|tweaks|refactors)\b",
+    re.IGNORECASE,
+)
 # A sentence that opens by naming the PR it fixes or follows: "Fixes a regression introduced in #12, which …";
 # what follows the reference is its reason, when there is any.
 _NAMES_ITS_OTHER = LazyPattern(

@@ -1,7 +1,7 @@
 """Days people name instead of dates: "labor day", "thanksgiving", "over the long weekend".
 
 The reports' days are Pacific, and the teams who read them mostly keep US holidays, so these are the US federal
-holidays (and the eves people say). A holiday asked about is its last one on or before today.
+holidays, the eves people say, and a few named days. A holiday asked about is its last one on or before today.
 """
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ _FIXED: dict[str, tuple[int, int]] = {
     "new year's day": (1, 1), "new years day": (1, 1), "new year's": (1, 1), "new years": (1, 1),
     "juneteenth": (6, 19), "independence day": (7, 4), "veterans day": (11, 11), "christmas eve": (12, 24),
     "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25), "new year's eve": (12, 31), "new years eve": (12, 31),
+    # Not holidays, but days people name all the same.
+    "valentine's day": (2, 14), "st patrick's day": (3, 17), "st. patrick's day": (3, 17), "saint patrick's day": (3, 17),
+    "halloween": (10, 31),
 }
 _MONDAY, _THURSDAY = 0, 3
 _NTH_WEEKDAY: dict[str, tuple[int, int, int]] = {
