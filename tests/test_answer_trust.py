@@ -173,7 +173,7 @@ def ask_after_trust(run_cli, db, monkeypatch):
     ("can we run weight-only fp4 checkpoints on our h100s?",
      "No: the closest is #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d, and it does not mention h100s."),
     # Why a change was made is the reason it gives, not its title again.
-    ("why did we pin the compiler library?", "#4412 pins the compiler library to 2.4.1: Version 2.5.0 of the compiler "
+    ("why did we pin the compiler library?", "#4412 pins the compiler library to 2.4.13: Version 2.5.10 of the compiler "
      "library miscompiles the fused attention kernel on Hopper GPUs, and fresh installs were pulling it in."),
     # What a revert reverted is named even when the store lacks it.
     ("what did #4402 revert?",
@@ -191,16 +191,19 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # a name no PR says. A quantity ("8-card") is no name.
     ("mooncake connector changes? we move kv cache between our prefill and decode pools and pin the compiler library",
      "No PR in the store mentions mooncake. The nearest, which may not answer it:"),
-    ("anything for our 8-card boxes? we pin the compiler library", "#4412 pins the compiler library to 2.4.1:"),
+    ("anything for our 8-card boxes? we pin the compiler library", "#4412 pins the compiler library to 2.4.13:"),
     # The shape is read from the sentence that asks, after what it tells.
     ("saw some flags got dropped in the cleanup. can i still pass --legacy-tokenizer?",
      "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
     # "Why" asked as "what's the reason" gets the reason too; a count of someone's PRs names the role they show.
-    ("whats the reason the compiler library got pinned", "#4412 pins the compiler library to 2.4.1: Version 2.5.0 of "
+    ("whats the reason the compiler library got pinned", "#4412 pins the compiler library to 2.4.13: Version 2.5.10 of "
      "the compiler library miscompiles the fused attention kernel on Hopper GPUs, and fresh installs were pulling it in."),
+    # "Still on 2.5.10?": the newest PR that moves to a version says which one.
+    ("are we still on compiler library 2.5.10?", "No: #4412 pins the compiler library to 2.4.13."),
+    ("is the compiler library on 2.4.13 now?", "Yes: #4412 pins the compiler library to 2.4.13."),
     # A risk question opens with the closest PR's own risk.
     ("anything risky about the compiler library pin?",
-     "#4412 pins the compiler library to 2.4.1: users who need 2.5.0 features must wait for the fix."),
+     "#4412 pins the compiler library to 2.4.13: users who need 2.5.10 features must wait for the fix."),
 ])
 def test_a_first_line_says_what_the_prs_say_of_what_was_asked(ask_after_trust, question, first):
     assert ask_after_trust(question)[1] == first

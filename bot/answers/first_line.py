@@ -2,6 +2,7 @@
 removes …", "27 PRs merged …", "[#N] pins X: <its reason>"), in the PRs' own terms, and never more than they say."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -234,6 +235,9 @@ def _doubted(choice: Choice, asked: Query, links: str) -> str | None:
     reverted = _reverted_last(choice)
     if asked.doubts_revert and reverted is not None and reverted != (asked.doubt is Doubt.UNDONE):
         return f"No: {links or _in_its_terms(choice.answer[0])}."
+    version = _version_now(choice, asked) if asked.doubt is Doubt.NOW else None
+    if version:
+        return version
     removal = next((pr for pr in choice.answer[:NAMED_IN_A_YES] if _REMOVAL.search(pr.title)), None)
     if asked.doubt is Doubt.NOW and removal is not None:
         works = _still_works(removal)
@@ -273,6 +277,27 @@ def _default_said(pr: PullRequest) -> str | None:
 
 # Where a sentence's clauses part: "…, so it can reduce throughput; it is off by default."
 _CLAUSES = LazyPattern(r";\s+|,\s+(?:so|and|but|which)\s+")
+
+
+def _version_now(choice: Choice, asked: Query) -> str | None:
+    """"Are we still on xgrammar 0.1.32?": the newest PR that moves to a version (a bump, an upgrade, a pin, or a
+    revert of one) says which one we are on."""
+    asked_for = {concept.said for concept in asked.concepts if _VERSION.fullmatch(concept.said)}
+    if not asked_for:
+        return None
+    for pr in sorted(choice.answer, key=lambda pr: pr.merged_at, reverse=True):
+        moves = _MOVES_TO.search(revert_title(pr.title)[0] if revert_title(pr.title) else pr.title)
+        if moves:
+            on = moves["version"] in asked_for and not revert_title(pr.title)
+            return f"{'Yes' if on else 'No'}: {_in_its_terms(pr)}."
+    return None
+
+
+# A version as written ("0.1.32", "2.9"), and a title that moves a dependency to one: "Bump xgrammar to 0.1.35".
+_VERSION = LazyPattern(r"v?\d+(?:\.\d+)+")
+_MOVES_TO = LazyPattern(
+    r"\b(?:bump|upgrade|update|pin|move|require)s?\b.{0,80}?\b(?:to|==|>=)\s*v?(?P<version>\d+(?:\.\d+)+)", re.IGNORECASE
+)
 
 
 def _reverted_last(choice: Choice) -> bool | None:
