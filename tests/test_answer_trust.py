@@ -167,6 +167,8 @@ def ask_after_trust(run_cli, db, monkeypatch):
 @pytest.mark.parametrize(("question", "first"), [
     # A "still" after a removal is no; after a rename that keeps the old name working, yes for now.
     ("can i still pass --legacy-tokenizer?", "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
+    ("our launch command has --legacy-tokenizer, can we keep passing it?",
+     "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
     ("does ENGINE_STEP_TIMEOUT still work?", "Yes, for now: #4410 renames ENGINE_STEP_TIMEOUT to ENGINE_ITERATION_TIMEOUT; "
      "the old name is still read, with a deprecation warning, until 2.0."),
     # A yes names the hardware asked: a PR for other hardware is a no.

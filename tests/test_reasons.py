@@ -20,6 +20,9 @@ def revert(what_changed: str):
     ("This reverts #1. The scheduler preempts the newest request, as it did before April.",
      ": The scheduler preempts the newest request, as it did before April"),
     ("This reverts #1.", None),
+    # A reason said inside brackets is given with its sentence whole, never from the middle of the brackets.
+    ("Reverts #1 (slow because a scan ran per step), and it crashed on ROCm.",
+     ": Reverts #1 (slow because a scan ran per step), and it crashed on ROCm"),
 ])
 def test_a_revert_gives_its_own_reason(text, said):
     assert reason(revert(text)) == said

@@ -48,8 +48,9 @@ def reason(pr: PullRequest) -> str | None:
     for part in found:
         cause = _CAUSE.search(part)
         if cause:
-            # Its own "because …" or "due to …"; a sentence that opens with it is the reason whole.
-            return f": {part}" if cause.start() == 0 else f" {cause[0]}"
+            # Its own "because …" or "due to …"; a sentence that opens with it, or says it inside brackets, whole.
+            inside = part.count("(", 0, cause.start()) > part.count(")", 0, cause.start())
+            return f": {part}" if cause.start() == 0 or inside else f" {cause[0]}"
     for part in found:
         other = _NAMES_ITS_OTHER.match(part)
         if other and other["rest"]:

@@ -23,6 +23,7 @@ _SCOPED = LazyPattern(r"^(?P<scope>[^:]{2,40}):\s+(?P<rest>.+)$")
 _DONT = LazyPattern(r"^(?:don'?t|do not|never)\s+(?P<verb>[A-Za-z]+)\b(?P<rest>.*)$", re.I)
 # A plain capitalised word that is no name ("Cover", not "Qwen3" or "vLLM") most likely starts an
 # instruction with a verb the list lacks: quoting the title reads better than gluing it into a clause.
+_FIXES = LazyPattern(r"\bfix(?:es|ed|ing)?\b", re.IGNORECASE)
 _UNKNOWN_VERB = LazyPattern(r"^[A-Z][a-z]+ (?!of\b|for\b|in\b|on\b|and\b)[a-z]")
 _KIND_BY_TAG = (
     ("perf", "performance change"), ("performance", "performance change"),
@@ -79,7 +80,7 @@ def title_sentence(title: str) -> str:
         return f"For {scoped['scope']}, this PR {scoped_clause}."
     if _FINITE.search(rest):
         return sentence(rest)
-    if "bugfix" in title_tags(title) and " " in rest:
+    if "bugfix" in title_tags(title) and " " in rest and not _FIXES.search(rest):  # never "fixes X to fix Y"
         return sentence(f"This PR fixes {rest}")
     if " " not in rest or _UNKNOWN_VERB.match(rest):
         return f"This {_kind(title)} is titled \u201c{rest}\u201d."
