@@ -286,9 +286,10 @@ def _version_now(choice: Choice, asked: Query) -> str | None:
     if not asked_for:
         return None
     for pr in sorted(choice.answer, key=lambda pr: pr.merged_at, reverse=True):
-        moves = _MOVES_TO.search(revert_title(pr.title)[0] if revert_title(pr.title) else pr.title)
+        reverted = revert_title(pr.title)
+        moves = _MOVES_TO.search(reverted[0] if reverted else pr.title)
         if moves:
-            on = moves["version"] in asked_for and not revert_title(pr.title)
+            on = moves["version"] in asked_for and not reverted
             return f"{'Yes' if on else 'No'}: {_in_its_terms(pr)}."
     return None
 
