@@ -15,7 +15,7 @@ from store.retrieval.reading.query import BOTS, Doubt, Intent, Order, Person, Qu
 from store.retrieval.subject import a_name, identifiers_unsaid, is_identifier
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
-from store.understanding.relations import extract_relations, revert_title
+from store.understanding.relations import Link, extract_relations, revert_title
 from store.understanding.summary.titles import PREFIX, title_sentence, title_tags
 from store.understanding.vocabulary import cue
 
@@ -94,23 +94,26 @@ def _answered_line(choice: Choice, asked: Query) -> str:
 def _links(choice: Choice) -> str:
     """The relations between the PRs shown, as the first line states them: "[#507] reverts [#501]"; one alone with
     the reason its stating PR gives, as "[#53880] fixes a problem from [#39324]" tells nothing of it."""
-    if len(choice.links) != 1 or choice.links[0].kind == "mentions":
+    if len(choice.links) != 1:
         return "; ".join(link.sentence() for link in choice.links)
-    link = choice.links[0]
+    stating = _stating(choice, choice.links[0])
+    return choice.links[0].sentence() + ((reason(stating) if stating else None) or "")
+
+
+def _stating(choice: Choice, link: Link) -> PullRequest | None:
+    """The PR shown that states `link`; none for a plain mention, which states no reason."""
     source = link.number if link.outgoing else link.other
-    stating = next((pr for pr in [*choice.answer, *choice.context] if pr.number == source), None)
-    return link.sentence() + ((reason(stating) if stating else None) or "")
+    shown = (pr for pr in [*choice.answer, *choice.context] if pr.number == source)
+    return next(shown, None) if link.kind != "mentions" else None
 
 
 def _stated(choice: Choice, relation: Relation, reasons: bool = False) -> str:
     """Each relation the PRs state, "[#507] reverts [#501]", a PR whose other side the store lacks named on its own;
     with `reasons` ("why was #N reverted?", "why was the X upgrade reverted?"), or when there is one, each with the
     reason its stating PR gives."""
-    by_number = {pr.number: pr for pr in [*choice.answer, *choice.context]}
     linked = {link.number for link in choice.links}
     alone = [pr for pr in choice.answer if pr.number in choice.stating and pr.number not in linked]
-    stated = [(link.sentence(), by_number.get(link.number if link.outgoing else link.other) if link.kind != "mentions" else None)
-              for link in choice.links]
+    stated = [(link.sentence(), _stating(choice, link)) for link in choice.links]
     stated += [(_alone(pr, relation), pr) for pr in alone]
     # One relation stated says why as well: "[#53880] fixes a problem from [#39324]" alone tells nothing of it.
     reasons = reasons or len(stated) == 1
