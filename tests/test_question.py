@@ -257,6 +257,14 @@ def test_holidays_and_the_long_weekend_are_the_last_such_days_and_no_topic():
     assert _local_span(parse_question("rocm changes on st patrick's day?", LA, sep_9)) == ("Mar 17 00:00", "Mar 18 00:00")
 
 
+def test_in_the_last_week_is_the_days_up_to_now_and_last_week_the_calendars():
+    rolling = parse_question("any rocm changes in the last week?", LA, MAR_14)
+    assert rolling.time.start == MAR_14 - timedelta(weeks=1) and rolling.time.label == "in the last week"
+    assert _local_span(parse_question("what merged last week?", LA, MAR_14)) == ("Mar 02 00:00", "Mar 09 00:00")
+    # "The last week of february" is a week of a month, not the days up to now.
+    assert parse_question("anything in the last week of february?", LA, MAR_14).time.label != "in the last week"
+
+
 def test_two_days_of_a_month_joined_by_or_are_both_asked():
     question = parse_question("anything merged on mar 10 or 11", LA, MAR_14)
     assert _local_span(question) == ("Mar 10 00:00", "Mar 12 00:00") and question.concepts == ()

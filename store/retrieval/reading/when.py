@@ -131,6 +131,9 @@ class _TimeParser:
              rf"(?=(?:(?:late\s+|early\s+)?(?:night|morning|afternoon|evening)\s+)?(?:the\s+)?{_MARK})", lambda m: None),
             (r"\b(?:(?:over|on|during)\s+)?(?:the\s+|this\s+|last\s+)?long\s+weekend\b", self._long_weekend),
             (rf"\b(?:on\s+)?(?P<holiday>{'|'.join(re.escape(name) for name in HOLIDAY_NAMES)})(?![\w'])", self._holiday),
+            # "in the last week", "over the past month": the days up to now; "last week" alone is the calendar's,
+            # and "the last week of august" a week of a month.
+            (r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?P<unit>week|month)\b(?!\s+of\b)", self._rolling),
             (r"\b(?P<mod>this|last|past|previous|prior)\s+(?P<period>week|month|weekend)\b", self._period),
             (r"\b(?:(?:over|on|during|at)\s+)?the\s+(?P<period>weekend)\b", self._period),
             (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+{_COUNT}\s+{_UNIT}", self._rolling),
