@@ -273,8 +273,8 @@ def _default_line(choice: Choice) -> str | None:
 
 def _default_said(pr: PullRequest) -> str | None:
     """The clause of a PR's summary that says whether what it adds is on by default."""
-    texts = [*pr.summary.as_dict().values()] if pr.summary else [pr.body]
-    clauses = (clause.strip().rstrip(".") for text in texts for said in sentences(text) for clause in _CLAUSES.split(said))
+    clauses = (clause.strip().rstrip(".") for text in _summary_texts(pr) for said in sentences(text)
+               for clause in _CLAUSES.split(said))
     return next((part for part in clauses if (_DEFAULT_OFF.search(part) or _DEFAULT_ON.search(part)) and not _WAS.search(part)), None)
 
 
@@ -316,8 +316,12 @@ def _reverted_last(choice: Choice) -> bool | None:
 
 def _still_works(pr: PullRequest) -> str | None:
     """The sentence of a renaming or deprecating PR that says the old way still works, if one does."""
-    texts = [*pr.summary.as_dict().values()] if pr.summary else [pr.body]
-    return next((part for text in texts for part in sentences(text) if _STILL_WORKS.search(part)), None)
+    return next((part for text in _summary_texts(pr) for part in sentences(text) if _STILL_WORKS.search(part)), None)
+
+
+def _summary_texts(pr: PullRequest) -> list[str]:
+    """What a PR's summary says, section by section; its description when it has no summary."""
+    return [*pr.summary.as_dict().values()] if pr.summary else [pr.body]
 
 
 def _lowered(part: str) -> str:

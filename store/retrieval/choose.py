@@ -105,13 +105,15 @@ def _soon_after(db: Database, repo: str, choice: Choice) -> Choice:
     """"which of those was reverted within hours?": only the relations whose two sides merged within a day answer,
     both sides cited."""
     known = {pr.number: pr for pr in [*choice.answer, *choice.context]}
-    sides = [(known.get(n) or get_pr(db, repo, n) for n in (link.number, link.other)) for link in choice.links]
-    kept = [(link, pair) for link, (one, other) in zip(choice.links, sides)
-            if one is not None and other is not None and abs(one.merged_at - other.merged_at) <= SOON
-            for pair in [(one, other)]]
-    answer = list({pr.number: pr for _, pair in kept for pr in pair}.values())
-    context = [pr for pr in choice.answer if pr.number not in {pr.number for pr in answer}][:CONTEXT]
-    return replace(choice, answer=answer, context=context, total=len(kept), links=[link for link, _ in kept])
+    links: list[Link] = []
+    answer: dict[int, PullRequest] = {}
+    for link in choice.links:
+        one, other = (known.get(n) or get_pr(db, repo, n) for n in (link.number, link.other))
+        if one is not None and other is not None and abs(one.merged_at - other.merged_at) <= SOON:
+            links.append(link)
+            answer.update({one.number: one, other.number: other})
+    context = [pr for pr in choice.answer if pr.number not in answer][:CONTEXT]
+    return replace(choice, answer=list(answer.values()), context=context, total=len(links), links=links)
 
 
 def _among(db: Database, repo: str, choice: Choice) -> Choice:
@@ -271,8 +273,10 @@ def _named_as_asked(choice: Choice, question: Query) -> Choice:
     """A part, model or version asked by its name ("the tpu v4 backend", "deepseek v2") that none of the PRs chosen
     says: they are about something else of the same kind, so nothing answers and they are the nearest. (A yes/no
     says so of its closest PR in its own words.)"""
+    if len(question.concepts) > NAMED_SUBJECT_WORDS:
+        return choice
     unsaid = set(identifiers_unsaid(choice.answer, [c for c in question.concepts if not c.metric]))
-    if not choice.answer or not unsaid or len(question.concepts) > NAMED_SUBJECT_WORDS:
+    if not unsaid:
         return choice
     split = replace(choice.question, concepts=tuple(c for c in question.concepts if c.said not in unsaid),
                     unknown=tuple(c for c in question.concepts if c.said in unsaid))
@@ -484,7 +488,8 @@ def _relanded(
     "[#L] follows up on [#X]", or on the revert itself ("relands the fix that was reverted in #R"), also when the
     store lacks what it reverted."""
     undone = [(revert.number, revert.other) for revert in reverts]
-    undone += [(pr.number, pr.number) for pr in known.values() if revert_title(pr.title) and pr.number not in dict(undone)]
+    linked = {revert.number for revert in reverts}
+    undone += [(pr.number, pr.number) for pr in known.values() if revert_title(pr.title) and pr.number not in linked]
     found: dict[int, tuple[PullRequest, Link]] = {}
     for revert, reverted in undone:
         reverted_at = known[revert].merged_at

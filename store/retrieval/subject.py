@@ -59,6 +59,9 @@ def names_a_thing(concept: Concept) -> bool:
 def identifiers_unsaid(prs: Sequence[PullRequest], concepts: Sequence[Concept]) -> list[str]:
     """The identifiers asked ("h100s", "mi355", "v5p") that none of `prs` says, in any of its words or narrower
     terms: a PR about the MI300X does not answer for the MI355."""
+    asked = [concept for concept in concepts if is_identifier(concept)]
+    if not asked or not prs:
+        return []  # most questions name none: no PR's text is read
     said = [atoms(" ".join([pr.title, pr.body, *pr.files, *pr.areas, *(pr.summary.as_dict().values() if pr.summary else ())]))
             for pr in prs]
     # Run together as well: "8kHz" is said as "8 kHz", "h100s" as "H100".
@@ -72,7 +75,7 @@ def identifiers_unsaid(prs: Sequence[PullRequest], concepts: Sequence[Concept]) 
         run_together |= {squash.removesuffix("s") for squash in run_together}
         return any(squash and squash in text for text in squashed for squash in run_together)
 
-    return [concept.said for concept in concepts if is_identifier(concept) and not says(concept)]
+    return [concept.said for concept in asked if not says(concept)]
 
 
 def is_identifier(concept: Concept) -> bool:

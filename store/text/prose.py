@@ -8,6 +8,8 @@ from store.text.patterns import LazyPattern
 # A sentence ends at . ! or ? followed by space and what can start a sentence:
 # a capital, a quote, code, emphasis, a bracket or a #reference. "e.g. foo" and "v1.2" stay whole.
 _SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z`*_\"'(\[#])")
+# Where typed sentences part: after . ! or ?, whatever follows ("changes? we use it …").
+_TYPED_SENTENCE_END = LazyPattern(r"(?<=[?.!])\s+")
 # The atoms names and questions are compared by, in lowercased text.
 _ATOM = LazyPattern(r"[a-z0-9]+")
 # An English word as written: letters first, then letters, digits, _ ' or -.
@@ -20,6 +22,11 @@ def sentences(text: str) -> list[str]:
     """The sentences of one paragraph of text, white space folded."""
     folded = " ".join(text.split())
     return _SENTENCE_END.split(folded) if folded else []
+
+
+def typed_sentences(text: str) -> list[str]:
+    """The sentences of a question as people type them, lower case after the stop included: "got removed. can i …"."""
+    return _TYPED_SENTENCE_END.split(text)
 
 
 def lead_and_rest(text: str) -> tuple[str, str]:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from store.retrieval.reading.query import Doubt, Intent, Query, Relation, Tally
 from store.text.patterns import LazyPattern
+from store.text.prose import typed_sentences
 from store.understanding.vocabulary import cue
 
 # Questions are short; only their start is read for the form, and every repeat is bounded.
 _HEAD_CHARS = 200
 # An aside in parentheses ("which person (not the bot) merged the most?") is no part of the question's shape.
 _ASIDE = LazyPattern(r"\([^()]{0,60}\)")
-# Where a question's sentences part, as people type them: "got removed. can i still …".
-_SENTENCE_END = LazyPattern(r"(?<=[?.!])\s+")
 
 SUPERLATIVE = cue("superlative")
 # A title that says a PR fixes something (a doubt's "still broken?" is answered no by it).
@@ -62,7 +61,7 @@ def read_form(text: str) -> Query:
 def _asking(text: str) -> str:
     """The question from its asking sentence on: "saw the env var got removed. can i still set X?" asks "can i …?".
     A question that asks first and tells after ("medusa updates? we have medusa heads") is read from its start."""
-    sentences = _SENTENCE_END.split(text)
+    sentences = typed_sentences(text)
     first_asking = next((i for i, part in enumerate(sentences) if part.rstrip().endswith("?")), 0)
     return " ".join(sentences[first_asking:])
 

@@ -28,7 +28,7 @@ from store.retrieval.reading.typos import topic_typos_fixed
 from store.retrieval.reading.when import read_time
 from store.retrieval.reading.words import Found, Words, take_words, words_of
 from store.text.patterns import LazyPattern
-from store.text.prose import atoms, stem
+from store.text.prose import atoms, stem, typed_sentences
 from store.understanding import vocabulary
 from store.understanding.vocabulary import cue
 
@@ -88,13 +88,9 @@ def parse_question(
     return replace(shape, cues=cues_of(cleaned), sentences=_sentences(read), **reader.read(read))
 
 
-# Where a question's sentences part, as people type them: "changes? we use it …", "got removed. can i still …".
-_SENTENCE_END = LazyPattern(r"(?<=[?.!])\s+")
-
-
 def _sentences(text: str) -> tuple[frozenset[str], ...]:
     """The words of each sentence of a question of several; none for a question of one."""
-    parts = [frozenset(atoms(part)) for part in _SENTENCE_END.split(text) if atoms(part)]
+    parts = [frozenset(atoms(part)) for part in typed_sentences(text) if atoms(part)]
     return tuple(parts) if len(parts) > 1 else ()
 
 
