@@ -137,6 +137,12 @@ def test_free_text_cites_only_what_answers(store, settings):
     assert 510 not in added.citations and 501 in added.citations
 
 
+def test_what_a_named_fix_fixed_is_the_other_pr_alone(store, settings):
+    for question in ("#508 fixes a bug from which pr?", "which pr caused the hang that #508 fixed?"):
+        answer = _ask(store, settings, question)
+        assert _first(answer).startswith("[#508] fixes a problem from [#502]") and answer.citations == [502], question
+
+
 def test_named_pr_brings_its_relations(store, settings):
     answer = _ask(store, settings, "tell me about #502")
     assert _first(answer) == "[#508] fixes a problem from [#502]: Restores the barrier that #502 removed, which hung MI300 under load."

@@ -167,6 +167,7 @@ def ask_after_trust(run_cli, db, monkeypatch):
 @pytest.mark.parametrize(("question", "first"), [
     # A "still" after a removal is no; after a rename that keeps the old name working, yes for now.
     ("can i still pass --legacy-tokenizer?", "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
+    ("after upgrading can i still pass --legacy-tokenizer?", "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
     ("our launch command has --legacy-tokenizer, can we keep passing it?",
      "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),
     ("does ENGINE_STEP_TIMEOUT still work?", "Yes, for now: #4410 renames ENGINE_STEP_TIMEOUT to ENGINE_ITERATION_TIMEOUT; "

@@ -290,6 +290,13 @@ def test_what_broke_is_asked_only_when_the_question_asks_it():
     assert read_form("what broke the MI300 hang?").culprit is True
 
 
+def test_a_short_setting_before_the_asking_leaves_its_shape():
+    removed = read_form("after upgrading can i still pass --legacy-tokenizer?")
+    assert removed.intent is Intent.YESNO and removed.doubt is Doubt.NOW
+    assert read_form("on latest main, does the flag still work?").doubt is Doubt.NOW
+    assert read_form("in march which prs did mgoin merge?").intent is not Intent.YESNO
+
+
 def test_what_the_asker_is_doing_after_the_question_is_no_topic():
     question = parse_question("anything for battlemage cards? looking at b580s for a lab", LA, MAR_14)
     assert [concept.said for concept in question.concepts] == ["battlemage"]

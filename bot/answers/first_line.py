@@ -316,7 +316,9 @@ def _reverted_last(choice: Choice) -> bool | None:
 
 def _still_works(pr: PullRequest) -> str | None:
     """The sentence of a renaming or deprecating PR that says the old way still works, if one does."""
-    return next((part for text in _summary_texts(pr) for part in sentences(text) if _STILL_WORKS.search(part)), None)
+    said = (_STILL_WORKS,) if _HARD_REMOVAL.search(pr.title) else (_STILL_WORKS, _WARNS_FOR_NOW)
+    return next((part for text in _summary_texts(pr) for part in sentences(text) if any(p.search(part) for p in said)),
+                None)
 
 
 def _summary_texts(pr: PullRequest) -> list[str]:
@@ -331,6 +333,7 @@ def _lowered(part: str) -> str:
 
 
 _REMOVAL, _STILL_WORKS, _RELAND = cue("removal_title"), cue("still_works"), cue("reland_title")
+_HARD_REMOVAL, _WARNS_FOR_NOW = cue("hard_removal_title"), cue("warns_for_now")
 _DEFAULT_OFF, _DEFAULT_ON, _WAS = cue("default_off"), cue("default_on"), cue("was_before")
 _DEFAULT_ON_TITLE, _DEFAULT_OFF_TITLE = cue("default_on_title"), cue("default_off_title")
 

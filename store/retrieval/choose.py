@@ -341,7 +341,7 @@ def _named(result: SearchResult) -> Choice:
         others = [hit for hit in others if hit.link and hit.link.outgoing == outgoing] or others
     # "follow-ups to #N?": the PRs that follow it answer; #N, already known, is context ("why was #N reverted?"
     # is about both).
-    asked_of_named = question.relation is not None and not question.culprit and not question.within and not question.cues.explains
+    asked_of_named = question.relation is not None and not question.within and not question.cues.explains
     named_only = (question.asks_other or asked_of_named) and others
     # "what does #N do?": #N answers; what relates to it is told, as context ("tell me about #N" is its story).
     only_named = question.relation is None and question.cues.about_named

@@ -33,12 +33,12 @@ _ASKS_OTHER, _CULPRIT, _ASKS_FIX, _ASKS_CULPRIT = cue("asks_other"), cue("culpri
 _PASSIVE, _ONE_PR, _REVERTS_NOUN, _ACTIVE_REVERT = cue("passive"), cue("one_pr"), cue("reverts_noun"), cue("active_revert")
 _UNDONE, _KEPT, _PERSISTS, _PROBLEM, _NOW = cue("undone"), cue("kept"), cue("persists"), cue("problem"), cue("now")
 _MOST, _WHICH_AREA, _ABOUT_PEOPLE = cue("most"), cue("which_area"), cue("about_people")
-_MERGER, _AUTHORED = cue("merger"), cue("authored")
+_MERGER, _AUTHORED, _SETTING = cue("merger"), cue("authored"), cue("setting")
 
 
 def read_form(text: str) -> Query:
     """The answer's shape for `text`, a question as typed (Slack markup already removed), as a Query of nothing else."""
-    head = " ".join(_ASIDE.sub(" ", _asking(text or "")[:_HEAD_CHARS].lower()).split())
+    head = _SETTING.sub("", " ".join(_ASIDE.sub(" ", _asking(text or "")[:_HEAD_CHARS].lower()).split()))
     relation = _relation(head)
     kind = _intent(head)
     doubt = _doubt(head) if kind is Intent.YESNO else None
