@@ -175,6 +175,10 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # A yes names the hardware asked: a PR for other hardware is a no.
     ("can we run weight-only fp4 checkpoints on our h100s?",
      "No: the closest is #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d, and it does not mention h100s."),
+    # A PR that names the hardware asked only to leave it out says no, in its own words.
+    ("does weight-only fp4 work on our l40s?",
+     "No: #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d. Ada GPUs such as the L40S are not covered and keep "
+     "the FP8 path."),
     # Why a change was made is the reason it gives, not its title again.
     ("why did we pin the compiler library?", "#4412 pins the compiler library to 2.4.13: Version 2.5.10 of the compiler "
      "library miscompiles the fused attention kernel on Hopper GPUs, and fresh installs were pulling it in."),

@@ -12,7 +12,7 @@ from store.retrieval.choose import Choice
 from store.retrieval.finding.listing import COUNT_CAP
 from store.retrieval.reading.form import FIX_WORDS
 from store.retrieval.reading.query import BOTS, Doubt, Intent, Order, Person, Query, Relation, Role, Tally
-from store.retrieval.subject import a_name, identifiers_unsaid, is_identifier
+from store.retrieval.subject import a_name, identifiers_unsaid, is_identifier, leaving_out
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
 from store.understanding.relations import Link, extract_relations, revert_title
@@ -142,6 +142,9 @@ def _yes_line(choice: Choice, asked: Query) -> str:
         return doubted
     if links:
         return f"Yes: {links}."
+    left_out = leaving_out(choice.answer[0], asked.concepts)
+    if left_out:
+        return f"No: {_in_its_terms(choice.answer[0])}. {left_out}"
     default = _default_line(choice) if asked.cues.asks_default else None
     if default:
         return default

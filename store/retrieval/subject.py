@@ -20,7 +20,8 @@ from store.retrieval.fts import area_names
 from store.retrieval.reading.query import Concept, Phrases, Query
 from store.retrieval.reading.synonyms import subwords, synonym_index
 from store.text.patterns import LazyPattern
-from store.text.prose import atoms, holds
+from store.text.prose import atoms, holds, sentences
+from store.understanding.vocabulary import cue
 
 # How many words as rare as can be the words no PR says weigh against the rarity of those PRs do say: plain words
 # (one, however many: chatter is often several), and a name the lexicon knows.
@@ -78,6 +79,33 @@ def identifiers_unsaid(prs: Sequence[PullRequest], concepts: Sequence[Concept]) 
     return [concept.said for concept in asked if not says(concept)]
 
 
+def leaving_out(pr: PullRequest, concepts: Sequence[Concept]) -> str | None:
+    """The sentence of `pr` that leaves out a thing asked by its name, when the PR says that name nowhere else:
+    "v5e and v5p are rejected with a clear error", "Hopper GPUs are unaffected" answer for the v5e or the H100."""
+    texts = [pr.body, *(pr.summary.as_dict().values() if pr.summary else ())]
+    title = atoms(pr.title)
+    for concept in concepts:
+        if not a_name(concept):
+            continue
+        phrases = [atoms(phrase) for phrase in concept.phrases.all if phrase not in concept.phrases.wider]
+        if any(holds(title, phrase) for phrase in phrases):
+            continue
+        saying = [part for text in texts for part in sentences(text) if any(holds(atoms(part), p) for p in phrases)]
+        # "fp8 was rejected on Intel GPUs" tells what the PR changed, not what it leaves out.
+        if saying and all(_leaves_out(part, phrases) and not _WAS.search(part) for part in saying):
+            return saying[0]
+    return None
+
+
+def _leaves_out(part: str, phrases: list[list[str]]) -> bool:
+    """Whether the sentence leaves out the thing it names: the name, then what leaves it out ("x86 CPUs are not
+    covered"); or a fallback or an exception, then the name ("falls back … with pipeline parallelism"). "A request
+    is rejected with HTTP 503" rejects no 503."""
+    words = atoms(part)
+    named_at = min((i for phrase in phrases for i in range(len(words)) if words[i:i + len(phrase)] == phrase), default=0)
+    return any(len(atoms(part[:cue.start()])) >= named_at or _NAME_AFTER.match(cue[0]) for cue in _LEAVES_OUT.finditer(part))
+
+
 def is_identifier(concept: Concept) -> bool:
     """Words of letters and digits ("h100s", "mi355", "qwen3.5", "v5p"): a part, a model or a version by its name;
     not a quantity ("80gb", "8k", "500ms")."""
@@ -90,5 +118,7 @@ def a_name(concept: Concept) -> bool:
     return names_a_thing(concept) or is_identifier(concept)
 
 
+_LEAVES_OUT, _WAS = cue("leaves_out"), cue("was_before")
+_NAME_AFTER = LazyPattern(r"(?i)fall|except")
 # A number with its unit: how much of something, not what it is.
 _QUANTITY = LazyPattern(r"\d+(?:\.\d+)?[\s-]?(?:[kmgt]i?b|[kmb]|ms|s|x|gpus?|cards?|nodes?)", re.IGNORECASE)
