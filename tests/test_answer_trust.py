@@ -216,6 +216,14 @@ def test_a_first_line_says_what_the_prs_say_of_what_was_asked(ask_after_trust, q
     assert ask_after_trust(question)[1] == first
 
 
+def test_a_setup_given_by_names_from_code_brings_each_pr_about_one_of_them(ask_after_trust):
+    data, _ = ask_after_trust("our helm chart starts the server with --legacy-tokenizer and sets ENGINE_STEP_TIMEOUT=600 "
+                              "on four nodes behind a gateway. safe to bump to today's main?")
+    assert sorted(data["citations"]) == [4410, 4411]
+    _, still = ask_after_trust("our manifests set ENGINE_STEP_TIMEOUT=600, does that still do anything after yesterday?")
+    assert still.startswith("Yes, for now: #4410 renames ENGINE_STEP_TIMEOUT")
+
+
 def test_back_in_after_a_revert_is_no_and_a_pr_for_the_hardware_asked_is_a_yes(ask_after_trust):
     _, stored = ask_after_trust("is tool call streaming back in?")
     assert stored.startswith("No: #4403 reverts #4399")

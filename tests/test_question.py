@@ -290,6 +290,12 @@ def test_what_broke_is_asked_only_when_the_question_asks_it():
     assert read_form("what broke the MI300 hang?").culprit is True
 
 
+def test_todays_main_is_no_time_and_after_yesterday_takes_in_yesterday():
+    assert parse_question("safe to bump to today's main?", LA, MAR_14).time is None
+    assert parse_question("anything to change after yesterday?", LA, MAR_14).time.label == "since Fri Mar 13"
+    assert parse_question("what merged after friday?", LA, MAR_14).time.label.startswith("after Fri Mar 13")
+
+
 def test_a_short_setting_before_the_asking_leaves_its_shape():
     removed = read_form("after upgrading can i still pass --legacy-tokenizer?")
     assert removed.intent is Intent.YESNO and removed.doubt is Doubt.NOW

@@ -58,6 +58,8 @@ NEAR_BEST = 0.75
 # "did X land?" is answered by the PRs that say X about as well as the best one does, not by its neighbours:
 # set on batches 1-31 of the blind evaluations (0.85-0.95 alike), measured on 32 and 33.
 YES_NEAR_BEST = 0.9
+# A name from code said in a PR's title or first sentence: the PR is about it.
+CODE_SAID = FIELD_WEIGHT["lead"]
 
 
 @dataclass
@@ -651,7 +653,10 @@ def _by_words(db: Database, repo: str, question: Query) -> Choice:
     measured = question.order is Order.GAIN and bool(metrics)
     near = YES_NEAR_BEST if question.intent is Intent.YESNO and not question.relation else NEAR_BEST
     floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, near * best)
-    answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor]
+    coded = [i for i, concept in enumerate(result.question.concepts) if concept.code and question.cues.upgrading]
+    # "we pass --x and set Y_Z=1: safe to upgrade?": a PR about one of the names from code asked answers, however
+    # little of the rest of the setup it says.
+    answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor or any(hit.said[i] >= CODE_SAID for i in coded)]
     if measured and question.areas:
         # "the biggest decode speedup on AMD GPUs": the gains of PRs in the areas named compete, not of any that decodes.
         answer = [pr for pr in answer if question.in_areas(pr.areas)] or answer

@@ -128,7 +128,7 @@ class _Reader:
         rest, improves, removes = take_effects(rest)
         words = self._words(rest)
         left_out.keep_asked(words.areas)
-        concepts = self._concepts(words.concepts)
+        concepts = self._concepts(_coded(words.concepts, text))
         return {
             "time": time, "people": tuple(self.people), "areas": tuple(words.areas), "area_phrases": tuple(words.area_phrases),
             "area_same": tuple(words.area_same), "area_groups": tuple(words.area_groups), "numbers": tuple(self.numbers),
@@ -153,6 +153,16 @@ class _Reader:
             return concepts
         self.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")
         return concepts[:MAX_CONCEPTS]
+
+
+def _coded(concepts: list[Concept], text: str) -> list[Concept]:
+    """The concepts that name something in code: a flag, a variable, a name in backticks, a snake_case name."""
+    named = {name.lower().strip("-`") for name in _CODE_NAME.findall(text)}
+    return [replace(c, code=True) if c.said in named or "_" in c.said else c for c in concepts]
+
+
+# "--disable-log-requests", "VLLM_ENGINE_READY_TIMEOUT_S", "`max_num_seqs`".
+_CODE_NAME = LazyPattern(r"(?<![\w-])--[a-zA-Z][\w-]{1,60}|\b[A-Z][A-Z0-9]{1,30}_[A-Z0-9_]{1,60}\b|`[^`\s]{2,60}`")
 
 
 def _take_order(text: str) -> tuple[str, Order | None, Side | None]:

@@ -112,6 +112,7 @@ class Concept:
     names: frozenset[Relation] = frozenset()
     metric: bool = False
     misspelt_filler: bool = False  # a common question word typed with one slip ("waht", "workin"): it says nothing
+    code: bool = False  # a name from code, as a flag, a variable or in backticks: "--disable-log-requests", "VLLM_X_Y"
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,7 @@ class Cues:
     about_named: bool = False  # "what does #N do?": #N answers, what relates to it is context
     asks_why: bool = False  # "why did we pin triton?": the answer gives the PR's own reason
     asks_default: bool = False  # "is it on by default?": what the PR says of its default answers
+    upgrading: bool = False  # "safe to bump?", "anything that breaks us if we upgrade?": what a new version means for a setup
     # For each relation, the numbers said before the words that say it: "#N reverted what?".
     named_before: dict[Relation, frozenset[int]] = field(default_factory=dict)
     names_mergers: bool = False  # "who merged …": the people to name are those who merged

@@ -115,6 +115,8 @@ class _TimeParser:
             (r"(?<![\w/.])(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])(?:/(?P<y>\d{4}))?(?![\w/])", self._month_slash_day),
             (rf"\b{_MON}\s+{_DAY}\b{_YEAR}", self._month_day),
             (rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?![a-z]){_YEAR}", self._month_day),
+            # "today's main", "tonight's nightly": main as it is, no time.
+            (r"\b(?:today|tonight)'?s\s+(?=(?:main|master|head|tip|build|nightly|nightlies|wheels?|image)\b)", lambda m: None),
             (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda m: self._days_ago(2, "the day before yesterday")),
             # "last night" is yesterday, narrowed to the night afterwards (see _within_day).
             (r"\byesterday\b|\blast\s+(?=night\b)", lambda m: self._days_ago(1, "yesterday")),
@@ -396,7 +398,8 @@ class _TimeParser:
         days = self._days(moment, self.today)
         if days is None:
             return None
-        if verb == "after":
+        # "anything to change after yesterday?" is after yesterday's merges: yesterday is in it.
+        if verb == "after" and not moment.label.startswith("yesterday"):
             return TimeRange(self.bounds(*days)[1], self.now, f"after {self.day_label(days[1])}")
         return TimeRange(self.bounds(*days)[0], self.now, f"since {self.day_label(days[0])}")
 
