@@ -179,6 +179,9 @@ def ask_after_trust(run_cli, db, monkeypatch):
     ("does weight-only fp4 work on our l40s?",
      "No: #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d. Ada GPUs such as the L40S are not covered and keep "
      "the FP8 path."),
+    # A release of a dependency asked about is answered by the newest PR that moves it, not by the releases.
+    ("are we still on compiler library 2.5.x?", "No: #4412 pins the compiler library to 2.4.13."),
+    ("is the compiler library still pinned to 2.4?", "Yes: #4412 pins the compiler library to 2.4.13."),
     # Why a change was made is the reason it gives, not its title again.
     ("why did we pin the compiler library?", "#4412 pins the compiler library to 2.4.13: Version 2.5.10 of the compiler "
      "library miscompiles the fused attention kernel on Hopper GPUs, and fresh installs were pulling it in."),

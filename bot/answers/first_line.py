@@ -2,7 +2,6 @@
 removes …", "27 PRs merged …", "[#N] pins X: <its reason>"), in the PRs' own terms, and never more than they say."""
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -15,6 +14,7 @@ from store.retrieval.reading.query import BOTS, Doubt, Intent, Order, Person, Qu
 from store.retrieval.subject import a_name, identifiers_unsaid, is_identifier, leaving_out
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, join_words, plural, sentence, sentences
+from store.understanding.dependencies import moved
 from store.understanding.relations import Link, extract_relations, revert_title
 from store.understanding.summary.titles import PREFIX, title_sentence, title_tags
 from store.understanding.vocabulary import cue
@@ -237,13 +237,13 @@ _ORDER_LEAD = {
 def _doubted(choice: Choice, asked: Query, links: str) -> str | None:
     """The no that answers a doubt: "still crashing?" when a fix merged, "did it stick?" or "is it on now?" when a
     revert did last, "can I still pass --x?" when a PR took it out."""
+    version = _version_now(choice, asked)
+    if version:
+        return version
     # A revert says no to "is it on now?", and a later reland yes; "is it still reverted?" the other way round.
     reverted = _reverted_last(choice)
     if asked.doubts_revert and reverted is not None and reverted != (asked.doubt is Doubt.UNDONE):
         return f"No: {links or _in_its_terms(choice.answer[0])}."
-    version = _version_now(choice, asked) if asked.doubt is Doubt.NOW else None
-    if version:
-        return version
     removal = next((pr for pr in choice.answer[:NAMED_IN_A_YES] if _REMOVAL.search(pr.title)), None)
     if asked.doubt is Doubt.NOW and removal is not None:
         works = _still_works(removal)
@@ -286,25 +286,15 @@ _CLAUSES = LazyPattern(r";\s+|,\s+(?:so|and|but|which)\s+")
 
 
 def _version_now(choice: Choice, asked: Query) -> str | None:
-    """"Are we still on xgrammar 0.1.32?": the newest PR that moves to a version (a bump, an upgrade, a pin, or a
-    revert of one) says which one we are on."""
-    asked_for = {concept.said for concept in asked.concepts if _VERSION.fullmatch(concept.said)}
-    if not asked_for:
+    """"Are we still on xgrammar 0.1.32?": the newest PR that moves the dependency (a bump, an upgrade, a pin, a cap,
+    or a revert of one) says which release we are on."""
+    if not asked.versions:
         return None
     for pr in sorted(choice.answer, key=lambda pr: pr.merged_at, reverse=True):
-        reverted = revert_title(pr.title)
-        moves = _MOVES_TO.search(reverted[0] if reverted else pr.title)
-        if moves:
-            on = moves["version"] in asked_for and not reverted
-            return f"{'Yes' if on else 'No'}: {_in_its_terms(pr)}."
+        move = moved(pr.title)
+        if move:
+            return f"{'Yes' if any(move.on(version) for version in asked.versions) else 'No'}: {_in_its_terms(pr)}."
     return None
-
-
-# A version as written ("0.1.32", "2.9"), and a title that moves a dependency to one: "Bump xgrammar to 0.1.35".
-_VERSION = LazyPattern(r"v?\d+(?:\.\d+)+")
-_MOVES_TO = LazyPattern(
-    r"\b(?:bump|upgrade|update|pin|move|require)s?\b.{0,80}?\b(?:to|==|>=)\s*v?(?P<version>\d+(?:\.\d+)+)", re.IGNORECASE
-)
 
 
 def _reverted_last(choice: Choice) -> bool | None:

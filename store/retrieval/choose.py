@@ -34,6 +34,7 @@ from store.retrieval.subject import identifiers_unsaid, is_unsaid_subject
 from store.tables.prs import first_id, get_pr, pr_from_row
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, holds
+from store.understanding.dependencies import moved
 from store.understanding.relations import KINDS, Link, related, revert_title, stated
 from store.understanding.vocabulary import cue
 
@@ -663,6 +664,9 @@ def _by_words(db: Database, repo: str, question: Query) -> Choice:
     if question.improves and metrics and not question.order:
         # "which PRs made TTFT better?": those that state a TTFT gain, wherever they say it.
         answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= MIN_COVERAGE and _gain(hit.pr, metrics)] or answer
+    if question.versions:
+        # "still on xgrammar 0.1.32?": the PRs that move it answer, not every PR that says its name.
+        answer = [pr for pr in answer if moved(pr.title)] or answer
     if question.one and not question.relation and not question.order and (len(answer) > 1 or question.removes):
         answer = [_the_one(db, repo, hits, question)]
     chosen = {pr.number for pr in answer}

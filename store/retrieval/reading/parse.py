@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from store.model import TYPES
 from store.retrieval.reading.clean import plain_question
+from store.retrieval.reading.concepts import words_concept
 from store.retrieval.reading.cues import cues_of
 from store.retrieval.reading.effects import take_effects, take_risk_words, take_soon_after
 from store.retrieval.reading.form import read_form
@@ -22,7 +23,7 @@ from store.retrieval.reading.numbers import take_numbers
 from store.retrieval.reading.order import take_order, take_relative, take_top, without_counting
 from store.retrieval.reading.paths import take_paths, take_untouched
 from store.retrieval.reading.people import take_people
-from store.retrieval.reading.query import Concept, Order, Person, Query, Side
+from store.retrieval.reading.query import Concept, Doubt, Order, Person, Query, Side
 from store.retrieval.reading.releases import take_release
 from store.retrieval.reading.typos import topic_typos_fixed
 from store.retrieval.reading.when import read_time
@@ -85,7 +86,28 @@ def parse_question(
         problems.append(f"only the first {MAX_QUESTION_CHARS} characters were read")
     reader = _Reader(tz, now, lookup, vocabulary.stopwords() | extra_stopwords, repo, problems)
     read = cleaned[:MAX_QUESTION_CHARS]
-    return replace(shape, cues=cues_of(cleaned), sentences=_sentences(read), **reader.read(read))
+    read_fields = reader.read(read)
+    if shape.doubt is Doubt.NOW:
+        read_fields["concepts"], read_fields["versions"] = _releases_asked(read_fields["concepts"])
+    return replace(shape, cues=cues_of(cleaned), sentences=_sentences(read), **read_fields)
+
+
+def _releases_asked(concepts: tuple[Concept, ...]) -> tuple[tuple[Concept, ...], tuple[str, ...]]:
+    """"still on flashinfer 0.6.x?": the dependency by its name, and the release asked of it ("0.6", any 0.6)."""
+    named: list[Concept] = []
+    versions: list[str] = []
+    for asked in concepts:
+        name, _, release = asked.said.rpartition(" ")
+        if _RELEASE.fullmatch(release):
+            named.extend([words_concept(name.split())] if name else [])  # "pinned to 1.15": the release alone
+            versions.append(release.removesuffix(".x"))
+        else:
+            named.append(asked)
+    return tuple(named), tuple(versions)
+
+
+# A release of a dependency, as a question says it: "0.1.32", "2.9", "0.6.x".
+_RELEASE = LazyPattern(r"v?\d{1,4}(?:\.\d{1,4}){1,3}(?:\.x)?")
 
 
 def _sentences(text: str) -> tuple[frozenset[str], ...]:

@@ -198,6 +198,8 @@ class Query:
     within: tuple[int, ...] = ()
     besides: tuple[int, ...] = ()
     release: ReleaseQuestion | None = None  # what it asks of releases, as its words say it (see release_ask)
+    # "are we still on xgrammar 0.1.32?": the releases of a dependency asked about; its name alone is searched.
+    versions: tuple[str, ...] = ()
     # The words of each sentence, when the question has several ("mooncake connector changes? we use it for …"):
     # what a sentence asks about is weighed against that sentence's words, not the background of the others.
     sentences: tuple[frozenset[str], ...] = ()

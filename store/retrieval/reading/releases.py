@@ -79,7 +79,7 @@ _NAMES_PR = LazyPattern(r"#\d|\bpr\s{0,2}#?\d", re.IGNORECASE)
 _LEADS_TO_TAG = LazyPattern(
     r"(?:^|\b(?:in|into|on|about|since|after|before|from|between|to|and|or|vs|versus|of|is|was|did|does|has|the|a|any"
     r"|with|until|than"
-    r"|release|version|tag)\s{1,3}|\.\.\.?\s{0,3}|->\s{0,3}|\u2192\s{0,3}|^\W{1,3})$",
+    r"|release|version|tag|vllm)\s{1,3}|\.\.\.?\s{0,3}|->\s{0,3}|\u2192\s{0,3}|^\W{1,3})$",
     re.IGNORECASE,
 )
 # "the 0.11 line", "0.11 series": any release of the line.
@@ -131,7 +131,8 @@ def _tags(text: str) -> list[_Tag]:
     found = []
     about_releases = _RELEASE_WORDS.search(text) is not None or _NAMES_PR.search(text) is not None
     for m in _TAGS.finditer(text):
-        if not m["line"] and (not (m["v"] or about_releases) or not _LEADS_TO_TAG.search(text[: m.start()])):
+        # "the 0.11.x line" is one, but "flashinfer 0.6.x" is the library's.
+        if not _LEADS_TO_TAG.search(text[: m.start()]) or not (m["line"] or m["v"] or about_releases):
             continue
         number = m["vnum"] or m["long"] or m["short"]
         said = f"{m['v'] or ''}{number}{m['pre'] or ''}"

@@ -14,6 +14,8 @@ from store.understanding import vocabulary
 from store.understanding.areas import resolve_area
 
 BARE_NUMBER = LazyPattern(r"^\d{2,7}$")
+# A release said alone: "pinned to 2.4".
+_RELEASE = LazyPattern(r"\d{1,4}(?:\.\d{1,4}){1,3}")
 
 
 @dataclass
@@ -120,8 +122,8 @@ class _WordReader:
     def _one_word(self, word: str) -> None:
         if word in TYPES:  # the report's own two kinds of PR
             self.read_words.pr_type = PRType(word)
-        elif len(word) < 2 or word in self.stopwords or all(len(sub) < 2 for sub in subwords(word)):  # "i.e"
-            return
+        elif len(word) < 2 or word in self.stopwords or (all(len(sub) < 2 for sub in subwords(word)) and not _RELEASE.fullmatch(word)):
+            return  # "i.e", but not a release ("pinned to 2.4")
         elif BARE_NUMBER.match(word) and self.lookup and self.lookup.is_pr(int(word)):
             if int(word) not in self.found.numbers:
                 self.found.numbers.append(int(word))
@@ -168,8 +170,9 @@ _ALTERNATIVE_WORDS = frozenset({"or", "either"})
 _ALTERNATIVE_GAP = 3
 
 
-# A version after a name: "gemma 4", "deepseek v4", "kimi k3"; the two are one phrase, the version alone says nothing.
-_VERSION = LazyPattern(r"[a-z]?\d{1,3}(?:\.\d{1,2})?")
+# A version after a name: "gemma 4", "deepseek v4", "kimi k3", "torch 2.5.0", "flashinfer 0.6.x"; the two are one
+# phrase, the version alone says nothing.
+_VERSION = LazyPattern(r"[a-z]?\d{1,3}(?:\.\d{1,3}){0,3}(?:\.x)?")
 
 
 def _without_filler(word: str) -> str:
@@ -191,7 +194,8 @@ def _with_versions(words: list[str]) -> list[str]:
     joined: list[str] = []
     for word in words:
         name = joined[-1] if joined else ""
-        known = subwords(word) in synonym_index() or subwords(name) in synonym_index()  # "Blackwell B200": two names
+        # "Blackwell B200": two names; "flashinfer 0.6.3" a name and its release.
+        known = "." not in word and (subwords(word) in synonym_index() or subwords(name) in synonym_index())
         if _VERSION.fullmatch(word) and name.isalpha() and name not in vocabulary.stopwords() and not known:
             joined[-1] = f"{joined[-1]} {word}"
         else:
