@@ -202,6 +202,12 @@ def ask_after_trust(run_cli, db, monkeypatch):
     ("mooncake connector changes? we move kv cache between our prefill and decode pools and pin the compiler library",
      "No PR in the store mentions mooncake. The nearest, which may not answer it:"),
     ("anything for our 8-card boxes? we pin the compiler library", "#4412 pins the compiler library to 2.4.13:"),
+    # A word before a kind of thing ("the zephyr backend"), or said again in another sentence, is a name: when no PR
+    # says it, nothing answers, whatever the rest of the question finds.
+    ("anything touching the zephyr backend for quantization?",
+     "No PR in the store mentions zephyr. The nearest, which may not answer it:"),
+    ("any fp4 fixes for zephyr? we run zephyr",
+     "No PR in the store mentions zephyr. The nearest, which may not answer it:"),
     # The shape is read from the sentence that asks, after what it tells.
     ("saw some flags got dropped in the cleanup. can i still pass --legacy-tokenizer?",
      "No: #4411 removes the deprecated `--legacy-tokenizer` flag."),

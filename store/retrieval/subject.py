@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlite_utils import Database
 
@@ -37,18 +38,28 @@ def is_unsaid_subject(db: Database, repo: str, known: Query) -> bool:
     if not known.unknown:
         return False
     areas = [Concept(name, Phrases((name,), (name,))) for name in area_names(known)]
-    weighed: list[tuple[Sequence[Concept], list[Concept]]] = [(known.unknown, [*known.concepts, *areas])]
+    unknown = _named_for_certain(known.unknown, known.sentences)
+    weighed: list[tuple[Sequence[Concept], list[Concept]]] = [(unknown, [*known.concepts, *areas])]
     for words in known.sentences:
         # Only a name decides its sentence alone: "bite" or "worry" in "anything that could bite us?" is chatter.
-        unsaid = [concept for concept in known.unknown if set(atoms(concept.said)) <= words and a_name(concept)]
+        unsaid = [concept for concept in unknown if set(atoms(concept.said)) <= words and a_name(concept)]
         if unsaid:
             weighed.append((unsaid, [concept for concept in known.concepts if set(atoms(concept.said)) <= words] + areas))
     return any(_outweighs(db, repo, unsaid, said) for unsaid, said in weighed)
 
 
+def _named_for_certain(unknown: Sequence[Concept], sentences: tuple[frozenset[str], ...]) -> list[Concept]:
+    """The words no PR says, each once; a word said again in another sentence ("outlines fixes? we're stuck on
+    outlines") is a name, as one before a kind of thing is ("jamba models"). ("the k cutoff and the nucleus cutoff"
+    says one word twice in one breath.)"""
+    once = {concept.said: concept for concept in unknown}
+    return [replace(concept, names_kind=True) if sum(set(atoms(said)) <= words for words in sentences) > 1 else concept
+            for said, concept in once.items()]
+
+
 def _outweighs(db: Database, repo: str, unsaid: Sequence[Concept], said: list[Concept]) -> bool:
     weight = sum(rarity(db, repo, said)) if said else 0.0
-    named = UNSAID_NAME if any(names_a_thing(concept) for concept in unsaid) else UNSAID_WORD
+    named = UNSAID_NAME if any(names_a_thing(concept) or concept.names_kind for concept in unsaid) else UNSAID_WORD
     return weight < named * rarest(db, repo)
 
 
@@ -114,8 +125,9 @@ def is_identifier(concept: Concept) -> bool:
 
 
 def a_name(concept: Concept) -> bool:
-    """Whether the words name a thing: the lexicon knows them as a name, or they are an identifier."""
-    return names_a_thing(concept) or is_identifier(concept)
+    """Whether the words name a thing: the lexicon knows them as a name, they are an identifier, or they come before
+    a kind of thing ("jamba models")."""
+    return names_a_thing(concept) or is_identifier(concept) or concept.names_kind
 
 
 _LEAVES_OUT, _WAS = cue("leaves_out"), cue("was_before")

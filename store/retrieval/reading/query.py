@@ -113,6 +113,7 @@ class Concept:
     metric: bool = False
     misspelt_filler: bool = False  # a common question word typed with one slip ("waht", "workin"): it says nothing
     code: bool = False  # a name from code, as a flag, a variable or in backticks: "--disable-log-requests", "VLLM_X_Y"
+    names_kind: bool = False  # said before a kind of thing: "jamba models", "the outlines backend"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Areas, people and topics from the words a question has left once times, numbers and people are read."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from store.model import TYPES
 from store.retrieval.reading.concepts import concept
@@ -104,8 +104,16 @@ class _WordReader:
         """One word, or a person's first and last name (two words)."""
         if self._full_name(i):
             return 2
+        read = len(self.read_words.concepts)
         self._one_word(self.words[i])
+        if len(self.read_words.concepts) > read and self._names_kind(i):
+            self.read_words.concepts[-1] = replace(self.read_words.concepts[-1], names_kind=True)
         return 1
+
+    def _names_kind(self, i: int) -> bool:
+        """Whether the word at `i` names a kind of thing after it: "jamba models", not "our big models"."""
+        after, before = self.words[i + 1 : i + 2], self.words[max(i - 1, 0) : i]
+        return bool(after) and after[0] in vocabulary.words("kind_nouns") and not set(before) & vocabulary.words("possessives")
 
     def _full_name(self, i: int) -> bool:
         """"andreas karatzas", "nick hill": a person's login, told by their names."""
