@@ -138,7 +138,8 @@ def test_free_text_cites_only_what_answers(store, settings):
 
 
 def test_what_a_named_fix_fixed_is_the_other_pr_alone(store, settings):
-    for question in ("#508 fixes a bug from which pr?", "which pr caused the hang that #508 fixed?"):
+    for question in ("#508 fixes a bug from which pr?", "which pr caused the hang that #508 fixed?",
+                     "#508: which pr caused the hang it fixes?"):
         answer = _ask(store, settings, question)
         assert _first(answer).startswith("[#508] fixes a problem from [#502]") and answer.citations == [502], question
 

@@ -290,6 +290,11 @@ def test_what_broke_is_asked_only_when_the_question_asks_it():
     assert read_form("what broke the MI300 hang?").culprit is True
 
 
+def test_the_weekend_after_its_dates_only_restates_them():
+    question = parse_question("spec decode stuff that merged over the feb 21-22 weekend?", LA, MAR_14)
+    assert question.time.label == "from Sat Feb 21 to Sun Feb 22" and question.concepts == ()
+
+
 def test_todays_main_is_no_time_and_after_yesterday_takes_in_yesterday():
     assert parse_question("safe to bump to today's main?", LA, MAR_14).time is None
     assert parse_question("anything to change after yesterday?", LA, MAR_14).time.label == "since Fri Mar 13"

@@ -131,6 +131,8 @@ class _TimeParser:
             # "monday night apr 13" too: the part of the day stays, to narrow the date.
             (rf"\b(?:{'|'.join(_WEEKDAYS)}|{_WEEKDAY_SHORT}|(?:the\s+)?weekend\s+of)\b\.?,?\s*"
              rf"(?=(?:(?:late\s+|early\s+)?(?:night|morning|afternoon|evening)\s+)?(?:the\s+)?{_MARK})", lambda m: None),
+            # "the feb 21-22 weekend": the weekend after a date only restates it too.
+            (rf"(?<={_MARK})\s+(?:long\s+)?weekend\b", lambda m: None),
             (r"\b(?:(?:over|on|during)\s+)?(?:the\s+|this\s+|last\s+)?long\s+weekend\b", self._long_weekend),
             (rf"\b(?:on\s+)?(?P<holiday>{'|'.join(re.escape(name) for name in HOLIDAY_NAMES)})(?![\w'])", self._holiday),
             # "in the last week", "over the past month": the days up to now; "last week" alone is the calendar's,
