@@ -78,9 +78,10 @@ def test_a_long_set_shows_ten_and_says_how_to_list_them_all(db, settings):
 
 
 def test_person_only_and_area_plus_time_are_whole_sets(store, settings):
-    # "What did X merge?" is what X wrote, then what X merged; "merged by X" is what X merged.
-    person = _ask(store, settings, "what did ada-l merge?")
+    # "What did X land?" is what X wrote, then what X merged; "what did X merge?" and "merged by X" what X merged.
+    person = _ask(store, settings, "what did ada-l land?")
     assert _first(person) == "4 PRs authored or merged by ada-l:" and person.citations == [508, 502, 504, 505]
+    assert _ask(store, settings, "what did ada-l merge?").citations == [504, 505]
     merger = _ask(store, settings, "merged by ada-l")
     assert _first(merger) == "2 PRs merged by ada-l:" and merger.citations == [504, 505]
     area = _ask(store, settings, "ROCm PRs on Mar 13")
@@ -646,6 +647,16 @@ def test_humans_and_maintainers_in_a_tally_leave_the_bots_out(db, settings):
              + [make_pr(970 + n, f"[Core] Tweak {n}", merged_at=_at(13, n + 8), merged_by="linus-t") for n in range(2)])
     answer = _ask(db, settings, "which human maintainer merged the most on mar 13?")
     assert _first(answer).startswith("linus-t merged the most") and sorted(answer.citations) == [970, 971]
+
+
+def test_what_someone_merged_is_what_they_merged_and_else_what_they_landed(db, settings):
+    save_prs(db, [make_pr(972, "[Core] Tweak the queue", merged_at=_at(13, 8), author="linus-t", merged_by="merge-bot"),
+                  make_pr(973, "[Core] Tweak the cache", merged_at=_at(13, 9), author="ada-l", merged_by="linus-t"),
+                  make_pr(974, "[Core] Tweak the loader", merged_at=_at(12, 9), author="ada-l", merged_by="merge-bot")])
+    merged = _ask(db, settings, "what did linus-t merge on mar 13?")
+    assert _first(merged) == "1 PR merged by linus-t on Fri Mar 13:" and merged.citations == [973]
+    landed = _ask(db, settings, "what did ada-l merge on mar 12?")
+    assert landed.citations == [974]
 
 
 def test_risks_said_in_their_own_words_answer_a_risk_question(db, settings):

@@ -142,7 +142,7 @@ def test_a_person_before_wrote_or_merged_is_the_author_or_the_merger(lookup):
 
 
 def test_a_first_name_is_the_one_login_it_starts_and_people_left_out_two_ways(lookup):
-    assert parse_question("what did linus merge?", LA, NOW, lookup).people == (Person("linus-t", Role.ANY),)
+    assert parse_question("what did linus merge?", LA, NOW, lookup).people == (Person("linus-t", Role.ANY, merges=True),)
     assert parse_question("prs not merged by linus-t or the bot", LA, NOW, lookup).excluded == ("linus-t", "bots")
     assert parse_question("mar 13 merges that vllm-bot didn't merge", LA, NOW, lookup).excluded == ("vllm-bot",)
     assert parse_question("rocm prs, excluding the ci/build ones", LA, NOW).excluded_areas == (("ci",),)
@@ -151,11 +151,11 @@ def test_a_first_name_is_the_one_login_it_starts_and_people_left_out_two_ways(lo
 
 def test_people(lookup):
     ask = lambda text: list(parse_question(text, LA, NOW, lookup).people)
-    assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", Role.ANY)]
+    assert ask("what did grace-h merge yesterday?") == [Person("Grace-H", Role.ANY, merges=True)]
     assert ask("PRs by @ada-l") == [Person("ada-l", Role.ANY)]
     assert ask("anything merged by linus-t") == [Person("linus-t", Role.MERGER)]
     assert ask("authored by GRACE-H") == [Person("Grace-H", Role.AUTHOR)]
-    assert ask("what did vllm-bot merge") == [Person("vllm-bot", Role.ANY)]
+    assert ask("what did vllm-bot merge") == [Person("vllm-bot", Role.ANY, merges=True)]
     # An @-mention is a person even if the store has not seen them; "by <word>" is not.
     assert ask("@someone-new") == [Person("someone-new", Role.ANY)]
     assert ask("crashes caused by preemption") == []
@@ -676,7 +676,7 @@ def test_names_as_people_say_them(db):
     # A first name run into the login, or first and last name together; a short one only before a dash.
     assert ask("andreas's prs?") == [Person("AndreasKaratzas", Role.ANY)]
     assert ask("everything andreas karatzas wrote") == [Person("AndreasKaratzas", Role.ANY)]
-    assert ask("what did raj merge yesterday") == [Person("raj-v", Role.ANY)]
+    assert ask("what did raj merge yesterday") == [Person("raj-v", Role.ANY, merges=True)]
     # A GitHub App by its name, without the "[bot]" its login ends in.
     assert ask("anything from Dependabot?") == [Person("dependabot[bot]", Role.AUTHOR)]
     assert ask("the kv cache too big?") == []

@@ -101,6 +101,10 @@ def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> C
         choice = _among(db, repo, choice)
     if question.soon_after and choice.links:
         choice = _soon_after(db, repo, choice)
+    mergers = {person.login.lower() for person in question.people if person.merges}
+    if mergers and any((pr.merged_by or "").lower() in mergers for pr in choice.answer):
+        # "what did njhill merge yesterday?": those they merged, when they merged any; else what they landed.
+        choice = _only(choice, lambda pr: (pr.merged_by or "").lower() in mergers)
     return replace(choice, note=missing)
 
 

@@ -29,16 +29,17 @@ def take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
     found = _People(lookup, people)
     text = _NAME_THEN_LOGIN.sub(found.in_role(Role.ANY, lambda m: " "), _BOT_MERGED.sub(found.bots, text))
     text = _WROTE.sub(found.in_role(Role.AUTHOR, lambda m: f"{m['aux'] or ''} {m['verb']}"), _AT_LOGIN.sub(found.at, text))
-    return _ROLE_LOGIN.sub(found.by, _MERGED.sub(found.in_role(Role.MERGER, lambda m: f"{m['what']} merged"), text))
+    text = _MERGED.sub(found.in_role(Role.MERGER, lambda m: f"{m['what']} merged"), text)
+    return _ROLE_LOGIN.sub(found.by, _DID_MERGE.sub(found.in_role(Role.ANY, lambda m: " ", merges=True), text))
 
 
 class _People:
     def __init__(self, lookup: Lookup | None, people: list[Person]) -> None:
         self.lookup, self.people = lookup, people
 
-    def add(self, login: str, role: Role) -> None:
+    def add(self, login: str, role: Role, merges: bool = False) -> None:
         if all(p.login.lower() != login.lower() for p in self.people):
-            self.people.append(Person(login, role))
+            self.people.append(Person(login, role, merges))
 
     def known(self, login: str) -> str | None:
         return self.lookup.login(login) if self.lookup else None
@@ -57,14 +58,14 @@ class _People:
         self.add(known, _ROLES.get(m["role"].split()[0].lower(), Role.AUTHOR))
         return " "
 
-    def in_role(self, role: Role, kept: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
+    def in_role(self, role: Role, kept: Callable[[re.Match[str]], str], merges: bool = False) -> Callable[[re.Match[str]], str]:
         """A login said in a role ("njhill wrote", "nick hill (njhill)"): the person in it, and what `kept` keeps."""
 
         def take(m: re.Match[str]) -> str:
             known = self.known(m["login"])
             if known is None:
                 return m[0]
-            self.add(known, role)
+            self.add(known, role, merges)
             return kept(m)
 
         return take
@@ -84,4 +85,6 @@ _WROTE = LazyPattern(
     re.IGNORECASE,
 )
 # "prs njhill merged", "the ones mgoin merged": the person merged them.
+# "what did mgoin merge yesterday?", "has njhill merged anything?".
+_DID_MERGE = LazyPattern(rf"\b(?:did|has|have)\s+@?(?P<login>{LOGIN})\s+merged?\b", re.IGNORECASE)
 _MERGED = LazyPattern(rf"\b(?P<what>prs|pull\s+requests|ones|changes|that|which)\s+@?(?P<login>{LOGIN})\s+merged\b", re.IGNORECASE)

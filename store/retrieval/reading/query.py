@@ -91,6 +91,8 @@ class PRType(StrEnum):
 class Person:
     login: str
     role: Role
+    # "what did X merge?": said as merging, which may mean landing their own; the PRs they merged answer, if any does.
+    merges: bool = False
 
 
 @dataclass(frozen=True)
