@@ -182,6 +182,8 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # A release of a dependency asked about is answered by the newest PR that moves it, not by the releases.
     ("are we still on compiler library 2.5.x?", "No: #4412 pins the compiler library to 2.4.13."),
     ("is the compiler library still pinned to 2.4?", "Yes: #4412 pins the compiler library to 2.4.13."),
+    # "Dependency updates" are the PRs that pin or bump one.
+    ("any dependency updates on mar 26?", "#4412 pins the compiler library to 2.4.13:"),
     # Why a change was made is the reason it gives, not its title again.
     ("why did we pin the compiler library?", "#4412 pins the compiler library to 2.4.13: Version 2.5.10 of the compiler "
      "library miscompiles the fused attention kernel on Hopper GPUs, and fresh installs were pulling it in."),
