@@ -659,6 +659,19 @@ def test_what_someone_merged_is_what_they_merged_and_else_what_they_landed(db, s
     assert landed.citations == [974]
 
 
+def test_prs_that_werent_from_bots_or_werent_fixes_leave_out_what_bots_wrote_or_the_fixes(db, settings):
+    save_prs(db, [make_pr(975, "[Doc] Fix a typo", merged_at=_at(13, 8), author="ada-l", merged_by="vllm-bot"),
+                  make_pr(976, "Bump actions/checkout from 5 to 6", merged_at=_at(13, 9), author="dependabot[bot]",
+                          merged_by="ada-l"),
+                  make_pr(977, "[Core] Add a queue limit", merged_at=_at(13, 10), author="ken-t", merged_by="ada-l")])
+    humans = _ask(db, settings, "which prs on mar 13 weren't from bots?")
+    assert sorted(humans.citations) == [975, 977]
+    not_merged = _ask(db, settings, "which prs on mar 13 were not merged by vllm-bot?")
+    assert sorted(not_merged.citations) == [976, 977]
+    not_fixes = _ask(db, settings, "which prs on mar 13 weren't bugfixes?")
+    assert sorted(not_fixes.citations) == [976, 977]
+
+
 def test_risks_said_in_their_own_words_answer_a_risk_question(db, settings):
     save_prs(db, [make_pr(900 + n, f"[Core] Change engine part {n}", merged_at=_at(10, n)) for n in range(20)])
     save_prs(db, [

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from store.model import PullRequest
-from store.retrieval.reading.query import BOTS, Concept, Query, is_bot
+from store.retrieval.reading.query import BOTS, Concept, Query, Role, is_bot
 from store.text.prose import atoms, holds, lead_and_rest
 from store.understanding.areas import classify
 
 
 def excluded(pr: PullRequest, question: Query) -> bool:
     """Whether the question leaves `pr` out: by a person it excludes, in every area it excludes, or about words it does."""
-    if question.excluded and any(left_out(login, question.excluded) for login in (pr.author, pr.merged_by or "")):
+    roles = ((Role.AUTHOR, pr.author), (Role.MERGER, pr.merged_by or ""))
+    if question.excluded and any(left_out(login, question.excluded) for role, login in roles
+                                 if question.excluded_role in (Role.ANY, role)):
         return True
     if any(set(group) <= set(pr.areas) and _mainly_in(pr, group, question) for group in question.excluded_areas):
         return True

@@ -59,15 +59,20 @@ def type_condition(question: Query) -> tuple[str, list[str]]:
 
 
 def left_out_condition(question: Query) -> tuple[str, list[str]]:
-    """Neither author nor merger is a person the question leaves out ("besides vllm-bot"), or a bot when it leaves bots out."""
+    """Neither author nor merger is a person the question leaves out ("besides vllm-bot"), or a bot when it leaves bots
+    out; only the author or the merger when it leaves them out in one role ("not from bots", "not merged by x")."""
     logins = [login for login in question.excluded if login != BOTS]
     where: list[str] = []
-    for column in ("lower(prs.author)", "lower(coalesce(prs.merged_by, ''))"):
+    args: list[str] = []
+    for role, column in ((Role.AUTHOR, "lower(prs.author)"), (Role.MERGER, "lower(coalesce(prs.merged_by, ''))")):
+        if question.excluded_role not in (Role.ANY, role):
+            continue
         if logins:
             where.append(f"{column} not in ({', '.join('?' for _ in logins)})")
+            args.extend(logins)
         if BOTS in question.excluded:
             where.append(f"not {_is_bot(column)}")
-    return " and ".join(where), logins * 2 if logins else []
+    return " and ".join(where), args
 
 
 def _is_bot(column: str) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from store.retrieval.reading.concepts import words_concept
 from store.retrieval.reading.lookup import Lookup
 from store.retrieval.reading.people import LOGIN
-from store.retrieval.reading.query import BOTS, Concept
+from store.retrieval.reading.query import BOTS, Concept, Role
 from store.retrieval.reading.synonyms import subwords_of, synonym_index
 from store.retrieval.reading.words import area_nouns_after
 from store.text.patterns import LazyPattern
@@ -20,7 +20,8 @@ _AND_ANOTHER = rf"(?:\s*,\s*|\s+(?:or|nor|and)\s+)(?:by\s+)?(?:the\s+)?@?(?P<oth
 _ANOTHER = LazyPattern(_AND_ANOTHER, re.IGNORECASE)
 # {leaving_out}, the lexicon's words that leave something out ("besides", "not counting", "isn't").
 _EXCEPT = Cue(
-    rf"\b(?:{{leaving_out}})\s+(?:(?:merged|authored|written|opened|made|sent)\s+)?(?:(?:by|from)\s+)?(?:the\s+)?@?(?P<login>{LOGIN})(?:'s)?\b"
+    rf"\b(?:{{leaving_out}})\s+(?:(?P<verb>merged|authored|written|opened|made|sent)\s+)?(?:(?P<prep>by|from)\s+)?(?:the\s+)?"
+    rf"@?(?P<login>{LOGIN})(?:'s)?\b"
     # "not merged by mthornbury or the bot", "not by vllm-bot, raj or evelyn": the others are left out too.
     rf"(?P<more>(?:{_AND_ANOTHER}){{0,4}})"
     # "feb 13 merges that vllm-bot didn't merge": the person before the negated verb.
@@ -29,8 +30,9 @@ _EXCEPT = Cue(
 )
 
 
-def take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str:
-    """People the question leaves out: "besides the bot", "not counting @x"."""
+def take_excluded(text: str, lookup: Lookup | None, excluded: list[str], roles: list[Role]) -> str:
+    """People the question leaves out: "besides the bot", "not counting @x"; and in `roles`, the role each negation
+    said they are left out in ("not merged by x", "not from bots")."""
 
     def exclude(login: str) -> None:
         if login not in excluded:
@@ -44,6 +46,7 @@ def take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str:
         first = person(m["login"] or m["login3"])
         if first is None:
             return m[0]
+        roles.append(_ROLE_SAID.get((m["verb"] or m["prep"] or "").lower(), Role.ANY))
         exclude(first.lower())
         for other in _ANOTHER.finditer(m["more"] or ""):
             found = person(other["other"])
@@ -63,6 +66,9 @@ def take_excluded(text: str, lookup: Lookup | None, excluded: list[str]) -> str:
     return _EXCEPT.sub(leave_out, _BOT_MERGES_LEFT_OUT.sub(leave_out_bots, text))
 
 
+# "not merged by x": what x merged; "not from x", "not written by x": what x wrote.
+_ROLE_SAID = {"merged": Role.MERGER, "from": Role.AUTHOR, "authored": Role.AUTHOR, "written": Role.AUTHOR,
+              "opened": Role.AUTHOR, "made": Role.AUTHOR, "sent": Role.AUTHOR}
 # "not counting what the bot merged", "bots excluded": every bot is left out. "merged by a human", "non-bot authors":
 # people said to be human; unless a negation just before reverses it ("not written by a human").
 _BOT_MERGES_LEFT_OUT, _HUMANS, _NEGATION_BEFORE = cue("bot_merges_left_out"), cue("humans"), cue("negation_before")
@@ -76,6 +82,13 @@ _NEGATED = Cue(
     r"[\s-]+(?:(?:the|any|a|an|just|only|purely|really|all|those|ones?|that|which|is|are|was|were|about|tagged|labell?ed|marked)\s+)*"
     # The words left out, up to the next that leaves something out ("non-nvidia work, leaving out rocm").
     r"(?P<words>[\w.+/-]+(?:,?\s+(?!(?:{leaving_out})\b)[\w.+/-]+){0,4})",
+    re.IGNORECASE,
+)
+# "which spec decode prs in march weren't bugfixes": said of the PRs asked for, as "that weren't" is.
+_PRS_BEFORE = LazyPattern(
+    r"\b(?:prs?|pull\s+requests?|ones|changes|merges|commits)"
+    r"(?:\s+(?:(?:in|from|on|during|since|of|over|at)\s+\S+(?:\s+\d{1,2}(?:st|nd|rd|th)?\b)?|yesterday|today"
+    r"|(?:this|last)\s+\w+))*\s*$",
     re.IGNORECASE,
 )
 # Words left out that are no area: at most this many, up to the first word that is no topic.
@@ -153,8 +166,9 @@ class _Negations:
 
     def leave_out(self, m: re.Match[str]) -> str:
         """What of one negation is left in the text, once what it leaves out is taken."""
-        if m["cue"].lower().endswith(("n't", "nt")) and not (m["rel"] or m["about"]):
-            return m[0]  # "why isn't ROCm working": what is asked about, not left out
+        said_of_prs = _PRS_BEFORE.search(m.string[: m.start()]) is not None
+        if m["cue"].lower().endswith(("n't", "nt")) and not (m["rel"] or m["about"] or said_of_prs):
+            return m[0]  # "why isn't ROCm working": what is asked about, not left out ("prs that weren't X" leave X out)
         words = m["words"].split()
         groups, taken = _negated_areas(words, self.repo)
         if groups:

@@ -23,7 +23,7 @@ from store.retrieval.reading.numbers import take_numbers
 from store.retrieval.reading.order import take_order, take_relative, take_top, without_counting
 from store.retrieval.reading.paths import take_paths, take_untouched
 from store.retrieval.reading.people import take_people
-from store.retrieval.reading.query import Concept, Doubt, Order, Person, Query, Side
+from store.retrieval.reading.query import Concept, Doubt, Order, Person, Query, Role, Side
 from store.retrieval.reading.releases import take_release
 from store.retrieval.reading.typos import topic_typos_fixed
 from store.retrieval.reading.when import read_time
@@ -126,6 +126,7 @@ class _Reader:
         self.problems = problems
         self.numbers: list[int] = []
         self.excluded: list[str] = []
+        self.excluded_roles: list[Role] = []
         self.excluded_paths: list[str] = []
         self.people: list[Person] = []
         self.paths: list[str] = []
@@ -135,7 +136,7 @@ class _Reader:
         # Releases first: "since v0.10" is no time, and "0.11.1" no word to search for.
         rest, release = take_release(text)
         rest = take_numbers(_the_other_type(_WHOLE_STORE.sub(" ", rest)), self.numbers)
-        rest = take_excluded(rest, self.lookup, self.excluded)
+        rest = take_excluded(rest, self.lookup, self.excluded, self.excluded_roles)
         rest = take_untouched(rest, self.excluded_paths)
         rest, left_out = take_negated(rest, self.repo)
         rest = take_people(rest, self.lookup, self.people)
@@ -155,7 +156,7 @@ class _Reader:
             "time": time, "people": tuple(self.people), "areas": tuple(words.areas), "area_phrases": tuple(words.area_phrases),
             "area_same": tuple(words.area_same), "area_groups": tuple(words.area_groups), "numbers": tuple(self.numbers),
             "concepts": tuple(concepts), "paths": tuple(self.paths), "pr_type": words.pr_type,
-            "excluded": tuple(self.excluded), "excluded_areas": tuple(left_out.areas), "excluded_words": tuple(left_out.words),
+            "excluded": tuple(self.excluded), "excluded_role": _one_role(self.excluded_roles), "excluded_areas": tuple(left_out.areas), "excluded_words": tuple(left_out.words),
             "excluded_paths": tuple(self.excluded_paths), "problems": tuple(self.problems), "order": order,
             "relative": relative, "about_risks": about_risks, "improves": improves, "removes": removes,
             "soon_after": soon_after,
@@ -175,6 +176,11 @@ class _Reader:
             return concepts
         self.problems.append(f"only the first {MAX_CONCEPTS} words were searched for")
         return concepts[:MAX_CONCEPTS]
+
+
+def _one_role(roles: list[Role]) -> Role:
+    """The role people are left out in, when every negation said the same one."""
+    return roles[0] if roles and len(set(roles)) == 1 else Role.ANY
 
 
 def _coded(concepts: list[Concept], text: str) -> list[Concept]:

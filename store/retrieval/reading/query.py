@@ -173,6 +173,8 @@ class Query:
     paths: tuple[str, ...] = ()  # lowercase parts of changed files' paths ("vllm/config/", "envs.py")
     pr_type: PRType | None = None  # when the question names one
     excluded: tuple[str, ...] = ()  # logins left out ("besides the bot"); BOTS for every bot
+    # The role they are left out in: "not from bots" leaves out what bots wrote, "not merged by X" what X merged.
+    excluded_role: Role = Role.ANY
     # "not about CI", "isn't ROCm CI", "not CI or docs": a PR in every area of one of these groups is left out.
     excluded_areas: tuple[tuple[str, ...], ...] = ()
     # "that isn't tool calling", "apart from the metrics one": a PR whose title or first sentence says these is left out.
