@@ -672,6 +672,13 @@ def test_prs_that_werent_from_bots_or_werent_fixes_leave_out_what_bots_wrote_or_
     assert sorted(not_fixes.citations) == [976, 977]
 
 
+def test_of_the_reverts_shown_the_same_day_ones_are_the_reverts_or_both_sides_as_asked(store, settings):
+    shown = ["what got reverted this week?"]
+    assert _ask(store, settings, "which of those was undoing something from the same day?", shown).citations == [507]
+    both = _ask(store, settings, "which of those was merged and reverted on the same day?", shown)
+    assert sorted(both.citations) == [501, 507]
+
+
 def test_risks_said_in_their_own_words_answer_a_risk_question(db, settings):
     save_prs(db, [make_pr(900 + n, f"[Core] Change engine part {n}", merged_at=_at(10, n)) for n in range(20)])
     save_prs(db, [

@@ -110,15 +110,16 @@ def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> C
 
 def _soon_after(db: Database, repo: str, choice: Choice) -> Choice:
     """"which of those was reverted within hours?": only the relations whose two sides merged within a day answer,
-    both sides cited."""
+    both sides cited; "which of those reverted something from the same day?" picks the side that did it."""
     known = {pr.number: pr for pr in [*choice.answer, *choice.context]}
+    doers_only = bool(choice.question.within) and not choice.question.passive
     links: list[Link] = []
     answer: dict[int, PullRequest] = {}
     for link in choice.links:
         one, other = (known.get(n) or get_pr(db, repo, n) for n in (link.number, link.other))
         if one is not None and other is not None and abs(one.merged_at - other.merged_at) <= SOON:
             links.append(link)
-            answer.update({one.number: one, other.number: other})
+            answer.update({pr.number: pr for pr in ((one,) if doers_only else (one, other))})
     context = [pr for pr in choice.answer if pr.number not in answer][:CONTEXT]
     return replace(choice, answer=list(answer.values()), context=context, total=len(links), links=links)
 
