@@ -297,6 +297,27 @@ def test_big_store_window_scores_as_if_indexed_afresh(store, isolated_env):
         fresh.close()
 
 
+def test_a_questions_later_stage_ranks_beside_what_its_earlier_ones_indexed(store, isolated_env):
+    """A question's wider stage adds its matches to the window table: it scores as if both stages' matches were indexed
+    afresh, and only its own matches rank."""
+    from store.db import open_db
+    from store.retrieval.finding.ranking import _score_locally
+
+    ids = {number: pr_id for number, pr_id in store.execute("select number, id from prs where repo = ?", [REPO])}
+    expression = '"attention" OR "scheduler" OR "pin"'
+    first, wider = [ids[n] for n in (501, 502)], [ids[n] for n in (502, 503, 505, 506, 508)]
+    _score_locally(store, expression, first, 10)
+    later = _score_locally(store, expression, wider, 10, fresh=False)
+    fresh = open_db(isolated_env)
+    try:
+        _score_locally(fresh, expression, first + wider, 10)
+        both = {row["id"]: row["score"] for row in _score_locally(fresh, expression, first + wider, 10, fresh=False)}
+    finally:
+        fresh.close()
+    assert [row["id"] for row in later] and {row["id"] for row in later} <= set(wider)
+    assert all(row["score"] == both[row["id"]] for row in later)
+
+
 def test_listing_counts_stop_at_the_cap(store, monkeypatch):
     from store.retrieval.finding import listing
 

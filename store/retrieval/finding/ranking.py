@@ -74,6 +74,7 @@ class Scope:
     def __init__(self, db: Database, repo: str, question: Query) -> None:
         self.db, self.repo, self.question = db, repo, question
         self.start, self.end = span(question)
+        self.indexed = False  # whether this question's matches were put in the window table yet
 
     @cached_property
     def edges(self) -> tuple[datetime, datetime] | None:
@@ -135,12 +136,12 @@ def windowed(scope: Scope, stage: Stage, limit: int) -> list[dict[str, Any]]:
     try:
         recent = cursor.fetchmany(limit)
         if len(recent) < limit:
-            return _rank(scope.db, stage, scope.where(stage, scope.start), [pr_id for pr_id, _ in recent], limit)
+            return _rank(scope, stage, scope.where(stage, scope.start), [pr_id for pr_id, _ in recent], limit)
         lower = _window(oldest, newest, from_utc_text(recent[-1][1]))
         ids = _until(cursor, recent, None if lower is None else to_utc_text(lower))
     finally:
         cursor.close()  # an unfinished walk would keep the store's read snapshot open
-    return _rank(scope.db, stage, scope.where(stage, scope.start if lower is None else lower), ids, limit)
+    return _rank(scope, stage, scope.where(stage, scope.start if lower is None else lower), ids, limit)
 
 
 def _window(oldest: datetime, newest: datetime, reached: datetime) -> datetime | None:
@@ -170,11 +171,13 @@ def _until(cursor: sqlite3.Cursor, rows: list[tuple[int, str]], since: str | Non
     return ids
 
 
-def _rank(db: Database, stage: Stage, query: tuple[str, list[Any]], ids: list[int], limit: int) -> list[dict[str, Any]]:
+def _rank(scope: Scope, stage: Stage, query: tuple[str, list[Any]], ids: list[int], limit: int) -> list[dict[str, Any]]:
+    db = scope.db
     if not ids:
         return []
     if len(ids) <= LOCAL_CAP and store_size(db) >= LOCAL_FROM:
-        return _score_locally(db, stage.expression, ids, limit)
+        fresh, scope.indexed = not scope.indexed, True
+        return _score_locally(db, stage.expression, ids, limit, fresh)
     where, args = query
     cursor = db.execute(
         f"select prs.*, -{_bm25('prs_fts')} as score from {FTS_JOIN} where {where} "
@@ -184,29 +187,33 @@ def _rank(db: Database, stage: Stage, query: tuple[str, list[Any]], ids: list[in
     return rows_of(cursor)
 
 
-def _score_locally(db: Database, expression: str, ids: list[int], limit: int) -> list[dict[str, Any]]:
-    """bm25 over just these PRs, indexed in a small FTS table of this connection.
+def _score_locally(db: Database, expression: str, ids: list[int], limit: int, fresh: bool = True) -> list[dict[str, Any]]:
+    """bm25 over these PRs, indexed in a small FTS table of this connection: `fresh` for the first stage of a question,
+    and for its later stages beside what its earlier ones indexed.
 
     In a big store, bm25 on the store's own index slows down with every PR
     added (each phrase's instances are read from its full doclist); indexing a
     window's few hundred matches costs the same at any size. Rarity ("idf")
-    then means rare among those matches.
+    then means rare among the question's matches: its later, wider stages add
+    to the table rather than index it again.
     """
-    _index_window(db, ids)
+    _index_window(db, ids, fresh)
     # Ranked on ids and merge times alone; only the PRs that come out on top are read whole.
     ranked = db.execute(
         f"select prs.id, -{_bm25('search_window')} as score "
         "from temp.search_window cross join prs on prs.id = search_window.rowid "
-        "where search_window match ? order by score desc, prs.merged_at desc limit ?",
-        [expression, limit],
+        "where search_window match ? and prs.id in (select value from json_each(?)) "
+        "order by score desc, prs.merged_at desc limit ?",
+        [expression, json.dumps(ids), limit],
     ).fetchall()
     cursor = db.execute("select * from prs where id in (select value from json_each(?))", [json.dumps([pr_id for pr_id, _ in ranked])])
     rows = {row["id"]: row for row in rows_of(cursor)}
     return [{**rows[pr_id], "score": score} for pr_id, score in ranked]
 
 
-def _index_window(db: Database, ids: list[int]) -> None:
-    """Make the connection's window table index exactly these PRs, as they read now.
+def _index_window(db: Database, ids: list[int], fresh: bool = True) -> None:
+    """Make the connection's window table index these PRs, as they read now: exactly these when `fresh`, else beside
+    those it holds.
 
     Tokenizing is what indexing costs, and a question's stages, and the
     questions after it, mostly rank the same recent PRs: only the PRs that
@@ -222,10 +229,11 @@ def _index_window(db: Database, ids: list[int]) -> None:
     )
     wanted = json.dumps(ids)
     changed = " or ".join(f"kept.{column} is not prs.{column}" for column in FTS_COLUMNS)
+    gone = "kept.id not in (select value from json_each(?))" if fresh else "0"
     stale = [row[0] for row in db.execute(
         f"select kept.id from temp.search_window_rows kept left join prs on prs.id = kept.id "
-        f"where kept.id not in (select value from json_each(?)) or prs.id is null or {changed}",
-        [wanted],
+        f"where {gone} or prs.id is null or {changed}",
+        [wanted] if fresh else [],
     )]
     kept = db.execute("select count(*) from temp.search_window_rows").fetchone()[0] - len(stale)
     # Committed at once: an open transaction would pin this connection's view of the store.
