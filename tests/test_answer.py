@@ -1063,6 +1063,13 @@ def _relanded_default():
     ]
 
 
+def test_what_a_reland_relands_is_what_the_revert_took_out(db, settings):
+    save_prs(db, [*_relanded_default(), _stating(633, "[Core] Reland the pipeline fix", 4,
+                                                 "Relands what #631 took out: see #630, and follows up on #632.")])
+    answer = _ask(db, settings, "what does #633 reland?")
+    assert answer.citations == [630]
+
+
 def test_the_largest_gain_is_the_one_stated_in_what_was_asked(db, settings):
     save_prs(db, [
         _stating(620, "[Benchmark] Report TTFT percentiles", 6, "Prints p99 TTFT; a run stays above 95% of its throughput."),

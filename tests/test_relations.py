@@ -50,6 +50,10 @@ def test_a_fix_names_what_broke_and_a_reland_the_revert_it_undoes():
     assert _kinds(fix) == {130: "fixes"}
     told = make_pr(302, "[Core] Add a cache", summary=_summary("Since #130 added timestamps, caching them is cheap."))
     assert _kinds(told) == {130: "mentions"}
+    # One that names its regression outright only mentions the PR whose code it tells of.
+    named = make_pr(304, "[Bugfix] Fix a hang", summary=_summary("Fixes a regression from #140. The check added in #130 "
+                                                                "ran only on the synchronous path."))
+    assert _kinds(named) == {140: "fixes", 130: "mentions"}
     # A reland that names the revert of what it brings back follows up on that revert, its title a reland or not.
     reland = make_pr(303, "[Kernel] Fused MoE strides, take two",
                      summary=_summary("This relands the stride fix that was reverted in #131, where it was slow."))

@@ -155,7 +155,7 @@ def _by_number(db: Database, repo: str, question: Query) -> Choice | None:
     """The PRs named, with what relates to them; None when the store has none of them and words are left to search."""
     result = search(db, repo, question, limit=MAX_LISTED)
     if any(hit.link is None for hit in result.hits):
-        return _named(result)
+        return _named(db, repo, result)
     if not question.concepts:  # about PRs the store does not have, and nothing else
         return Choice([], [], question, 0, False)
     return None
@@ -331,7 +331,7 @@ def without_relation_words(question: Query) -> Query:
 # ---------------------------------------------------------------- numbers and relations
 
 
-def _named(result: SearchResult) -> Choice:
+def _named(db: Database, repo: str, result: SearchResult) -> Choice:
     """PRs named by number, and those that revert, fix or follow them (the kind asked, if one was).
 
     "What reverted #N?" asks for the other PR: #N is then context. When no PR
@@ -347,6 +347,8 @@ def _named(result: SearchResult) -> Choice:
         # "follow-ups to #N?" asks for what follows #N, not what #N follows; "what did #N revert?" the other way.
         outgoing = _named_does_it(question)
         others = [hit for hit in others if hit.link and hit.link.outgoing == outgoing] or others
+    if question.cues.reland:
+        others = _relanded_originals(db, repo, others)
     # "follow-ups to #N?": the PRs that follow it answer; #N, already known, is context ("why was #N reverted?"
     # is about both).
     asked_of_named = question.relation is not None and not question.within and not question.cues.explains
@@ -365,6 +367,13 @@ def _named(result: SearchResult) -> Choice:
         else:
             context.append(hit.pr)
     return Choice(answer, context[:CONTEXT], result.question, len(answer), False, None, links)
+
+
+def _relanded_originals(db: Database, repo: str, others: list[Hit]) -> list[Hit]:
+    """"what does #N reland?": of the PRs it follows up on, those a revert among them took out; the revert, and what
+    else it follows or fixes, are context."""
+    reverted = {link.other for hit in others for link in related(db, repo, hit.pr.number) if link.kind == "reverts" and link.outgoing}
+    return [hit for hit in others if hit.pr.number in reverted] or others
 
 
 def _named_does_it(question: Query) -> bool:

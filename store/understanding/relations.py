@@ -21,7 +21,7 @@ from store.text.patterns import LazyPattern
 # Strongest first: when a PR refers to another in several ways, the first kind wins.
 KINDS = ("reverts", "fixes", "follows", "mentions")
 # Raise it whenever reading changes what a text relates to: every store reads its PRs' relations again once.
-READER_VERSION = 2
+READER_VERSION = 3
 
 # "#123", "PR 123", "PR #123", "pull request #123", "owner/repo#123" or a link to a PR;
 # the last two count only when they name the PR's own repository. Every repeat is
@@ -151,7 +151,12 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
     for text in texts:
         for match, kind in _references(text):
             found.note_reference(match, kind)
+    # "…the check added in #12 only ran…" beside "Fixes a regression from #34": the fix names what broke it outright.
+    named_fix = any(_NAMES_CULPRIT.search(text) for text in texts)
+    for text in texts:
         for pattern, kind in cued:
+            if kind == "fixes" and named_fix:
+                continue
             for match in pattern.finditer(text):
                 found.note_reference(match, kind)
     return [Relation(number, target, kind) for target, kind in found.kinds.items()]
@@ -160,6 +165,8 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
 # A fix's title, and the words in its text that name the PR that brought the bug: "since #12", "added in #12".
 _FIX_TITLE = LazyPattern(r"\bbug\s?fix\b|\bfix(?:es|ed)?\b|\bregression\b", re.IGNORECASE)
 _FIX_SOURCE = LazyPattern(rf"\b(?:since|(?:added|introduced|changed)\s{{1,3}}(?:in|by))\s{{1,3}}{_REF}", re.IGNORECASE)
+# How a fix names what broke: "a regression from #34", "broken by #34", "fix a crash introduced in #34".
+_NAMES_CULPRIT = LazyPattern("(?:" + "|".join(_CUE["fixes"][:3]) + ")" + _REF, re.IGNORECASE)
 # A reland, and how it names the revert of what it brings back: "which was reverted in #34".
 _RELAND = LazyPattern(r"\bre-?land(?:s|ed|ing)?\b", re.IGNORECASE)
 _RELAND_OF = LazyPattern(rf"\breverted\s{{1,3}}(?:in|by)\s{{1,3}}{_REF}", re.IGNORECASE)

@@ -138,6 +138,7 @@ class Cues:
     asks_why: bool = False  # "why did we pin triton?": the answer gives the PR's own reason
     asks_default: bool = False  # "is it on by default?": what the PR says of its default answers
     upgrading: bool = False  # "safe to bump?", "anything that breaks us if we upgrade?": what a new version means for a setup
+    reland: bool = False  # "what does #N reland?": the PR a revert took out, not the revert or other follow-ups
     # For each relation, the numbers said before the words that say it: "#N reverted what?".
     named_before: dict[Relation, frozenset[int]] = field(default_factory=dict)
     names_mergers: bool = False  # "who merged …": the people to name are those who merged
