@@ -182,6 +182,10 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # A release of a dependency asked about is answered by the newest PR that moves it, not by the releases.
     ("are we still on compiler library 2.5.x?", "No: #4412 pins the compiler library to 2.4.13."),
     ("is the compiler library still pinned to 2.4?", "Yes: #4412 pins the compiler library to 2.4.13."),
+    # "Supported now?" of a name no PR says is no, about that name: no revert decides it.
+    ("is zephyr-h1 supported now?", "No: no PR in the store mentions zephyr-h1."),
+    # What someone has been sending in is what they wrote.
+    ("what's ada-l been sending in?", "2 PRs authored by ada-l:"),
     # "Dependency updates" are the PRs that pin or bump one.
     ("any dependency updates on mar 26?", "#4412 pins the compiler library to 2.4.13:"),
     # Why a change was made is the reason it gives, not its title again.

@@ -376,9 +376,10 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
     scope = replace(question, concepts=(), unknown=(), areas=()).describe() if question.has_filters else ""
     concepts = question.concepts + question.unknown
     said = [concept.said for concept in concepts]
-    named = [concept.said for concept in concepts if is_identifier(concept)]
-    # The asker's words when they are few, else the names among them: never a run of words no one would say.
-    topic = " ".join(said) if len(said) <= TOPIC_WORDS else join_words(named, "or")
+    named = list(dict.fromkeys(concept.said for concept in concepts if is_identifier(concept) or concept.names_kind))
+    # The names asked ("falcon-h1", not "supported falcon-h1"), else the asker's words when they are few: never a run
+    # of words no one would say.
+    topic = join_words(named, "or") if named else " ".join(said) if len(said) <= TOPIC_WORDS else ""
     if question.areas and topic:
         topic += " in " + " and ".join(question.areas)  # "mamba" said elsewhere, but not in tpu
     what = f"is about {topic}" if topic else "matches what you describe"

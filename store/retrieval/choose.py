@@ -303,7 +303,9 @@ def _without_unsaid(db: Database, repo: str, question: Query) -> tuple[Query, bo
     for Gaudi last week?", the word no PR says is the point, and in "any rocm
     fixes for the mi250?" it outweighs the common word left (store.retrieval.subject).
     """
-    stands = bool(len(question.areas) > 1 or question.pr_type or question.relation or question.tally or question.paths)
+    # A relation only implied by a doubt ("is zephyr supported now?") is no filter: the words are what it is about.
+    relation = question.relation and not question.relation_implied
+    stands = bool(len(question.areas) > 1 or question.pr_type or relation or question.tally or question.paths)
     # Split as if what is left stood: a person or a filter that stands keeps the same split.
     known = without_unknown_words(db, repo, question, stands=True)
     if stands or question.people or not known.unknown:

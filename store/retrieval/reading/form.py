@@ -42,14 +42,16 @@ def read_form(text: str) -> Query:
     relation = _relation(head)
     kind = _intent(head)
     doubt = _doubt(head) if kind is Intent.YESNO else None
+    implied = False
     if doubt is not None and doubt.of_a_revert:
         if relation not in (None, Relation.REVERTS):
             doubt = None  # "did the regression fix stick?" asks about the fix, answered as any yes/no
+        implied = relation is None
         relation = relation or Relation.REVERTS  # whether a change stuck, or stands now, is whether something reverted it
     # "got reverted in april - did it come back?" asks for the reland: passive only of the relation asked.
     passive = relation is not None and any(RELATION_WORDS[relation].search(m[0]) for m in _PASSIVE.finditer(head))
     return Query(
-        intent=kind, relation=relation, asks_other=relation is not None and bool(_ASKS_OTHER.search(head)),
+        intent=kind, relation=relation, relation_implied=implied, asks_other=relation is not None and bool(_ASKS_OTHER.search(head)),
         culprit=relation is Relation.FIXES and _asks_culprit(head), passive=passive,
         doers=relation is Relation.REVERTS and not passive and bool(_REVERTS_NOUN.search(head) or _ACTIVE_REVERT.search(head)),
         # "how do I …?" is answered by the one PR that tells how.

@@ -187,6 +187,7 @@ class Query:
     # The shape of the answer.
     intent: Intent = Intent.LOOKUP
     relation: Relation | None = None  # when the question asks about one
+    relation_implied: bool = False  # asked only by a doubt: "is X still on?" is whether something reverted it
     asks_other: bool = False  # about the PR on the other side of the relation from one it names
     culprit: bool = False  # about the PR that caused a problem, not the one that fixed it
     passive: bool = False  # "which of those got reverted?": about the PRs the relation was done to
@@ -416,7 +417,7 @@ class Query:
 _NAMES_ITS_OTHER = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes", Relation.FOLLOWS: "follows up on"}
 
 # The fields a follow-up takes from the earlier question, by what it leaves unsaid.
-_SHAPE = ("intent", "relation", "asks_other", "culprit", "passive", "doers", "one", "doubt", "tally")
+_SHAPE = ("intent", "relation", "relation_implied", "asks_other", "culprit", "passive", "doers", "one", "doubt", "tally")
 _LEFT_OUT = ("excluded", "excluded_areas", "excluded_words", "excluded_paths")
 _TOPIC = ("paths", "areas", "area_groups", "area_phrases", "area_same", "concepts", "numbers")
 _ROLE_VERBS = {Role.AUTHOR: "authored", Role.MERGER: "merged"}

@@ -111,9 +111,12 @@ class _WordReader:
         return 1
 
     def _names_kind(self, i: int) -> bool:
-        """Whether the word at `i` names a kind of thing after it: "jamba models", not "our big models"."""
+        """Whether the word at `i` names a kind of thing after it: "jamba models", not "our big models" or "newly
+        supported models"."""
         after, before = self.words[i + 1 : i + 2], self.words[max(i - 1, 0) : i]
-        return bool(after) and after[0] in vocabulary.words("kind_nouns") and not set(before) & vocabulary.words("possessives")
+        if not after or after[0] not in vocabulary.words("kind_nouns") or self.words[i].endswith(("ed", "ing")):
+            return False
+        return not set(before) & vocabulary.words("possessives")
 
     def _full_name(self, i: int) -> bool:
         """"andreas karatzas", "nick hill": a person's login, told by their names."""
