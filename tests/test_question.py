@@ -301,6 +301,11 @@ def test_todays_main_is_no_time_and_after_yesterday_takes_in_yesterday():
     assert parse_question("what merged after friday?", LA, MAR_14).time.label.startswith("after Fri Mar 13")
 
 
+def test_who_did_the_change_asks_for_the_people_of_one_pr():
+    assert read_form("who merged the async scheduling default change?").one is True
+    assert read_form("who merged the async scheduling changes?").one is False
+
+
 def test_a_short_setting_before_the_asking_leaves_its_shape():
     removed = read_form("after upgrading can i still pass --legacy-tokenizer?")
     assert removed.intent is Intent.YESNO and removed.doubt is Doubt.NOW

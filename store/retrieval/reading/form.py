@@ -33,7 +33,7 @@ _ASKS_OTHER, _CULPRIT, _ASKS_FIX, _ASKS_CULPRIT = cue("asks_other"), cue("culpri
 _PASSIVE, _ONE_PR, _REVERTS_NOUN, _ACTIVE_REVERT = cue("passive"), cue("one_pr"), cue("reverts_noun"), cue("active_revert")
 _UNDONE, _KEPT, _PERSISTS, _PROBLEM, _NOW = cue("undone"), cue("kept"), cue("persists"), cue("problem"), cue("now")
 _MOST, _WHICH_AREA, _ABOUT_PEOPLE = cue("most"), cue("which_area"), cue("about_people")
-_MERGER, _AUTHORED, _SETTING = cue("merger"), cue("authored"), cue("setting")
+_MERGER, _AUTHORED, _SETTING, _WHO_ONE = cue("merger"), cue("authored"), cue("setting"), cue("who_one")
 
 
 def read_form(text: str) -> Query:
@@ -55,7 +55,8 @@ def read_form(text: str) -> Query:
         culprit=relation is Relation.FIXES and _asks_culprit(head), passive=passive,
         doers=relation is Relation.REVERTS and not passive and bool(_REVERTS_NOUN.search(head) or _ACTIVE_REVERT.search(head)),
         # "how do I …?" is answered by the one PR that tells how.
-        one=kind is Intent.HOWTO or (kind in (Intent.LIST, Intent.LOOKUP) and bool(_ONE_PR.search(head))),
+        one=kind is Intent.HOWTO or (kind in (Intent.LIST, Intent.LOOKUP) and bool(_ONE_PR.search(head)))
+        or (kind is Intent.WHO and bool(_WHO_ONE.search(head))),
         doubt=doubt, tally=_tally(head, kind),
     )
 
