@@ -1063,6 +1063,14 @@ def _relanded_default():
     ]
 
 
+def test_is_it_on_by_default_after_a_list_is_asked_of_what_the_list_cited(db, settings):
+    save_prs(db, [_stating(630, "[Core] Turn on async scheduling by default", 1, "Async scheduling is on by default."),
+                  _stating(634, 'Revert "[Kernel] Use the new attention kernel by default" (#600)', 2,
+                           "Reverts #600: the new kernel is no longer the default.")])
+    answer = _ask(db, settings, "is it on by default now?", ["what changed around async scheduling?"])
+    assert _first(answer).startswith("Yes: [#630]") and answer.citations == [630]
+
+
 def test_what_a_reland_relands_is_what_the_revert_took_out(db, settings):
     save_prs(db, [*_relanded_default(), _stating(633, "[Core] Reland the pipeline fix", 4,
                                                  "Relands what #631 took out: see #630, and follows up on #632.")])

@@ -114,6 +114,9 @@ def _completed(db: Database, repo: str, asked: Query, kept: Query, shown: Answer
     if asked.intent is Intent.WHO and cues.one_back and asked.points_back and not kept.within and shown.cited:
         # "who wrote it?": the one PR the earlier answer put first.
         return replace(kept, within=shown.cited[:1])
+    if asked.intent is Intent.YESNO and asked.relation_implied and cues.one_back and not kept.within and shown.cited:
+        # "is it on by default now?": of what the earlier answer cited.
+        return replace(kept, within=shown.cited)
     if not asked.relation and asked.points_at_people:
         return _of_people(db, repo, asked, kept, shown)
     return kept
