@@ -203,6 +203,9 @@ def ask_after_trust(run_cli, db, monkeypatch):
     # "On by default?" is answered by what the PR says of its default.
     ("is weight-only fp4 on by default?",
      "No: #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d; weight-only FP4 is off by default."),
+    # Asked the other way round ("still opt-in?"), the default says yes where it is off.
+    ("is weight-only fp4 still opt-in right?",
+     "Yes: #4413 \u201cWeight-only FP4 linear layers on Blackwell\u201d; weight-only FP4 is off by default."),
     # What a question asks about is weighed in its own sentence: the background told after it does not outweigh
     # a name no PR says. A quantity ("8-card") is no name.
     ("mooncake connector changes? we move kv cache between our prefill and decode pools and pin the compiler library",

@@ -301,6 +301,12 @@ def test_todays_main_is_no_time_and_after_yesterday_takes_in_yesterday():
     assert parse_question("what merged after friday?", LA, MAR_14).time.label.startswith("after Fri Mar 13")
 
 
+def test_a_doubt_told_then_asked_is_a_yes_no():
+    for text in ("x-request-id echo is still opt-in right?", "pp async send/recv still in main? we counted on it"):
+        assert (read_form(text).intent, read_form(text).doubt) == (Intent.YESNO, Doubt.NOW), text
+    assert read_form("what is still in main?").intent is not Intent.YESNO
+
+
 def test_who_did_the_change_asks_for_the_people_of_one_pr():
     assert read_form("who merged the async scheduling default change?").one is True
     assert read_form("who merged the async scheduling changes?").one is False

@@ -145,7 +145,7 @@ def _yes_line(choice: Choice, asked: Query) -> str:
     left_out = leaving_out(choice.answer[0], asked.concepts)
     if left_out:
         return f"No: {_in_its_terms(choice.answer[0])}. {left_out}"
-    default = _default_line(choice) if asked.cues.asks_default else None
+    default = _default_line(choice, asked.cues.asks_default_off) if asked.cues.asks_default else None
     if default:
         return default
     # As asked: choosing may have let go of a word to find these PRs.
@@ -259,19 +259,24 @@ def _doubted(choice: Choice, asked: Query, links: str) -> str | None:
     return f"No: {_in_its_terms(choice.answer[0])}."
 
 
-def _default_line(choice: Choice) -> str | None:
+def _default_line(choice: Choice, asked_off: bool = False) -> str | None:
     """"Is it on by default?" answered by the newest PR that says what the default is: its title ("Enable X by
-    default", or a revert of one), else a clause of its summary ("it is off by default"), not one about before it."""
+    default", or a revert of one), else a clause of its summary ("it is off by default"), not one about before it.
+    "Is it still opt-in?" (`asked_off`) is answered the other way round."""
     for pr in sorted(choice.answer, key=lambda pr: pr.merged_at, reverse=True):
         reverted = revert_title(pr.title)
         title = reverted[0] if reverted else pr.title
         on, off = _DEFAULT_ON_TITLE.search(title), _DEFAULT_OFF_TITLE.search(title)
         if on or off:
-            return f"{'Yes' if bool(on) != bool(reverted) else 'No'}: {_in_its_terms(pr)}."
+            return f"{_yes_or_no((bool(on) != bool(reverted)) != asked_off)}: {_in_its_terms(pr)}."
         said = _default_said(pr)
         if said:
-            return f"{'No' if _DEFAULT_OFF.search(said) else 'Yes'}: {_in_its_terms(pr)}; {_lowered(said)}."
+            return f"{_yes_or_no((not _DEFAULT_OFF.search(said)) != asked_off)}: {_in_its_terms(pr)}; {_lowered(said)}."
     return None
+
+
+def _yes_or_no(yes: bool) -> str:
+    return "Yes" if yes else "No"
 
 
 def _default_said(pr: PullRequest) -> str | None:

@@ -12,6 +12,7 @@ _CONTINUES, _LEANS_BACK, _POINTS_BACK, _NARROWS = cue("continues"), cue("leans_b
 _PICKS_AMONG, _PEOPLE_BACK, _ORIGINAL, _ONE = cue("picks_among"), cue("people_back"), cue("original"), cue("one_back")
 _ELSE, _ABOUT_NAMED, _EXPLAINS, _WHO_MERGED = cue("besides_shown"), cue("about_named"), cue("explains"), cue("who_merged")
 _WHY, _DEFAULT, _UPGRADING = cue("asks_why"), cue("asks_default"), cue("upgrading")
+_DEFAULT_OFF = cue("asks_default_off")
 _RELAND = LazyPattern(r"\bre-?land(?:s|ed|ing)?\b")
 # Where a question joins two things as alternatives: "whisper or audio", "eagle, mtp", "h100/h200".
 _JOINT = LazyPattern(r",|/|\bor\b")
@@ -37,6 +38,7 @@ def cues_of(text: str) -> Cues:
         about_named=bool(_ABOUT_NAMED.search(text)),
         asks_why=bool(_WHY.search(text)),
         asks_default=bool(_DEFAULT.search(text)),
+        asks_default_off=bool(_DEFAULT_OFF.search(lowered)),
         upgrading=bool(_UPGRADING.search(lowered)),
         reland=bool(_RELAND.search(lowered)),
         named_before=_named_before(lowered),

@@ -137,6 +137,7 @@ class Cues:
     about_named: bool = False  # "what does #N do?": #N answers, what relates to it is context
     asks_why: bool = False  # "why did we pin triton?": the answer gives the PR's own reason
     asks_default: bool = False  # "is it on by default?": what the PR says of its default answers
+    asks_default_off: bool = False  # "is it still opt-in?": the default asked the other way round
     upgrading: bool = False  # "safe to bump?", "anything that breaks us if we upgrade?": what a new version means for a setup
     reland: bool = False  # "what does #N reland?": the PR a revert took out, not the revert or other follow-ups
     # For each relation, the numbers said before the words that say it: "#N reverted what?".
