@@ -131,6 +131,6 @@ def a_name(concept: Concept) -> bool:
 
 
 _LEAVES_OUT, _WAS = cue("leaves_out"), cue("was_before")
-_NAME_AFTER = LazyPattern(r"(?i)fall|except")
+_NAME_AFTER = LazyPattern(r"(?i)fall|except|expect|in\s")
 # A number with its unit: how much of something, not what it is.
 _QUANTITY = LazyPattern(r"\d+(?:\.\d+)?[\s-]?(?:[kmgt]i?b|[kmb]|ms|s|x|gpus?|cards?|nodes?)", re.IGNORECASE)
