@@ -301,6 +301,11 @@ def test_todays_main_is_no_time_and_after_yesterday_takes_in_yesterday():
     assert parse_question("what merged after friday?", LA, MAR_14).time.label.startswith("after Fri Mar 13")
 
 
+def test_across_the_digests_is_every_day_the_store_holds():
+    question = parse_question("structured output changes across the digests?", LA, MAR_14)
+    assert question.time is None and "digests" not in [concept.said for concept in question.concepts]
+
+
 def test_a_doubt_told_then_asked_is_a_yes_no():
     for text in ("x-request-id echo is still opt-in right?", "pp async send/recv still in main? we counted on it"):
         assert (read_form(text).intent, read_form(text).doubt) == (Intent.YESNO, Doubt.NOW), text
