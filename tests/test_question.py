@@ -301,6 +301,13 @@ def test_todays_main_is_no_time_and_after_yesterday_takes_in_yesterday():
     assert parse_question("what merged after friday?", LA, MAR_14).time.label.startswith("after Fri Mar 13")
 
 
+def test_who_has_been_merging_tallies_mergers_and_write_or_merge_is_either_role(db):
+    save_pr(db, make_pr(3010, "[Core] Something", author="hmellor", merged_by="ada-l"))
+    lookup = StoreLookup(db, REPO)
+    assert parse_question("who's been merging most of the rocm prs in march", LA, NOW, lookup).tally is Tally.MERGER
+    assert parse_question("what did hmellor write or merge yesterday?", LA, NOW, lookup).people == (Person("hmellor", Role.ANY),)
+
+
 def test_across_the_digests_is_every_day_the_store_holds():
     question = parse_question("structured output changes across the digests?", LA, MAR_14)
     assert question.time is None and "digests" not in [concept.said for concept in question.concepts]

@@ -87,3 +87,19 @@ def test_a_vocabulary_that_cannot_be_read_stops_every_command_with_one_line(run_
         assert says in result.err
     # The shipped lexicon stays as it was.
     assert "what" in vocabulary.stopwords() and vocabulary._data()["cues"]["count"].startswith("\\b(?:how")
+
+
+@pytest.mark.parametrize(("asked", "same_as"), [
+    ("dsr1", "deepseek r1"), ("dsv3", "deepseek v3"),
+    ("dependency updates", "dependency bump"), ("model additions", "new model"),
+])
+def test_short_names_people_give_are_the_lexicons_names(asked, same_as):
+    from store.retrieval.reading.synonyms import subwords, synonyms_of
+
+    assert same_as in synonyms_of(subwords(asked)).all
+
+
+def test_a_family_asked_is_said_by_its_members():
+    from store.retrieval.reading.synonyms import subwords, synonyms_of
+
+    assert {"mi300x", "mi355x"} <= set(synonyms_of(subwords("instinct")).all)

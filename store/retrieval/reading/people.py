@@ -28,6 +28,7 @@ def take_people(text: str, lookup: Lookup | None, people: list[Person]) -> str:
     """The people the question asks about, added to `people`, taken out of its text."""
     found = _People(lookup, people)
     text = _NAME_THEN_LOGIN.sub(found.in_role(Role.ANY, lambda m: " "), _BOT_MERGED.sub(found.bots, text))
+    text = _WROTE_OR_MERGED.sub(found.in_role(Role.ANY, lambda m: " "), text)
     text = _WROTE.sub(found.in_role(Role.AUTHOR, lambda m: f"{m['aux'] or ''} {m['verb']}"), _AT_LOGIN.sub(found.at, text))
     text = _MERGED.sub(found.in_role(Role.MERGER, lambda m: f"{m['what']} merged"), text)
     return _ROLE_LOGIN.sub(found.by, _DID_MERGE.sub(found.in_role(Role.ANY, lambda m: " ", merges=True), text))
@@ -79,6 +80,11 @@ class _People:
 _NAME_THEN_LOGIN = LazyPattern(rf"\b[a-z]{{2,20}}(?:\s+[a-z]{{2,20}})?\s*\(\s*@?(?P<login>{LOGIN})\s*\)", re.IGNORECASE)
 
 
+# "what did hmellor write or merge yesterday?": either.
+_WROTE_OR_MERGED = LazyPattern(
+    rf"\b(?:did|has|have)\s+@?(?P<login>{LOGIN})\s+(?:(?:write|author|open)\s+or\s+merge|merge\s+or\s+(?:write|author|open))\b",
+    re.IGNORECASE,
+)
 # "what did mgoin author last month?", "anything njhill wrote?": the person wrote them.
 _WROTE = LazyPattern(
     rf"\b(?:(?P<aux>did|has|have)\s+)?@?(?P<login>{LOGIN})\s+(?P<verb>author(?:ed)?|write|wrote|written|open(?:ed)?|submit(?:ted)?)\b",
