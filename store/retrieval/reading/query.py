@@ -380,7 +380,7 @@ class Query:
         if self.time:
             parts.append(self.time.label)
         if self.within:
-            parts.append(f"among those {len(self.within)}" if len(self.within) > 1 else "of that one")
+            parts.append(f"among those {len(self.within)}" if len(self.within) > 1 else "in that answer")
         if self.besides:
             parts.append(f"besides those {len(self.besides)}")
         if self.people and not single_role:
