@@ -290,6 +290,11 @@ def test_what_broke_is_asked_only_when_the_question_asks_it():
     assert read_form("what broke the MI300 hang?").culprit is True
 
 
+def test_heading_into_a_holiday_is_when_it_is_asked():
+    question = parse_question("heading into thanksgiving, what got merged yesterday?", LA, MAR_14)
+    assert question.time.label.startswith("yesterday") and question.concepts == ()
+
+
 def test_the_weekend_after_its_dates_only_restates_them():
     question = parse_question("spec decode stuff that merged over the feb 21-22 weekend?", LA, MAR_14)
     assert question.time.label == "from Sat Feb 21 to Sun Feb 22" and question.concepts == ()

@@ -134,6 +134,9 @@ class _TimeParser:
             # "the feb 21-22 weekend": the weekend after a date only restates it too.
             (rf"(?<={_MARK})\s+(?:long\s+)?weekend\b", lambda m: None),
             (r"\b(?:(?:over|on|during)\s+)?(?:the\s+|this\s+|last\s+)?long\s+weekend\b", self._long_weekend),
+            # "heading into thanksgiving, what merged yesterday?": the holiday is when it is asked, not what of.
+            (rf"\b(?:heading|going)\s+into\s+(?:the\s+)?(?:{'|'.join(re.escape(name) for name in HOLIDAY_NAMES)})(?![\w'])",
+             lambda m: None),
             (rf"\b(?:on\s+)?(?P<holiday>{'|'.join(re.escape(name) for name in HOLIDAY_NAMES)})(?![\w'])", self._holiday),
             # "in the last week", "over the past month": the days up to now; "last week" alone is the calendar's,
             # and "the last week of august" a week of a month.
