@@ -298,7 +298,7 @@ def _version_now(choice: Choice, asked: Query) -> str | None:
     for pr in sorted(choice.answer, key=lambda pr: pr.merged_at, reverse=True):
         move = moved(pr.title)
         if move:
-            return f"{'Yes' if any(move.on(version) for version in asked.versions) else 'No'}: {_in_its_terms(pr)}."
+            return f"{_yes_or_no(any(move.on(version) for version in asked.versions))}: {_in_its_terms(pr)}."
     return None
 
 
@@ -347,7 +347,7 @@ _RELATION_NOUNS = {
 _RELATION_PHRASE = {Relation.REVERTS: "reverts", Relation.FIXES: "fixes a regression from", Relation.FOLLOWS: "follows up on"}
 
 
-# A first line names what was looked for in the asker's words when they are this few; of more, only the names.
+# A first line that names no identifier names what was looked for in the asker's words when they are this few.
 TOPIC_WORDS = 3
 
 
@@ -381,7 +381,7 @@ def _nothing_line(choice: Choice, asked: Query) -> str:
     scope = replace(question, concepts=(), unknown=(), areas=()).describe() if question.has_filters else ""
     concepts = question.concepts + question.unknown
     said = [concept.said for concept in concepts]
-    named = list(dict.fromkeys(concept.said for concept in concepts if is_identifier(concept) or concept.names_kind))
+    named = list(dict.fromkeys(concept.said for concept in concepts if is_identifier(concept) or concept.said_as_name))
     # The names asked ("falcon-h1", not "supported falcon-h1"), else the asker's words when they are few: never a run
     # of words no one would say.
     topic = join_words(named, "or") if named else " ".join(said) if len(said) <= TOPIC_WORDS else ""

@@ -101,10 +101,10 @@ def choose(db: Database, repo: str, asked: Query, listed: int = MAX_LISTED) -> C
         choice = _among(db, repo, choice)
     if question.soon_after and choice.links:
         choice = _soon_after(db, repo, choice)
-    mergers = {person.login.lower() for person in question.people if person.merges}
-    if mergers and any((pr.merged_by or "").lower() in mergers for pr in choice.answer):
+    mergers = [replace(person, role=Role.MERGER) for person in question.people if person.merges]
+    if any(_by(pr, merger) for pr in choice.answer for merger in mergers):
         # "what did njhill merge yesterday?": those they merged, when they merged any; else what they landed.
-        choice = _only(choice, lambda pr: (pr.merged_by or "").lower() in mergers)
+        choice = _only(choice, lambda pr: any(_by(pr, merger) for merger in mergers))
     return replace(choice, note=missing)
 
 
@@ -670,7 +670,7 @@ def _by_words(db: Database, repo: str, question: Query) -> Choice:
     measured = question.order is Order.GAIN and bool(metrics)
     near = YES_NEAR_BEST if question.intent is Intent.YESNO and not question.relation else NEAR_BEST
     floor = MIN_COVERAGE if measured else max(MIN_COVERAGE, near * best)
-    coded = [i for i, concept in enumerate(result.question.concepts) if concept.code and question.cues.upgrading]
+    coded = [i for i, concept in enumerate(result.question.concepts) if concept.code] if question.cues.upgrading else []
     # "we pass --x and set Y_Z=1: safe to upgrade?": a PR about one of the names from code asked answers, however
     # little of the rest of the setup it says.
     answer = [hit.pr for hit in hits if (hit.coverage or 0.0) >= floor or any(hit.said[i] >= CODE_SAID for i in coded)]

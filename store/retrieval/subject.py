@@ -53,13 +53,13 @@ def _named_for_certain(unknown: Sequence[Concept], sentences: tuple[frozenset[st
     outlines") is a name, as one before a kind of thing is ("jamba models"). ("the k cutoff and the nucleus cutoff"
     says one word twice in one breath.)"""
     once = {concept.said: concept for concept in unknown}
-    return [replace(concept, names_kind=True) if sum(set(atoms(said)) <= words for words in sentences) > 1 else concept
+    return [replace(concept, said_as_name=True) if sum(set(atoms(said)) <= words for words in sentences) > 1 else concept
             for said, concept in once.items()]
 
 
 def _outweighs(db: Database, repo: str, unsaid: Sequence[Concept], said: list[Concept]) -> bool:
     weight = sum(rarity(db, repo, said)) if said else 0.0
-    named = UNSAID_NAME if any(names_a_thing(concept) or concept.names_kind for concept in unsaid) else UNSAID_WORD
+    named = UNSAID_NAME if any(names_a_thing(concept) or concept.said_as_name for concept in unsaid) else UNSAID_WORD
     return weight < named * rarest(db, repo)
 
 
@@ -80,7 +80,7 @@ def identifiers_unsaid(prs: Sequence[PullRequest], concepts: Sequence[Concept]) 
     squashed = ["".join(text) for text in said]
 
     def says(concept: Concept) -> bool:
-        phrases = [phrase for phrase in concept.phrases.all if phrase not in concept.phrases.wider]
+        phrases = _own_phrases(concept)
         if any(holds(text, atoms(phrase)) for text in said for phrase in phrases):
             return True
         run_together = {"".join(atoms(phrase)) for phrase in phrases}
@@ -88,6 +88,12 @@ def identifiers_unsaid(prs: Sequence[PullRequest], concepts: Sequence[Concept]) 
         return any(squash and squash in text for text in squashed for squash in run_together)
 
     return [concept.said for concept in asked if not says(concept)]
+
+
+def _own_phrases(concept: Concept) -> list[str]:
+    """The phrases that say the concept itself or a narrower term: a PR saying a broader one ("tpu" for the v5e) does
+    not say it."""
+    return [phrase for phrase in concept.phrases.all if phrase not in concept.phrases.wider]
 
 
 def leaving_out(pr: PullRequest, concepts: Sequence[Concept]) -> str | None:
@@ -98,7 +104,7 @@ def leaving_out(pr: PullRequest, concepts: Sequence[Concept]) -> str | None:
     for concept in concepts:
         if not a_name(concept):
             continue
-        phrases = [atoms(phrase) for phrase in concept.phrases.all if phrase not in concept.phrases.wider]
+        phrases = [atoms(phrase) for phrase in _own_phrases(concept)]
         if any(holds(title, phrase) for phrase in phrases):
             continue
         saying = [part for text in texts for part in sentences(text) if any(holds(atoms(part), p) for p in phrases)]
@@ -127,7 +133,7 @@ def is_identifier(concept: Concept) -> bool:
 def a_name(concept: Concept) -> bool:
     """Whether the words name a thing: the lexicon knows them as a name, they are an identifier, or they come before
     a kind of thing ("jamba models")."""
-    return names_a_thing(concept) or is_identifier(concept) or concept.names_kind
+    return names_a_thing(concept) or is_identifier(concept) or concept.said_as_name
 
 
 _LEAVES_OUT, _WAS = cue("leaves_out"), cue("was_before")

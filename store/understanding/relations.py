@@ -145,7 +145,7 @@ def _from_texts(repo: str, number: int, title: str, texts: list[str]) -> list[Re
     # What a fix or a reland says of the PR behind it: "Since #12 added X, …" in a fix names what broke; "…, which
     # was reverted in #34" in a reland names the revert whose change it brings back.
     texts = [(text or "")[:MAX_TEXT_CHARS] for text in texts]
-    relands = any(_RELAND.search(text) for text in [title, *texts])
+    relands = any(RELAND_WORD.search(text) for text in [title, *texts])
     cued = [(pattern, kind) for pattern, kind, applies in (
         (_FIX_SOURCE, "fixes", _FIX_TITLE.search(title)), (_RELAND_OF, "follows", relands)) if applies]
     for text in texts:
@@ -168,7 +168,7 @@ _FIX_SOURCE = LazyPattern(rf"\b(?:since|(?:added|introduced|changed)\s{{1,3}}(?:
 # How a fix names what broke: "a regression from #34", "broken by #34", "fix a crash introduced in #34".
 _NAMES_CULPRIT = LazyPattern("(?:" + "|".join(_CUE["fixes"][:3]) + ")" + _REF, re.IGNORECASE)
 # A reland, and how it names the revert of what it brings back: "which was reverted in #34".
-_RELAND = LazyPattern(r"\bre-?land(?:s|ed|ing)?\b", re.IGNORECASE)
+RELAND_WORD = LazyPattern(r"\bre-?land(?:s|ed|ing)?\b", re.IGNORECASE)
 _RELAND_OF = LazyPattern(rf"\breverted\s{{1,3}}(?:in|by)\s{{1,3}}{_REF}", re.IGNORECASE)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from store.retrieval.reading.form import FIX_WORDS, RELATION_WORDS
 from store.retrieval.reading.query import Cues, Relation
 from store.text.patterns import LazyPattern
+from store.understanding.relations import RELAND_WORD
 from store.understanding.vocabulary import cue
 
 _CONTINUES, _LEANS_BACK, _POINTS_BACK, _NARROWS = cue("continues"), cue("leans_back"), cue("points_back"), cue("narrows")
@@ -13,7 +14,6 @@ _PICKS_AMONG, _PEOPLE_BACK, _ORIGINAL, _ONE = cue("picks_among"), cue("people_ba
 _ELSE, _ABOUT_NAMED, _EXPLAINS, _WHO_MERGED = cue("besides_shown"), cue("about_named"), cue("explains"), cue("who_merged")
 _WHY, _DEFAULT, _UPGRADING = cue("asks_why"), cue("asks_default"), cue("upgrading")
 _DEFAULT_OFF = cue("asks_default_off")
-_RELAND = LazyPattern(r"\bre-?land(?:s|ed|ing)?\b")
 # Where a question joins two things as alternatives: "whisper or audio", "eagle, mtp", "h100/h200".
 _JOINT = LazyPattern(r",|/|\bor\b")
 # At most this much space on either side of a joint.
@@ -40,7 +40,7 @@ def cues_of(text: str) -> Cues:
         asks_default=bool(_DEFAULT.search(text)),
         asks_default_off=bool(_DEFAULT_OFF.search(lowered)),
         upgrading=bool(_UPGRADING.search(lowered)),
-        reland=bool(_RELAND.search(lowered)),
+        reland=bool(RELAND_WORD.search(lowered)),
         named_before=_named_before(lowered),
         names_mergers=bool(_WHO_MERGED.search(lowered)),
         joints=_joints(lowered),

@@ -27,7 +27,7 @@ from store.retrieval.reading.query import Concept, Doubt, Order, Person, Query, 
 from store.retrieval.reading.releases import take_release
 from store.retrieval.reading.typos import topic_typos_fixed
 from store.retrieval.reading.when import read_time
-from store.retrieval.reading.words import Found, Words, take_words, words_of
+from store.retrieval.reading.words import RELEASE, Found, Words, take_words, words_of
 from store.text.patterns import LazyPattern
 from store.text.prose import atoms, stem, typed_sentences
 from store.understanding import vocabulary
@@ -107,7 +107,7 @@ def _releases_asked(concepts: tuple[Concept, ...]) -> tuple[tuple[Concept, ...],
 
 
 # A release of a dependency, as a question says it: "0.1.32", "2.9", "0.6.x".
-_RELEASE = LazyPattern(r"v?\d{1,4}(?:\.\d{1,4}){1,3}(?:\.x)?")
+_RELEASE = LazyPattern(rf"v?{RELEASE}(?:\.x)?")
 
 
 def _sentences(text: str) -> tuple[frozenset[str], ...]:

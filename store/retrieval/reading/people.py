@@ -90,7 +90,7 @@ _WROTE = LazyPattern(
     rf"\b(?:(?P<aux>did|has|have)\s+)?@?(?P<login>{LOGIN})\s+(?P<verb>author(?:ed)?|write|wrote|written|open(?:ed)?|submit(?:ted)?)\b",
     re.IGNORECASE,
 )
-# "prs njhill merged", "the ones mgoin merged": the person merged them.
-# "what did mgoin merge yesterday?", "has njhill merged anything?".
+# "what did mgoin merge yesterday?", "has njhill merged anything?": the person merged them, or landed their own.
 _DID_MERGE = LazyPattern(rf"\b(?:did|has|have)\s+@?(?P<login>{LOGIN})\s+merged?\b", re.IGNORECASE)
+# "prs njhill merged", "the ones mgoin merged": the person merged them.
 _MERGED = LazyPattern(rf"\b(?P<what>prs|pull\s+requests|ones|changes|that|which)\s+@?(?P<login>{LOGIN})\s+merged\b", re.IGNORECASE)

@@ -115,7 +115,9 @@ class Concept:
     metric: bool = False
     misspelt_filler: bool = False  # a common question word typed with one slip ("waht", "workin"): it says nothing
     code: bool = False  # a name from code, as a flag, a variable or in backticks: "--disable-log-requests", "VLLM_X_Y"
-    names_kind: bool = False  # said before a kind of thing: "jamba models", "the outlines backend"
+    # A name for certain by how it is said: before a kind of thing ("jamba models", "the outlines backend"), or again
+    # in another sentence of the question.
+    said_as_name: bool = False
 
 
 @dataclass(frozen=True)

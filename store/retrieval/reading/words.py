@@ -14,8 +14,9 @@ from store.understanding import vocabulary
 from store.understanding.areas import resolve_area
 
 BARE_NUMBER = LazyPattern(r"^\d{2,7}$")
-# A release said alone: "pinned to 2.4".
-_RELEASE = LazyPattern(r"\d{1,4}(?:\.\d{1,4}){1,3}")
+# A release as written: "2.4", "0.1.32". Said alone ("pinned to 2.4") it is kept, as a word of one letter is not.
+RELEASE = r"\d{1,4}(?:\.\d{1,4}){1,3}"
+_RELEASE = LazyPattern(RELEASE)
 
 
 @dataclass
@@ -107,7 +108,7 @@ class _WordReader:
         read = len(self.read_words.concepts)
         self._one_word(self.words[i])
         if len(self.read_words.concepts) > read and self._names_kind(i):
-            self.read_words.concepts[-1] = replace(self.read_words.concepts[-1], names_kind=True)
+            self.read_words.concepts[-1] = replace(self.read_words.concepts[-1], said_as_name=True)
         return 1
 
     def _names_kind(self, i: int) -> bool:

@@ -21,9 +21,10 @@ PREFIX = LazyPattern(
 )
 _SCOPED = LazyPattern(r"^(?P<scope>[^:]{2,40}):\s+(?P<rest>.+)$")
 _DONT = LazyPattern(r"^(?:don'?t|do not|never)\s+(?P<verb>[A-Za-z]+)\b(?P<rest>.*)$", re.I)
+# A bugfix title that says "fix" itself ("Double-buffer X to fix Y") is no "fixes Double-buffer …".
+_FIXES = LazyPattern(r"\bfix(?:es|ed|ing)?\b", re.IGNORECASE)
 # A plain capitalised word that is no name ("Cover", not "Qwen3" or "vLLM") most likely starts an
 # instruction with a verb the list lacks: quoting the title reads better than gluing it into a clause.
-_FIXES = LazyPattern(r"\bfix(?:es|ed|ing)?\b", re.IGNORECASE)
 _UNKNOWN_VERB = LazyPattern(r"^[A-Z][a-z]+ (?!of\b|for\b|in\b|on\b|and\b)[a-z]")
 _KIND_BY_TAG = (
     ("perf", "performance change"), ("performance", "performance change"),
